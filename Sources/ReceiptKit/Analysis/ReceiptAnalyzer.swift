@@ -1,0 +1,90 @@
+import Foundation
+
+/// Turns what OCR read into the `analysis` of a receipt.
+///
+/// Implementations: `HeuristicAnalyzer` (local, offline) and the remote analyzers. An analyzer
+/// throws `AnalysisError` when it cannot produce an analysis at all; a receipt where some fields
+/// were not found is not an error (those fields are nil and `confidence.needsReview` is set).
+public protocol ReceiptAnalyzer: Sendable {
+    /// Short name recorded in results (`heuristic`, `gemini`, …).
+    var name: String { get }
+    func analyze(_ input: AnalysisInput, options: AnalysisOptions) async throws -> ReceiptAnalysis
+}
+
+/// Everything an analyzer gets for one receipt.
+public struct AnalysisInput: Sendable {
+    /// The file the receipt came from, for error messages and logs (may be a display name).
+    public var source: String
+    public var ocr: OCRResult
+    /// Reads the image again with other OCR settings (a second, targeted pass). Nil when the
+    /// image is not available.
+    public var reread: (@Sendable (OCRPass) async throws -> OCRResult)?
+    /// The image bytes, for analyzers that send the image itself.
+    public var imageData: Data?
+
+    public init(source: String, ocr: OCRResult, reread: (@Sendable (OCRPass) async throws -> OCRResult)? = nil,
+                imageData: Data? = nil) {
+        self.source = source
+        self.ocr = ocr
+        self.reread = reread
+        self.imageData = imageData
+    }
+}
+
+/// Settings for a second OCR pass over the same image.
+public struct OCRPass: Sendable, Hashable {
+    /// Page segmentation mode (Tesseract's PSM number), e.g. 4 (single column) or 11 (sparse text).
+    public var pageSegmentationMode: Int
+    /// Multiplies the preprocessing's target scale (e.g. 1.5 reads small text larger).
+    public var scale: Double
+    /// Region of the preprocessed image to read (in `OCRResult.imageWidth/Height` pixels), or nil.
+    public var region: BoundingBox?
+    /// Binarize before OCR.
+    public var binarize: Bool
+
+    public init(pageSegmentationMode: Int = 6, scale: Double = 1, region: BoundingBox? = nil, binarize: Bool = false) {
+        self.pageSegmentationMode = pageSegmentationMode
+        self.scale = scale
+        self.region = region
+        self.binarize = binarize
+    }
+}
+
+public struct AnalysisOptions: Sendable {
+    public var taxonomy: Taxonomy
+    /// ISO 4217 code used when the receipt shows no currency; nil leaves `currency` nil then.
+    public var defaultCurrency: String?
+    /// How to read an ambiguous numeric date such as 03/04/2024 when the receipt gives no hint.
+    public var dateOrder: DateOrder
+
+    public init(taxonomy: Taxonomy = .default, defaultCurrency: String? = nil, dateOrder: DateOrder = .dayFirst) {
+        self.taxonomy = taxonomy
+        self.defaultCurrency = defaultCurrency
+        self.dateOrder = dateOrder
+    }
+}
+
+public enum DateOrder: String, Sendable, CaseIterable {
+    case dayFirst = "day-first"
+    case monthFirst = "month-first"
+}
+
+public struct AnalysisError: Error, CustomStringConvertible, Sendable {
+    public enum Code: String, Sendable {
+        case noText, remoteFailed, invalidResponse, configuration
+    }
+    public var code: Code
+    public var message: String
+    public var source: String?
+
+    public init(_ code: Code, _ message: String, source: String? = nil) {
+        self.code = code
+        self.message = message
+        self.source = source
+    }
+
+    public var description: String {
+        if let source { return "\(source): \(message)" }
+        return message
+    }
+}

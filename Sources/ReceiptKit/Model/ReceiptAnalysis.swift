@@ -1,0 +1,155 @@
+import Foundation
+
+/// What an analyzer read from one receipt: the `analysis` object of the NDJSON contract.
+///
+/// Field names and JSON shapes are a contract other tools rely on: add fields, never rename or
+/// retype them. Amounts are exact decimals; `date` is a calendar date (`YYYY-MM-DD`).
+public struct ReceiptAnalysis: Sendable, Equatable {
+    public var vendor: String?
+    public var date: CalendarDate?
+    public var total: Decimal?
+    public var tax: Decimal?
+    /// ISO 4217 code, or nil when unknown.
+    public var currency: String?
+    /// A category name from the taxonomy.
+    public var category: String?
+    public var lineItems: [LineItem]
+    public var confidence: FieldConfidence
+    /// Name of the analyzer that produced this (`heuristic`, `gemini`, …).
+    public var analyzer: String
+    /// Extra facts an analyzer records (prompt used, token counts, why it fell back, …).
+    public var details: [(String, JSONValue)]
+
+    public init(
+        vendor: String? = nil, date: CalendarDate? = nil, total: Decimal? = nil, tax: Decimal? = nil,
+        currency: String? = nil, category: String? = nil, lineItems: [LineItem] = [],
+        confidence: FieldConfidence = FieldConfidence(), analyzer: String,
+        details: [(String, JSONValue)] = []
+    ) {
+        self.vendor = vendor
+        self.date = date
+        self.total = total
+        self.tax = tax
+        self.currency = currency
+        self.category = category
+        self.lineItems = lineItems
+        self.confidence = confidence
+        self.analyzer = analyzer
+        self.details = details
+    }
+
+    public static func == (a: ReceiptAnalysis, b: ReceiptAnalysis) -> Bool {
+        a.json == b.json
+    }
+}
+
+public struct LineItem: Sendable, Equatable {
+    public var description: String
+    public var quantity: Decimal?
+    public var unitPrice: Decimal?
+    public var amount: Decimal?
+
+    public init(description: String, quantity: Decimal? = nil, unitPrice: Decimal? = nil, amount: Decimal? = nil) {
+        self.description = description
+        self.quantity = quantity
+        self.unitPrice = unitPrice
+        self.amount = amount
+    }
+}
+
+/// Confidence 0–1 per field; `needsReview` when a field is missing or a cross-check failed.
+public struct FieldConfidence: Sendable, Equatable {
+    public var vendor: Double
+    public var date: Double
+    public var total: Double
+    public var tax: Double
+    public var currency: Double
+    public var category: Double
+    public var needsReview: Bool
+
+    public init(vendor: Double = 0, date: Double = 0, total: Double = 0, tax: Double = 0,
+                currency: Double = 0, category: Double = 0, needsReview: Bool = true) {
+        self.vendor = vendor
+        self.date = date
+        self.total = total
+        self.tax = tax
+        self.currency = currency
+        self.category = category
+        self.needsReview = needsReview
+    }
+}
+
+// MARK: - JSON
+
+extension ReceiptAnalysis {
+    public var json: JSONValue {
+        var pairs: [(String, JSONValue)] = [
+            ("vendor", .optionalString(vendor)),
+            ("date", .optionalString(date?.description)),
+            ("total", .decimal(total)),
+            ("tax", .decimal(tax)),
+            ("currency", .optionalString(currency)),
+            ("category", .optionalString(category)),
+            ("lineItems", .array(lineItems.map(\.json))),
+            ("confidence", confidence.json),
+            ("analyzer", .string(analyzer)),
+        ]
+        pairs.append(contentsOf: details)
+        return .object(pairs)
+    }
+
+    /// Reads an `analysis` object (or a ground-truth file of the same shape, where amounts may be
+    /// strings). Unknown keys are kept in `details`.
+    public init(json: JSONValue, defaultAnalyzer: String = "unknown") {
+        self.init(analyzer: json["analyzer"]?.stringValue ?? defaultAnalyzer)
+        vendor = json["vendor"]?.stringValue
+        date = json["date"]?.stringValue.flatMap(CalendarDate.init(iso:))
+        total = json["total"]?.decimalValue
+        tax = json["tax"]?.decimalValue
+        currency = json["currency"]?.stringValue
+        category = json["category"]?.stringValue
+        lineItems = (json["lineItems"]?.arrayValue ?? []).map(LineItem.init(json:))
+        if let c = json["confidence"] { confidence = FieldConfidence(json: c) }
+        let known: Set = ["vendor", "date", "total", "tax", "currency", "category", "lineItems", "confidence", "analyzer"]
+        details = (json.objectValue ?? []).filter { !known.contains($0.0) }
+    }
+}
+
+extension LineItem {
+    public var json: JSONValue {
+        .object([
+            ("description", .string(description)),
+            ("quantity", .decimal(quantity)),
+            ("unitPrice", .decimal(unitPrice)),
+            ("amount", .decimal(amount)),
+        ])
+    }
+
+    public init(json: JSONValue) {
+        self.init(description: json["description"]?.stringValue ?? "",
+                  quantity: json["quantity"]?.decimalValue,
+                  unitPrice: json["unitPrice"]?.decimalValue,
+                  amount: json["amount"]?.decimalValue)
+    }
+}
+
+extension FieldConfidence {
+    public var json: JSONValue {
+        .object([
+            ("vendor", .double(vendor, digits: 2)),
+            ("date", .double(date, digits: 2)),
+            ("total", .double(total, digits: 2)),
+            ("tax", .double(tax, digits: 2)),
+            ("currency", .double(currency, digits: 2)),
+            ("category", .double(category, digits: 2)),
+            ("needsReview", .bool(needsReview)),
+        ])
+    }
+
+    public init(json: JSONValue) {
+        self.init(vendor: json["vendor"]?.doubleValue ?? 0, date: json["date"]?.doubleValue ?? 0,
+                  total: json["total"]?.doubleValue ?? 0, tax: json["tax"]?.doubleValue ?? 0,
+                  currency: json["currency"]?.doubleValue ?? 0, category: json["category"]?.doubleValue ?? 0,
+                  needsReview: json["needsReview"]?.boolValue ?? true)
+    }
+}

@@ -1,0 +1,10 @@
+import ArgumentParser
+
+@main
+struct Receipts: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "receipts",
+        abstract: "Receipt OCR and parsing: images in, expenses out.",
+        subcommands: []
+    )
+}
