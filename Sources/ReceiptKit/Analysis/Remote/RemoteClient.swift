@@ -11,6 +11,14 @@ struct HTTPReply: Sendable {
     var body: Data
 }
 
+/// A successful exchange: the reply, how many attempts it took, and whether the request had to be
+/// changed after a 400 (see `RemoteClient.send`).
+struct RemoteExchange: Sendable {
+    var reply: HTTPReply
+    var attempts: Int
+    var requestChanged: Bool
+}
+
 /// Who is on the other end, for messages.
 struct RemoteProvider: Sendable {
     /// `gemini`, `openai`.
@@ -66,7 +74,7 @@ final class RemoteClient: Sendable {
     /// successful reply and the number of attempts it took. `onBadRequest` may return a changed
     /// request to try once more after a 400 (used to drop an unsupported `response_format`).
     func send(_ request: URLRequest, source: String,
-              onBadRequest: ((ServerError) -> URLRequest?)? = nil) async throws -> (HTTPReply, attempts: Int) {
+              onBadRequest: ((ServerError) -> URLRequest?)? = nil) async throws -> RemoteExchange {
         var request = request
         request.timeoutInterval = configuration.timeout.seconds
         var attempt = 0
@@ -110,7 +118,7 @@ final class RemoteClient: Sendable {
             }
             switch verdict {
             case .accept(let reply):
-                return (reply, attempt)
+                return RemoteExchange(reply: reply, attempts: attempt, requestChanged: adjusted)
             case .fail(let message):
                 let tail = retried ? " (after \(attempt) attempts)" : ""
                 throw AnalysisError(.remoteFailed, redact(message) + tail, source: source)
