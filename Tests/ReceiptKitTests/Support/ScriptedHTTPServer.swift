@@ -97,37 +97,45 @@ final class ScriptedHTTPServer: @unchecked Sendable {
         return zip(times, times.dropFirst()).map { ($1 - $0).seconds }
     }
 
+    /// Stops accepting and ends every open connection (a `.hang` reply returns). File descriptors
+    /// are shut down and closed only with `lock` held, so a number reused by another socket of the
+    /// test process is never touched.
     func stop() {
-        let connections: Set<Int32> = lock.withLock {
-            if stopped { return [] }
+        let first: Bool = lock.withLock {
+            if stopped { return false }
             stopped = true
-            return openConnections
+            shutdown(listener, Int32(SHUT_RDWR))
+            for fd in openConnections { shutdown(fd, Int32(SHUT_RDWR)) }
+            return true
         }
-        shutdown(listener, Int32(SHUT_RDWR))
-        for fd in connections { shutdown(fd, Int32(SHUT_RDWR)) }
-        for _ in 0..<64 { stopSignal.signal() }
+        if first { for _ in 0..<64 { stopSignal.signal() } }
     }
 
     private func acceptLoop() {
         while true {
             let fd = accept(listener, nil, nil)
             if fd < 0 {
-                if lock.withLock({ stopped }) { close(listener); return }
-                if errno == EINTR { continue }
-                close(listener)
+                if errno == EINTR, !lock.withLock({ stopped }) { continue }
+                lock.withLock { _ = close(listener) }
                 return
             }
             var timeout = timeval(tv_sec: 10, tv_usec: 0)
             setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-            lock.withLock { _ = openConnections.insert(fd) }
-            Thread { [self] in handle(fd) }.start()
+            let accepted: Bool = lock.withLock {
+                if stopped { close(fd); return false }
+                openConnections.insert(fd)
+                return true
+            }
+            if accepted { Thread { [self] in handle(fd) }.start() }
         }
     }
 
     private func handle(_ fd: Int32) {
         defer {
-            lock.withLock { _ = openConnections.remove(fd) }
-            close(fd)
+            lock.withLock {
+                openConnections.remove(fd)
+                close(fd)
+            }
         }
         guard let request = readRequest(fd) else { return }
         let reply: Reply = lock.withLock {

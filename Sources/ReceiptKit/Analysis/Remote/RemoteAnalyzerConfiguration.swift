@@ -52,7 +52,7 @@ public struct RemoteAnalyzerConfiguration: Sendable {
     /// to `{baseURL}/v1/chat/completions` when the URL has no path, else `{baseURL}/chat/completions`.
     public var baseURL: URL
     public var model: String
-    /// Longest wait for one HTTP attempt.
+    /// Longest wait for one HTTP attempt (whole seconds on Linux, rounded up).
     public var timeout: Duration
     /// Retries after the first attempt for rate limits, server errors, timeouts and dropped connections.
     public var maxRetries: Int

@@ -44,8 +44,8 @@ final class RemoteClient: Sendable {
         self.provider = provider
         self.configuration = configuration
         let sessionConfiguration = URLSessionConfiguration.ephemeral
-        sessionConfiguration.timeoutIntervalForRequest = configuration.timeout.seconds
-        sessionConfiguration.timeoutIntervalForResource = configuration.timeout.seconds
+        sessionConfiguration.timeoutIntervalForRequest = Self.timeoutInterval(configuration.timeout)
+        sessionConfiguration.timeoutIntervalForResource = Self.timeoutInterval(configuration.timeout)
         sessionConfiguration.httpMaximumConnectionsPerHost = configuration.maxConcurrentRequests
         sessionConfiguration.urlCache = nil
         sessionConfiguration.httpCookieStorage = nil
@@ -56,6 +56,12 @@ final class RemoteClient: Sendable {
 
     deinit {
         session.finishTasksAndInvalidate()
+    }
+
+    /// Whole seconds, rounded up: swift-corelibs-foundation truncates the interval to whole
+    /// seconds for its timer, so 0.7 s would time out at once.
+    static func timeoutInterval(_ timeout: Duration) -> TimeInterval {
+        max(1, timeout.seconds.rounded(.up))
     }
 
     /// Removes the API key from text that came from outside.
@@ -76,7 +82,7 @@ final class RemoteClient: Sendable {
     func send(_ request: URLRequest, source: String,
               onBadRequest: ((ServerError) -> URLRequest?)? = nil) async throws -> RemoteExchange {
         var request = request
-        request.timeoutInterval = configuration.timeout.seconds
+        request.timeoutInterval = Self.timeoutInterval(configuration.timeout)
         var attempt = 0
         var retried = false
         var adjusted = false
@@ -105,7 +111,7 @@ final class RemoteClient: Sendable {
                     adjusted = true
                     attempt -= 1                  // a changed request, not a retry
                     request = changed
-                    request.timeoutInterval = configuration.timeout.seconds
+                    request.timeoutInterval = Self.timeoutInterval(configuration.timeout)
                     logger.debug("remote analysis request changed after HTTP 400", metadata: meta)
                     continue
                 }
@@ -187,7 +193,7 @@ final class RemoteClient: Sendable {
         let host = configuration.baseURL.host ?? configuration.baseURL.absoluteString
         switch error.code {
         case .timedOut:
-            return .retry(after: nil, why: "no answer from \(host) within \(Self.format(configuration.timeout)) (timeout)")
+            return .retry(after: nil, why: "no answer from \(host) within \(Self.format(.seconds(Self.timeoutInterval(configuration.timeout)))) (timeout)")
         case .networkConnectionLost, .cannotConnectToHost, .notConnectedToInternet, .badServerResponse,
              .resourceUnavailable, .zeroByteResource, .cannotParseResponse:
             return .retry(after: nil, why: "connection to \(host) failed (\(Self.describe(error)))")
