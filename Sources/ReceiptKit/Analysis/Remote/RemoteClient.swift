@@ -158,7 +158,8 @@ final class RemoteClient: Sendable {
     private func judge(_ reply: HTTPReply) -> Verdict {
         if (200..<300).contains(reply.status) { return .accept(reply) }
         let error = ServerError(reply: reply)
-        let detail = error.summary.isEmpty ? "" : " \(error.summary)"
+        let separator = error.code == nil && error.reason == nil ? ": " : " "
+        let detail = error.summary.isEmpty ? "" : separator + error.summary
         let status = "HTTP \(reply.status)\(detail)"
         let model = configuration.model
         if [400, 401].contains(reply.status), error.isKeyRejected {
