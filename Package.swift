@@ -38,6 +38,7 @@ let package = Package(
             dependencies: [
                 "ReceiptKit",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
             ]
         ),
     ],
