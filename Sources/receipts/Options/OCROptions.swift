@@ -17,6 +17,15 @@ struct OCROptions: ParsableArguments {
     @Option(name: .customLong("max-pixels"), help: "Refuse images with more megapixels than this, before decoding them.")
     var maxMegapixels: Double = 100
 
+    @Option(name: .customLong("min-width"), help: ArgumentHelp("Scale narrower images up to this width in pixels before OCR.", visibility: .hidden))
+    var minimumWidth = Preprocessing.standard.minimumWidth
+
+    @Option(name: .customLong("max-ocr-megapixels"), help: ArgumentHelp("Scale bigger images down to this size before OCR.", visibility: .hidden))
+    var maximumOCRMegapixels = Double(Preprocessing.standard.maximumPixels) / 1e6
+
+    @Flag(name: .customLong("no-crop"), help: ArgumentHelp("Do not crop page scans to the receipt.", visibility: .hidden))
+    var noCrop = false
+
     @Flag(name: .customLong("no-preprocess"), help: "Give Tesseract the image as decoded (no EXIF rotation, grayscale, crop or rescale).")
     var noPreprocess = false
 
@@ -33,7 +42,8 @@ struct OCROptions: ParsableArguments {
                 FileManager.default.fileExists(atPath: prefix + "/tessdata") ? prefix + "/tessdata" : prefix
             },
             maxPixels: Int(maxMegapixels * 1_000_000),
-            preprocessing: noPreprocess ? .none : .standard)
+            preprocessing: noPreprocess ? .none : Preprocessing(
+                minimumWidth: minimumWidth, maximumPixels: Int(maximumOCRMegapixels * 1e6), cropToContent: !noCrop))
     }
 
     func makeEngine(threads: Int, logger: Logger) throws -> OCREngine {
