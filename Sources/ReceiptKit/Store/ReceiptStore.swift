@@ -12,8 +12,10 @@ public protocol ReceiptStore: Sendable {
 
     // MARK: Receipts and expenses
 
-    /// Stores a new receipt (normally `pending`). `imagePath` is where its bytes are kept.
-    func insert(_ receipt: Receipt, imagePath: String?) async throws
+    /// Stores a new receipt (normally `pending`); `imagePath` is where its bytes are kept. With
+    /// `deduplicate`, when a receipt with the same `contentHash` exists, nothing is stored and that
+    /// receipt is returned (`isNew` false). The check and the insert are one transaction.
+    func insert(_ receipt: Receipt, imagePath: String?, deduplicate: Bool) async throws -> (receipt: Receipt, isNew: Bool)
     func receipt(id: UUID) async throws -> Receipt?
     /// The receipt whose id starts with `prefix` (case-insensitive, at least 4 characters).
     /// Throws `StoreError` `.notFound` or `.ambiguousId`.

@@ -2,8 +2,18 @@ import Foundation
 import GRDB
 
 extension SQLiteReceiptStore {
-    public func insert(_ receipt: Receipt, imagePath: String?) async throws {
-        try await write { db in try StoreRows.insert(receipt, imagePath: imagePath, db) }
+    public func insert(_ receipt: Receipt, imagePath: String?, deduplicate: Bool) async throws -> (receipt: Receipt, isNew: Bool) {
+        try await write { db in
+            if deduplicate, let hash = receipt.contentHash,
+               let row = try Row.fetchOne(db, sql: "SELECT * FROM receipt WHERE contentHash = ? ORDER BY createdAt, rowid LIMIT 1",
+                                          arguments: [hash]) {
+                return (StoreRows.receipt(row), false)
+            }
+            try StoreRows.insert(receipt, imagePath: imagePath, db)
+            let stored = try Row.fetchOne(db, sql: "SELECT * FROM receipt WHERE id = ?",
+                                          arguments: [StoreRows.text(receipt.id)]).map(StoreRows.receipt)
+            return (stored ?? receipt, true)
+        }
     }
 
     public func receipt(id: UUID) async throws -> Receipt? {
