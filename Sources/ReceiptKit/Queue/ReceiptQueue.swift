@@ -123,7 +123,10 @@ final class ReceiptQueue: Sendable {
                 let expense = Expense.draft(from: processed.analysis, receiptId: receipt.id,
                                             taxonomy: configuration.taxonomy, now: now)
                 let work = CompletedWork(analysis: processed.analysis, ocrText: processed.ocr.text, expense: expense)
-                guard let (done, stored) = try await store.complete(id: receipt.id, owner: owner, work: work, now: now) else {
+                let store = self.store
+                guard let (done, stored) = try await Self.uncancelled({
+                    try await store.complete(id: receipt.id, owner: owner, work: work, now: now)
+                }) else {
                     logger.info("Receipt lease lost", metadata: metadata)
                     return .released
                 }
@@ -136,14 +139,18 @@ final class ReceiptQueue: Sendable {
 
             case let .failure(error):
                 if error is CancellationError || Task.isCancelled {
-                    try await store.release(id: receipt.id, owner: owner, now: now)
+                    let store = self.store
+                    try await Self.uncancelled { try await store.release(id: receipt.id, owner: owner, now: now) }
                     logger.info("Receipt returned to the queue", metadata: metadata)
                     workAvailable.notifyAll()
                     return .released
                 }
                 let (message, transient) = Self.describe(error, file: receipt.filePath)
                 let retryAt = transient ? configuration.retry.retryDate(afterAttempts: receipt.attempts, now: now) : nil
-                guard let failed = try await store.fail(id: receipt.id, owner: owner, error: message, retryAt: retryAt, now: now) else {
+                let store = self.store
+                guard let failed = try await Self.uncancelled({
+                    try await store.fail(id: receipt.id, owner: owner, error: message, retryAt: retryAt, now: now)
+                }) else {
                     logger.info("Receipt lease lost", metadata: metadata)
                     return .released
                 }
@@ -164,6 +171,13 @@ final class ReceiptQueue: Sendable {
             logger.info("Receipt result not stored", metadata: metadata)
             return .released
         }
+    }
+
+    /// Runs a store write to its end even when the worker's task is being cancelled: the result of
+    /// work already done (or the hand-back of a receipt) must be recorded, and GRDB's async accesses
+    /// stop at cancellation. The detached task is awaited, so it never outlives the worker.
+    static func uncancelled<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await Task.detached(operation: body).value
     }
 
     /// The one-line error and whether trying again may help.
