@@ -49,6 +49,7 @@ let package = Package(
             name: "ReceiptKitTests",
             dependencies: [
                 "ReceiptKit",
+                "receipts",
                 "receipts-queue-crash-helper",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),

@@ -5,6 +5,6 @@ struct Receipts: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "receipts",
         abstract: "Receipt OCR and parsing: images in, expenses out.",
-        subcommands: []
+        subcommands: [ListCommand.self, ShowCommand.self, RetryCommand.self, ExpensesCommand.self, ExportCommand.self]
     )
 }
