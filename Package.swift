@@ -43,6 +43,7 @@ let package = Package(
             dependencies: [
                 "ReceiptKit",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
             ]
         ),
         .testTarget(

@@ -38,7 +38,7 @@ do {
         storePath: arguments[1], processor: SlowProcessor(delay: delay),
         configuration: .init(workers: workers, leaseDuration: 60, pollInterval: 0.05), logger: logger)
     for try await outcome in pipeline.process(files: files) {
-        FileHandle.standardOutput.write(Data((outcome.record.serialized() + "\n").utf8))
+        FileHandle.standardOutput.write(Data((outcome.record.json.serialized() + "\n").utf8))
     }
 } catch {
     FileHandle.standardError.write(Data("receipts-queue-crash-helper: \(error)\n".utf8))

@@ -1,10 +1,14 @@
 import ArgumentParser
 
-@main
 struct Receipts: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "receipts",
         abstract: "Receipt OCR and parsing: images in, expenses out.",
-        subcommands: [ListCommand.self, ShowCommand.self, RetryCommand.self, ExpensesCommand.self, ExportCommand.self]
+        discussion: """
+            Reads receipt images with Tesseract, finds vendor, date, total, tax, currency and category, \
+            and drafts an expense for each. Logs go to stderr; results go to stdout.
+            """,
+        subcommands: [ProcessCommand.self, OCRCommand.self, ListCommand.self, ShowCommand.self, RetryCommand.self,
+                      ExpensesCommand.self, ExportCommand.self]
     )
 }

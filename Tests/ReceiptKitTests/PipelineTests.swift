@@ -32,7 +32,7 @@ import Testing
             #expect(outcome.receipt.ocrStatus == .completed)
             #expect(outcome.expense?.amount == Decimal(string: "1\(i).05"))
             #expect(outcome.expense?.receiptId == outcome.receipt.id)
-            let record = outcome.record
+            let record = outcome.record.json
             #expect(record.objectValue?.map(\.0) == ["file", "receiptId", "ocrStatus", "analysis", "expense", "error"])
             #expect(record["analysis"]?["total"] == .number("1\(i).05"))
             #expect(record["analysis"]?["date"] == .string("2024-03-01"))
@@ -43,7 +43,7 @@ import Testing
         #expect(bad.receipt.ocrStatus == .failed)
         #expect(bad.receipt.attempts == 1)     // permanent: not retried
         #expect(bad.error == "\(files[6]): not an image (unknown format)")
-        #expect(bad.record["analysis"] == .null && bad.record["expense"] == .null)
+        #expect(bad.record.json["analysis"] == .null && bad.record.json["expense"] == .null)
         #expect(bySource[files[7]]?.error == "\(files[7]): no such file")
         #expect(bySource[files[8]]?.error?.contains("is a folder") == true)
         #expect(try await pipeline.store.statusCounts() == [.completed: 6, .failed: 3])
@@ -91,7 +91,7 @@ import Testing
         #expect(outcomes[0].expense?.possibleDuplicateOf == nil)
         #expect(outcomes[1].expense?.possibleDuplicateOf == outcomes[0].expense?.id)
         #expect(outcomes[2].expense?.possibleDuplicateOf == nil)
-        #expect(outcomes[1].record["expense"]?["possibleDuplicateOf"]?.stringValue == outcomes[0].expense?.id.uuidString.lowercased())
+        #expect(outcomes[1].record.json["expense"]?["possibleDuplicateOf"]?.stringValue == outcomes[0].expense?.id.uuidString.lowercased())
     }
 
     @Test func transientErrorsAreRetriedWithBackoffThenFail() async throws {

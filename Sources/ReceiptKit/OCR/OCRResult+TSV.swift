@@ -52,3 +52,22 @@ extension OCRResult {
                   sourceWidth: pageWidth, sourceHeight: pageHeight)
     }
 }
+
+extension OCRResult {
+    /// The result in Tesseract's TSV layout: a page row, then per line a line row and its word rows
+    /// (all in block 1, paragraph 1).
+    public var tesseractTSV: String {
+        var out = Self.tsvHeader + "\n"
+        out += "1\t1\t0\t0\t0\t0\t0\t0\t\(imageWidth)\t\(imageHeight)\t-1\t\n"
+        for (l, line) in lines.enumerated() {
+            let b = line.box
+            out += "4\t1\t1\t1\t\(l + 1)\t0\t\(b.x)\t\(b.y)\t\(b.width)\t\(b.height)\t-1\t\n"
+            for (w, word) in line.words.enumerated() {
+                let wb = word.box
+                out += "5\t1\t1\t1\t\(l + 1)\t\(w + 1)\t\(wb.x)\t\(wb.y)\t\(wb.width)\t\(wb.height)\t"
+                out += String(format: "%.6f", word.confidence) + "\t\(word.text)\n"
+            }
+        }
+        return out
+    }
+}

@@ -41,16 +41,9 @@ public struct ReceiptOutcome: Sendable {
     /// The one-line error of a failed receipt.
     public var error: String? { receipt.ocrStatus == .failed ? (receipt.lastError ?? "\(source): failed") : nil }
 
-    /// The NDJSON record of the `receipts process` contract:
-    /// `{"file", "receiptId", "ocrStatus", "analysis", "expense", "error"}`.
-    public var record: JSONValue {
-        .object([
-            ("file", .string(source)),
-            ("receiptId", .string(receipt.id.uuidString.lowercased())),
-            ("ocrStatus", .string(receipt.ocrStatus.rawValue)),
-            ("analysis", receipt.ocrResultJson.flatMap { try? JSONValue.parse($0) } ?? .null),
-            ("expense", expense?.json ?? .null),
-            ("error", .optionalString(error)),
-        ])
+    /// The NDJSON record of the `receipts process` contract (`record.json.serialized()` is the line).
+    public var record: ReceiptRecord {
+        ReceiptRecord(file: source, receiptId: receipt.id, ocrStatus: receipt.ocrStatus, analysis: analysis,
+                      expense: expense, error: error)
     }
 }

@@ -23,7 +23,7 @@ struct ExpensesCommand: AsyncParsableCommand {
     var category: String?
 
     @Option(help: "Output format: ndjson, json, csv or table (default: table on a terminal, else ndjson).")
-    var format: OutputFormat?
+    var format: OutputFormatOption?
 
     static let tableColumns = ["date", "description", "amount", "currency", "taxAmount", "category", "needsReview",
                                "possibleDuplicateOf", "receiptId"]
@@ -48,7 +48,7 @@ struct ExpensesCommand: AsyncParsableCommand {
             pairs.insert(("receiptFile", .optionalString(file)), at: 2)
             records.append(.object(pairs))
         }
-        let format = self.format ?? .automatic
+        let format = self.format?.value ?? .automatic
         let formatter = RecordFormatter(format: format, columns: format == .table ? Self.tableColumns : Self.csvColumns)
         FileHandle.standardOutput.write(Data(formatter.render(records).utf8))
     }

@@ -17,7 +17,7 @@ struct ListCommand: AsyncParsableCommand {
     var status: OCRStatus?
 
     @Option(help: "Output format: ndjson, json, csv or table (default: table on a terminal, else ndjson).")
-    var format: OutputFormat?
+    var format: OutputFormatOption?
 
     @Option(help: "Show at most this many receipts.")
     var limit: Int?
@@ -29,7 +29,7 @@ struct ListCommand: AsyncParsableCommand {
     func run() async throws {
         let store = try storeOptions.openStore()
         let receipts = try await store.receipts(ReceiptQuery(status: status, limit: limit))
-        let format = self.format ?? .automatic
+        let format = self.format?.value ?? .automatic
         let formatter = RecordFormatter(format: format, columns: format == .table ? Self.tableColumns : Self.csvColumns)
         FileHandle.standardOutput.write(Data(formatter.render(receipts.map { $0.json() }).utf8))
     }

@@ -1,17 +1,9 @@
-import ArgumentParser
 import Foundation
 import ReceiptKit
 
-/// How commands print records: `ndjson` (one JSON object per line, for machines), `json` (one
-/// array), `csv` (a header, then one row per record), `table` (aligned columns, for people).
-enum OutputFormat: String, CaseIterable, ExpressibleByArgument, Sendable {
-    case ndjson, json, csv, table
-
-    /// `table` when stdout is a terminal, else `ndjson`.
-    static var automatic: OutputFormat { isatty(STDOUT_FILENO) != 0 ? .table : .ndjson }
-}
-
-/// Formats JSON records (ordered objects) in the four output formats. Numbers keep their exact
+/// Formats a whole list of JSON records (ordered objects) in the four `OutputFormat`s, for the store
+/// commands (`list`, `expenses`, `export`); `RecordWriter` streams records one by one for `process`.
+/// Unlike `RecordWriter`'s fixed widths, table columns here are sized to their widest cell. Numbers keep their exact
 /// text (money stays `23.45`). For csv and table, `columns` are the keys to show, in order; a
 /// dotted key reaches into nested objects (`analysis.total`). Nested objects and arrays in a cell
 /// are written as compact JSON, null as an empty cell.
@@ -70,10 +62,8 @@ struct RecordFormatter: Sendable {
         columns.map { Self.csvField(Self.cell(Self.value(record, at: $0))) }.joined(separator: ",")
     }
 
-    static func csvField(_ text: String) -> String {
-        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
-        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-    }
+    /// RFC 4180 quoting, and cells a spreadsheet would run as formulas defused (as `RecordWriter` does).
+    static func csvField(_ text: String) -> String { RecordWriter.csvField(text) }
 
     // MARK: Table
 
@@ -101,42 +91,3 @@ struct RecordFormatter: Sendable {
     }
 }
 
-/// Prints records as they come: ndjson and csv line by line, json as one array closed by
-/// `finish()`, table at `finish()` (column widths need every row).
-final class RecordWriter {
-    let formatter: RecordFormatter
-    private let write: (String) -> Void
-    private var count = 0
-    private var buffered: [JSONValue] = []
-
-    init(_ formatter: RecordFormatter, write: @escaping (String) -> Void = { FileHandle.standardOutput.write(Data($0.utf8)) }) {
-        self.formatter = formatter
-        self.write = write
-    }
-
-    func write(_ record: JSONValue) {
-        defer { count += 1 }
-        switch formatter.format {
-        case .ndjson:
-            write(record.serialized() + "\n")
-        case .csv:
-            if count == 0 { write(formatter.csvHeader() + "\r\n") }
-            write(formatter.csvRow(record) + "\r\n")
-        case .json:
-            let item = record.prettySerialized().split(separator: "\n", omittingEmptySubsequences: false)
-                .map { "  " + $0 }.joined(separator: "\n")
-            write((count == 0 ? "[\n" : ",\n") + item)
-        case .table:
-            buffered.append(record)
-        }
-    }
-
-    func finish() {
-        switch formatter.format {
-        case .ndjson: break
-        case .csv: if count == 0 { write(formatter.csvHeader() + "\r\n") }
-        case .json: write(count == 0 ? "[]\n" : "\n]\n")
-        case .table: write(formatter.render(buffered))
-        }
-    }
-}

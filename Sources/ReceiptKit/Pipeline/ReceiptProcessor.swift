@@ -1,0 +1,44 @@
+import Foundation
+import Logging
+
+/// The real `ReceiptProcessing`: Tesseract OCR, then an analyzer that may ask for a second,
+/// targeted OCR pass over the same image.
+public struct ReceiptProcessor: ReceiptProcessing {
+    public let engine: OCREngine
+    public let analyzer: any ReceiptAnalyzer
+    public let options: AnalysisOptions
+    public let logger: Logger
+
+    public init(engine: OCREngine, analyzer: any ReceiptAnalyzer, options: AnalysisOptions = AnalysisOptions(),
+                logger: Logger = Logger(label: "receipts.pipeline")) {
+        self.engine = engine
+        self.analyzer = analyzer
+        self.options = options
+        self.logger = logger
+    }
+
+    public func process(imageData: Data, displayPath: String) async throws -> ProcessedReceipt {
+        let ocr = try await engine.recognize(imageData: imageData, file: displayPath)
+        let input = AnalysisInput(
+            source: displayPath, ocr: ocr,
+            reread: { [engine] pass in try await engine.recognize(imageData: imageData, file: displayPath, pass: pass) },
+            imageData: imageData)
+        do {
+            let analysis = try await analyzer.analyze(input, options: options)
+            return ProcessedReceipt(ocr: ocr, analysis: analysis)
+        } catch let error as ReceiptError {
+            throw error
+        } catch let error as AnalysisError {
+            let transient = error.code == .remoteFailed
+            throw ReceiptError(.analysisFailed, file: displayPath, error.message, isTransient: transient)
+        } catch {
+            throw ReceiptError(.analysisFailed, file: displayPath, "\(error)")
+        }
+    }
+
+    /// Reads the file at `url` and processes it.
+    public func process(imageAt url: URL, displayPath: String? = nil) async throws -> ProcessedReceipt {
+        let name = displayPath ?? url.path
+        return try await process(imageData: try ReceiptFile.read(url, file: name), displayPath: name)
+    }
+}

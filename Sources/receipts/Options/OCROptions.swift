@@ -1,0 +1,47 @@
+import ArgumentParser
+import Foundation
+import Logging
+import ReceiptKit
+
+/// OCR flags shared by every command that reads images.
+struct OCROptions: ParsableArguments {
+    @Option(name: .customLong("lang"), help: "Tesseract languages, '+'-separated (e.g. eng+deu); each needs its tesseract-ocr-<lang> package.")
+    var languages = "eng"
+
+    @Option(name: .customLong("psm"), help: "Tesseract page segmentation mode (6 = one uniform block, best for receipts).")
+    var pageSegmentationMode = 6
+
+    @Option(name: .customLong("tessdata"), help: "Folder holding <lang>.traineddata (default: $TESSDATA_PREFIX, then the system's tessdata).")
+    var tessdata: String?
+
+    @Option(name: .customLong("max-pixels"), help: "Refuse images with more megapixels than this, before decoding them.")
+    var maxMegapixels: Double = 100
+
+    @Flag(name: .customLong("no-preprocess"), help: "Give Tesseract the image as decoded (no EXIF rotation, grayscale, crop or rescale).")
+    var noPreprocess = false
+
+    func validate() throws {
+        guard (0...13).contains(pageSegmentationMode) else { throw ValidationError("--psm must be between 0 and 13.") }
+        guard maxMegapixels > 0 else { throw ValidationError("--max-pixels must be positive.") }
+    }
+
+    var configuration: OCRConfiguration {
+        OCRConfiguration(
+            languages: languages, pageSegmentationMode: pageSegmentationMode,
+            dataPath: tessdata ?? ProcessInfo.processInfo.environment["TESSDATA_PREFIX"].map { prefix in
+                // TESSDATA_PREFIX may name the tessdata folder itself or its parent.
+                FileManager.default.fileExists(atPath: prefix + "/tessdata") ? prefix + "/tessdata" : prefix
+            },
+            maxPixels: Int(maxMegapixels * 1_000_000),
+            preprocessing: noPreprocess ? .none : .standard)
+    }
+
+    func makeEngine(threads: Int, logger: Logger) throws -> OCREngine {
+        do {
+            return try OCREngine(configuration: configuration, threads: threads, logger: logger)
+        } catch let error as OCRError {
+            printError(error.message)
+            throw ExitCode(2)
+        }
+    }
+}

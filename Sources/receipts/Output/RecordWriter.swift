@@ -1,0 +1,96 @@
+import Foundation
+import ReceiptKit
+
+/// Output formats for records (one JSON object per receipt, expense, …).
+enum OutputFormat: String, CaseIterable, Sendable {
+    case ndjson, json, csv, table
+
+    /// NDJSON when stdout is a pipe or file, a table on a terminal.
+    static var automatic: OutputFormat { isatty(STDOUT_FILENO) != 0 ? .table : .ndjson }
+}
+
+/// A column of CSV and table output: a header and the key path into the record.
+struct Column: Sendable {
+    var header: String
+    var path: [String]
+    /// Table width in characters (values are cut to fit).
+    var width: Int
+
+    init(_ header: String, _ path: String, width: Int = 12) {
+        self.header = header
+        self.path = path.split(separator: ".").map(String.init)
+        self.width = width
+    }
+
+    func value(in record: JSONValue) -> String {
+        var current: JSONValue? = record
+        for key in path { current = current?[key] }
+        switch current {
+        case nil, .null?: return ""
+        case let .string(s)?: return s
+        case let .number(n)?: return n
+        case let .bool(b)?: return b ? "true" : "false"
+        case let value?: return value.serialized()
+        }
+    }
+}
+
+/// Writes records to stdout as they come, in one of the output formats. Each record is flushed at
+/// once, so a consumer sees a receipt as soon as it is done.
+final class RecordWriter {
+    private let format: OutputFormat
+    private let columns: [Column]
+    private var count = 0
+    private let out = FileHandle.standardOutput
+
+    init(format: OutputFormat, columns: [Column]) {
+        self.format = format
+        self.columns = columns
+    }
+
+    func begin() {
+        switch format {
+        case .csv: emit(columns.map { Self.csvField($0.header) }.joined(separator: ",") + "\n")
+        case .table:
+            emit(columns.map { Self.pad($0.header.uppercased(), $0.width) }.joined(separator: "  ") + "\n")
+        case .json: emit("[")
+        case .ndjson: break
+        }
+    }
+
+    func write(_ record: JSONValue) {
+        switch format {
+        case .ndjson: emit(record.serialized() + "\n")
+        case .json:
+            emit((count == 0 ? "\n" : ",\n") + record.prettySerialized().split(separator: "\n", omittingEmptySubsequences: false)
+                .map { "  " + $0 }.joined(separator: "\n"))
+        case .csv: emit(columns.map { Self.csvField($0.value(in: record)) }.joined(separator: ",") + "\n")
+        case .table: emit(columns.map { Self.pad($0.value(in: record), $0.width) }.joined(separator: "  ") + "\n")
+        }
+        count += 1
+    }
+
+    func end() {
+        if format == .json { emit(count == 0 ? "]\n" : "\n]\n") }
+    }
+
+    private func emit(_ text: String) {
+        out.write(Data(text.utf8))
+    }
+
+    static func csvField(_ value: String) -> String {
+        var v = value
+        // Spreadsheets run cells starting with these as formulas.
+        if let first = v.first, "=+-@".contains(first), Decimal(string: v) == nil { v = "'" + v }
+        if v.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) {
+            return "\"" + v.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        }
+        return v
+    }
+
+    static func pad(_ value: String, _ width: Int) -> String {
+        let flat = value.replacingOccurrences(of: "\n", with: " ")
+        if flat.count > width { return String(flat.prefix(max(1, width - 1))) + "…" }
+        return flat + String(repeating: " ", count: width - flat.count)
+    }
+}

@@ -1,0 +1,25 @@
+import ArgumentParser
+import Foundation
+
+// Debian's libtesseract uses OpenMP, which reads OMP_THREAD_LIMIT when the library loads — before
+// any Swift code runs. Without it OCR is several times slower, so re-execute once with it set.
+if ProcessInfo.processInfo.environment["OMP_THREAD_LIMIT"] == nil {
+    setenv("OMP_THREAD_LIMIT", "1", 1)
+    execv("/proc/self/exe", CommandLine.unsafeArgv)
+    // exec failed (no /proc): carry on; ReceiptKit logs a warning about the slower OCR.
+}
+
+// Usage errors exit with 2 (ArgumentParser's own code for them is 64).
+do {
+    _ = try Receipts.parseAsRoot()
+} catch where Receipts.exitCode(for: error) == .validationFailure {
+    FileHandle.standardError.write(Data((Receipts.fullMessage(for: error) + "\n").utf8))
+    exit(2)
+} catch {}
+
+/// Calls `AsyncParsableCommand.main()` (top-level code would pick the synchronous overload).
+func runAsync<Command: AsyncParsableCommand>(_: Command.Type) async {
+    await Command.main()
+}
+
+await runAsync(Receipts.self)

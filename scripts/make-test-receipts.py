@@ -1,0 +1,1218 @@
+#!/usr/bin/env python3
+"""Generate the project's synthetic test receipts in TestReceipts/.
+
+Every image is drawn from scratch (no real receipt is copied), next to a
+``<name>.expected.json`` ground-truth file in the ``analysis`` schema, plus the
+broken files in ``TestReceipts/bad/``. The output is committed, so CI never runs
+this script; run it only to change or add receipts.
+
+Set-up (once):
+    pip install pillow                      # tested with Pillow 13.0.0
+    apt-get install fonts-dejavu-core       # DejaVu Sans / Sans Mono (usually present)
+    apt-get install tesseract-ocr           # only for --verify
+
+Usage:
+    python3 scripts/make-test-receipts.py            # regenerate TestReceipts/
+    python3 scripts/make-test-receipts.py --check    # regenerate into a temp dir, compare with TestReceipts/
+    python3 scripts/make-test-receipts.py --verify   # OCR every image with tesseract --psm 6 and check that
+                                                     # the printed vendor, date and total are read
+
+Output is deterministic: a fixed seed per receipt, no clocks, no threads. Bytes
+are identical from run to run with the same Pillow version (its wheels bundle the
+FreeType, libjpeg-turbo, libtiff and libwebp that do the rendering and encoding);
+another Pillow version may change pixels and bytes, never the ground truth.
+"""
+
+from __future__ import annotations
+
+import argparse
+import filecmp
+import json
+import os
+import random
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import zlib
+from dataclasses import dataclass, field
+from datetime import date
+from decimal import ROUND_HALF_UP, Decimal
+from pathlib import Path
+
+try:
+    from PIL import Image, ImageChops, ImageDraw, ImageFilter, ImageFont, ImageOps, features
+    import PIL
+except ImportError:  # pragma: no cover - set-up hint
+    sys.exit("make-test-receipts: Pillow is missing; install it with `pip install pillow`")
+
+SEED = 20240314
+TESTED_PILLOW = "13.0.0"
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "TestReceipts"
+FONT_DIR = Path("/usr/share/fonts/truetype/dejavu")
+FONT_FILES = {
+    "mono": "DejaVuSansMono.ttf",
+    "mono-bold": "DejaVuSansMono-Bold.ttf",
+    "sans": "DejaVuSans.ttf",
+    "sans-bold": "DejaVuSans-Bold.ttf",
+}
+
+D = Decimal
+CENT = D("0.01")
+
+
+# ----------------------------------------------------------------------------------------------
+# Money and dates
+
+
+def m(x) -> Decimal:
+    """Round to cents, half up (as tills do)."""
+    return D(x).quantize(CENT, ROUND_HALF_UP)
+
+
+def vat_included(gross: Decimal, rate: int) -> Decimal:
+    """The VAT inside a VAT-inclusive gross amount."""
+    return m(gross * rate / (100 + rate))
+
+
+def num(d: Decimal) -> str:
+    return f"{d:.2f}"
+
+
+def gbp(d: Decimal) -> str:
+    return f"£{d:,.2f}"
+
+
+def usd(d: Decimal) -> str:
+    return f"${d:,.2f}"
+
+
+def eu(d: Decimal, places: int = 2) -> str:
+    """1234.5 -> '1.234,50' (German/French style)."""
+    s = f"{d:,.{places}f}"
+    return s.replace(",", "\0").replace(".", ",").replace("\0", ".")
+
+
+@dataclass
+class Item:
+    description: str
+    quantity: str
+    unit_price: str
+    amount: Decimal
+
+    def json(self) -> dict:
+        return {"description": self.description, "quantity": self.quantity,
+                "unitPrice": self.unit_price, "amount": num(self.amount)}
+
+
+@dataclass
+class Truth:
+    """Ground truth plus what the receipt prints, for --verify."""
+    vendor: str
+    date: date
+    total: Decimal
+    tax: Decimal | None
+    currency: str
+    category: str
+    items: list[Item]
+    printed_date: str
+    printed_total: str
+
+    def json(self) -> dict:
+        return {
+            "vendor": self.vendor,
+            "date": self.date.isoformat(),
+            "total": num(self.total),
+            "tax": None if self.tax is None else num(self.tax),
+            "currency": self.currency,
+            "category": self.category,
+            "lineItems": [i.json() for i in self.items],
+        }
+
+
+# ----------------------------------------------------------------------------------------------
+# Layout: a receipt is a list of rows; each row holds runs of text placed on a character grid.
+
+_font_cache: dict[tuple[str, int], ImageFont.FreeTypeFont] = {}
+
+
+def font(kind: str, size: int) -> ImageFont.FreeTypeFont:
+    key = (kind, size)
+    if key not in _font_cache:
+        path = FONT_DIR / FONT_FILES[kind]
+        if not path.exists():
+            sys.exit(f"make-test-receipts: font {path} is missing; install it with `apt-get install fonts-dejavu-core`")
+        _font_cache[key] = ImageFont.truetype(str(path), size)
+    return _font_cache[key]
+
+
+# style -> (font kind suffix, size factor); the family ("mono" or "sans") is the receipt's
+STYLES = {
+    "n": ("", 1.0),        # normal
+    "b": ("-bold", 1.0),   # bold
+    "s": ("", 0.85),       # small
+    "B": ("-bold", 1.3),   # big bold (totals)
+    "H": ("-bold", 1.15),  # heading
+    "T": ("title", 1.5),   # store name: always DejaVu Sans Bold (at 1.7x tesseract --psm 6 drops the line)
+}
+
+
+@dataclass
+class Run:
+    text: str
+    x: float      # in character columns from the left margin
+    align: str    # "l", "r" or "c": x is the left edge, right edge or centre
+    style: str
+
+
+@dataclass
+class Row:
+    runs: list[Run] = field(default_factory=list)
+    style: str = "n"
+    space: float = 0.0   # a blank row of this many line heights
+    rule: str = ""       # a row of this character across the width
+    barcode: int = 0     # a barcode with this seed
+
+
+class Receipt:
+    """A receipt laid out on a grid of `cols` monospace columns."""
+
+    def __init__(self, cols: int = 38, size: int = 26, family: str = "mono", margin: float = 1.5):
+        self.cols, self.size, self.family = cols, size, family
+        self.adv = font("mono", size).getlength("0")
+        self.margin = round(margin * self.adv)
+        self.width = round(cols * self.adv) + 2 * self.margin
+        self.rows: list[Row] = []
+
+    # -- building
+    def text(self, s: str, style: str = "n", align: str = "l") -> Receipt:
+        x = {"l": 0, "c": self.cols / 2, "r": self.cols}[align]
+        self.rows.append(Row([Run(s, x, align, style)], style))
+        return self
+
+    def center(self, s: str, style: str = "n") -> Receipt:
+        return self.text(s, style, "c")
+
+    def lr(self, left: str, right: str, style: str = "n") -> Receipt:
+        self.rows.append(Row([Run(left, 0, "l", style), Run(right, self.cols, "r", style)], style))
+        return self
+
+    def row(self, cells: list[tuple[str, float, str]], style: str = "n") -> Receipt:
+        self.rows.append(Row([Run(t, x, a, style) for t, x, a in cells], style))
+        return self
+
+    def rule(self, ch: str = "-") -> Receipt:
+        self.rows.append(Row(rule=ch))
+        return self
+
+    def space(self, lines: float = 0.5) -> Receipt:
+        self.rows.append(Row(space=lines))
+        return self
+
+    def barcode(self, seed: int) -> Receipt:
+        self.rows.append(Row(barcode=seed))
+        return self
+
+    # -- drawing
+    def _font(self, style: str) -> ImageFont.FreeTypeFont:
+        suffix, factor = STYLES[style]
+        size = round(self.size * factor)
+        if suffix == "title":
+            return font("sans-bold", size)
+        return font(self.family + suffix, size)
+
+    def _height(self, row: Row) -> int:
+        if row.space:
+            return round(row.space * self.size * 1.35)
+        if row.barcode:
+            return round(self.size * 3.2)
+        return round(STYLES[row.style][1] * self.size * 1.38)
+
+    def render(self, paper: int = 250, ink: int = 28, top: float = 1.5, bottom: float = 2.0) -> Image.Image:
+        pad_top, pad_bottom = round(top * self.size), round(bottom * self.size)
+        height = pad_top + sum(self._height(r) for r in self.rows) + pad_bottom
+        img = Image.new("L", (self.width, height), paper)
+        draw = ImageDraw.Draw(img)
+        y = pad_top
+        for row in self.rows:
+            h = self._height(row)
+            if row.rule:
+                f = font("mono", self.size)
+                draw.text((self.margin, y + round(self.size * 1.0)), row.rule * self.cols, font=f, fill=ink, anchor="ls")
+            elif row.barcode:
+                self._draw_barcode(draw, row.barcode, y, h, ink)
+            else:
+                for run in row.runs:
+                    f = self._font(run.style)
+                    px = self.margin + run.x * self.adv
+                    anchor = {"l": "ls", "r": "rs", "c": "ms"}[run.align]
+                    baseline = y + round(h * 0.74)
+                    draw.text((px, baseline), run.text, font=f, fill=ink, anchor=anchor)
+            y += h
+        return img
+
+    def _draw_barcode(self, draw: ImageDraw.ImageDraw, seed: int, y: int, h: int, ink: int) -> None:
+        rng = random.Random(seed)
+        unit = max(2, round(self.adv / 6))
+        bars = []
+        while sum(bars) < self.cols * self.adv * 0.6:
+            bars.append(unit * rng.choice((1, 1, 2, 3)))
+        x = self.margin + (self.cols * self.adv - sum(bars)) / 2
+        for i, w in enumerate(bars):
+            if i % 2 == 0:
+                draw.rectangle((round(x), y + 6, round(x + w) - 1, y + h - 10), fill=ink)
+            x += w
+
+
+# ----------------------------------------------------------------------------------------------
+# Image effects: all pure Pillow, all driven by a seeded random.Random
+
+
+def noise_image(rng: random.Random, size: tuple[int, int], sigma: float) -> Image.Image:
+    """Roughly Gaussian noise centred on 128 (sum of three uniform images)."""
+    w, h = size
+    a, b, c = (Image.frombytes("L", size, rng.randbytes(w * h)) for _ in range(3))
+    n = ImageChops.add(ImageChops.add(a, b, scale=2.0), c, scale=2.0)  # a/4 + b/4 + c/2, sd ~45
+    k = sigma / 45.0
+    return n.point(lambda v: max(0, min(255, round(128 + (v - 128) * k))))
+
+
+def add_noise(img: Image.Image, rng: random.Random, sigma: float) -> Image.Image:
+    bands = [ImageChops.add(band, noise_image(rng, img.size, sigma), scale=1.0, offset=-128)
+             for band in img.split()]
+    return Image.merge(img.mode, bands)
+
+
+def background(rng: random.Random, size: tuple[int, int], base: tuple[int, int, int]) -> Image.Image:
+    """A dark, blotchy table top."""
+    w, h = size
+    small = Image.new("RGB", (12, 16))
+    cells = []
+    for _ in range(12 * 16):
+        shade = rng.randint(-16, 16)
+        cells.append(tuple(max(0, min(255, c + shade + rng.randint(-3, 3))) for c in base))
+    small.putdata(cells)
+    bg = small.resize(size, Image.Resampling.BICUBIC)
+    grain = Image.new("RGB", (w // 4, h // 4))
+    grain.putdata([(v, v, v) for v in rng.randbytes((w // 4) * (h // 4))])
+    grain = grain.resize(size, Image.Resampling.BILINEAR).point(lambda v: 118 + v * 20 // 255)
+    return ImageChops.add(bg, grain, scale=1.0, offset=-128)
+
+
+def perspective_coeffs(dst: list[tuple[float, float]], src: list[tuple[float, float]]) -> list[float]:
+    """Coefficients for Image.transform(PERSPECTIVE) mapping output points dst to input points src."""
+    rows, rhs = [], []
+    for (x, y), (u, v) in zip(dst, src):
+        rows.append([x, y, 1, 0, 0, 0, -u * x, -u * y]); rhs.append(u)
+        rows.append([0, 0, 0, x, y, 1, -v * x, -v * y]); rhs.append(v)
+    n = 8  # Gaussian elimination with partial pivoting
+    a = [r + [b] for r, b in zip(rows, rhs)]
+    for col in range(n):
+        piv = max(range(col, n), key=lambda r: abs(a[r][col]))
+        a[col], a[piv] = a[piv], a[col]
+        for r in range(n):
+            if r != col:
+                f = a[r][col] / a[col][col]
+                a[r] = [x - f * y for x, y in zip(a[r], a[col])]
+    return [a[i][n] / a[i][i] for i in range(n)]
+
+
+def lighting(size: tuple[int, int], centre: tuple[float, float], dark: float) -> Image.Image:
+    """A multiplier image: 255 near `centre` (fractions of the size), falling to 255*(1-dark)."""
+    w, h = size
+    g = Image.radial_gradient("L")  # 256x256, 0 in the middle, 255 at radius 128+
+    cx, cy = centre
+    big = g.resize((w * 2, h * 2), Image.Resampling.BILINEAR)
+    left, top = round(w * (1 - cx)), round(h * (1 - cy))
+    crop = big.crop((left, top, left + w, top + h))
+    return crop.point(lambda v: round(255 - min(v, 255) * dark))
+
+
+def photograph(receipt: Image.Image, rng: random.Random, *, angle: float, persp: float, sigma: float,
+               dark: float, blur: float, margin: float = 0.22, bg=(62, 56, 50)) -> Image.Image:
+    """A phone photo of `receipt`: on a table, turned, in perspective, unevenly lit, noisy."""
+    w, h = receipt.size
+    mx, my = round(w * margin), round(h * margin * 0.35)
+    pad = round(0.06 * (w + 2 * mx))  # cropped away after turning, so no flat corners show
+    mx, my = mx + pad, my + pad
+    size = (w + 2 * mx, h + 2 * my)
+    canvas = background(rng, size, bg)
+    paper = Image.merge("RGB", (receipt, receipt.point(lambda v: max(0, v - 3)), receipt.point(lambda v: max(0, v - 12))))
+    shadow = Image.new("L", size, 0)
+    ImageDraw.Draw(shadow).rectangle((mx + 8, my + 10, mx + w + 8, my + h + 10), fill=120)
+    shadow = shadow.filter(ImageFilter.GaussianBlur(9))
+    canvas = Image.composite(Image.new("RGB", size, (20, 18, 16)), canvas, shadow)
+    canvas.paste(paper, (mx, my))
+    canvas = canvas.rotate(angle, resample=Image.Resampling.BICUBIC, fillcolor=bg)
+    W, H = size
+    d = persp * W
+    dst = [(0, 0), (W, 0), (W, H), (0, H)]
+    src = [(-d, -d * 0.3), (W + d, -d * 0.3), (W - d * 0.2, H), (d * 0.2, H)]
+    canvas = canvas.transform(size, Image.Transform.PERSPECTIVE, perspective_coeffs(dst, src),
+                              resample=Image.Resampling.BICUBIC, fillcolor=bg)
+    light = lighting(size, (0.35 + rng.random() * 0.1, 0.3 + rng.random() * 0.1), dark)
+    canvas = ImageChops.multiply(canvas, Image.merge("RGB", (light, light, light)))
+    canvas = canvas.crop((pad, pad, W - pad, H - pad))
+    if blur:
+        canvas = canvas.filter(ImageFilter.GaussianBlur(blur))
+    return add_noise(canvas, rng, sigma)
+
+
+def thermal(img: Image.Image, rng: random.Random, sigma: float = 3.0, blur: float = 0.7) -> Image.Image:
+    """Paper grain and print softness on a flat scan. (Sharp pixel noise on top of the blur made
+    tesseract garble whole item lines of otherwise clean receipts, so the grain is blurred too.)"""
+    if sigma:
+        img = add_noise(img, rng, sigma)
+    return img.filter(ImageFilter.GaussianBlur(blur)) if blur else img
+
+
+# ----------------------------------------------------------------------------------------------
+# The receipts. Each returns (image, truth); the registry below names the file and its format.
+
+
+def card_digits(rng: random.Random) -> str:
+    return f"{rng.randint(0, 9999):04d}"
+
+
+def uk_fuel_unleaded(rng: random.Random):
+    price = D("1.459")
+    litres = D(rng.randint(3200, 5200)) / 100
+    total = m(litres * price)
+    vat = vat_included(total, 20)
+    r = Receipt(cols=36, size=26)
+    r.center("NORTHWAY FUELS", "T")
+    r.center("Moorside Road Filling Station")
+    r.center("14 Moorside Road, Harrogate")
+    r.center("North Yorkshire HG2 7PL")
+    r.center("Tel: 01632 960418")
+    r.center("VAT Reg No: GB 284 5519 63")
+    r.rule()
+    r.lr("Date: 14/03/2024", "Time: 08:42")
+    r.lr(f"Till: 2  Trans: {rng.randint(10000, 99999)}", "Op: 05")
+    r.rule()
+    r.lr("Pump 4  UNLEADED", gbp(total))
+    r.text(f"  {litres} L @ 145.9p/L")
+    r.rule()
+    r.lr("TOTAL", gbp(total), "B")
+    r.space()
+    r.lr("VISA DEBIT", gbp(total))
+    r.text(f"Card: ************{card_digits(rng)}")
+    r.text(f"Auth code: {rng.randint(0, 999999):06d}  CONTACTLESS")
+    r.rule()
+    r.lr("Net amount", gbp(total - vat))
+    r.lr("VAT @ 20%", gbp(vat))
+    r.rule()
+    r.center("THANK YOU FOR YOUR CUSTOM", "b")
+    r.center("PLEASE CALL AGAIN")
+    img = thermal(r.render(), rng)
+    return img, Truth("Northway Fuels", date(2024, 3, 14), total, vat, "GBP", "Fuel",
+                      [Item("Pump 4 UNLEADED", str(litres), "1.459", total)], "14/03/2024", num(total))
+
+
+def uk_fuel_diesel(rng: random.Random):
+    price = D("1.529")
+    litres = D(rng.randint(5000, 6800)) / 100
+    fuel = m(litres * price)
+    shop = [("SCREENWASH 5L", 1, D("4.99")), ("COFFEE REGULAR", 2, D("2.35"))]
+    items = [Item("PUMP 2 DIESEL", str(litres), "1.529", fuel)]
+    for desc, q, p in shop:
+        items.append(Item(desc, str(q), num(p), m(p * q)))
+    total = sum((i.amount for i in items), D(0))
+    vat = vat_included(total, 20)
+    cash = D("120.00") if total < 120 else D("140.00")
+    r = Receipt(cols=40, size=26)
+    r.center("KESTREL FUEL", "T")
+    r.center("A64 Tadcaster Road Services")
+    r.center("Bramham, Wetherby LS23 6QA")
+    r.center("Tel 0113 496 0732")
+    r.center("VAT No. 731 4408 25")
+    r.space(0.4)
+    r.lr("02 AUG 2023", "17:05")
+    r.lr(f"RECEIPT NO {rng.randint(100000, 999999)}", "TILL 1")
+    r.rule("=")
+    r.row([("DESCRIPTION", 0, "l"), ("QTY", 25, "r"), ("AMOUNT", 40, "r")], "b")
+    r.row([("PUMP 2 DIESEL", 0, "l"), (f"{litres}L", 25, "r"), (num(fuel), 40, "r")])
+    r.text("  @ 152.9 p/litre", "s")
+    for desc, q, p in shop:
+        r.row([(desc, 0, "l"), (str(q), 25, "r"), (num(m(p * q)), 40, "r")])
+        if q > 1:
+            r.text(f"  {q} x {num(p)}", "s")
+    r.rule("=")
+    r.lr(f"{len(items) + 1} ITEMS", "")
+    r.lr("TOTAL", gbp(total), "B")
+    r.lr("CASH", gbp(cash))
+    r.lr("CHANGE", gbp(cash - total))
+    r.rule()
+    r.row([("VAT", 0, "l"), ("NET", 20, "r"), ("VAT", 30, "r"), ("GROSS", 40, "r")], "s")
+    r.row([("20.0%", 0, "l"), (num(total - vat), 20, "r"), (num(vat), 30, "r"), (num(total), 40, "r")], "s")
+    r.lr("VAT @ 20% INCLUDED", gbp(vat))
+    r.rule()
+    r.center("THANK YOU - DRIVE SAFELY", "b")
+    r.barcode(rng.randint(0, 10**9))
+    img = thermal(r.render(paper=252, ink=35), rng, sigma=2.5)
+    return img, Truth("Kestrel Fuel", date(2023, 8, 2), total, vat, "GBP", "Fuel", items, "02 AUG 2023", num(total))
+
+
+def uk_parking(rng: random.Random):
+    total = D("7.50")
+    vat = vat_included(total, 20)
+    r = Receipt(cols=32, size=26)
+    r.center("CASTLEGATE PARKING", "T")
+    r.center("Riverside Car Park")
+    r.center("Skeldergate, York YO1 6DH")
+    r.center("Enquiries: 01632 960771")
+    r.center("VAT Reg: GB 902 1187 44")
+    r.rule()
+    r.center("PARKING RECEIPT", "H")
+    r.rule()
+    r.lr("Ticket No", f"{rng.randint(1000000, 9999999)}")
+    r.lr("Entry", "12/06/24 09:12")
+    r.lr("Exit", "12/06/24 13:47")
+    r.lr("Duration", "4h 35m")
+    r.lr("Tariff", "Up to 5 hours")
+    r.rule()
+    r.lr("AMOUNT PAID", gbp(total), "B")
+    r.lr("Paid by", "MASTERCARD")
+    r.lr("Card", f"**** {card_digits(rng)}")
+    r.lr("VAT @ 20% incl.", gbp(vat))
+    r.rule()
+    r.center("THANK YOU", "b")
+    r.center("Drive safely")
+    img = thermal(r.render(), rng)
+    return img, Truth("Castlegate Parking", date(2024, 6, 12), total, vat, "GBP", "Other",
+                      [], "12/06/24", num(total))
+
+
+def uk_parking_ticket(rng: random.Random):
+    total = D("3.40")
+    r = Receipt(cols=28, size=26)
+    r.center("APEX PARKING", "T")
+    r.center("Station Approach Car Park")
+    r.center("Hebden Bridge HX7 8AD")
+    r.rule("=")
+    r.center("PAY & DISPLAY", "H")
+    r.rule("=")
+    r.lr("Date", "17/07/2025")
+    r.lr("Time", "10:26")
+    r.lr("Expires", "12:26")
+    r.lr("Machine", f"{rng.randint(10, 99)}")
+    r.lr("Tariff", "2 hours")
+    r.rule()
+    r.lr("TOTAL", gbp(total), "B")
+    r.lr("Paid", "CASH")
+    r.rule()
+    r.center("DISPLAY ON DASHBOARD")
+    r.center("THANK YOU", "b")
+    img = r.render(paper=255, ink=0)
+    return img, Truth("Apex Parking", date(2025, 7, 17), total, None, "GBP", "Other",
+                      [], "17/07/2025", num(total))
+
+
+def uk_garage_mot(rng: random.Random):
+    tyre = D(rng.choice(("74.50", "78.50", "82.00")))
+    hours = D("1.5")
+    rate = D("62.00")
+    lines = [  # description, qty, unit, vatable
+        ("MOT TEST CLASS 4", D(1), D("54.85"), False),
+        ("TYRE 205/55 R16 91V", D(2), tyre, True),
+        ("WHEEL BALANCE", D(2), D("8.00"), True),
+        ("LABOUR (HRS)", hours, rate, True),
+    ]
+    items = [Item(d, str(q), num(u), m(q * u)) for d, q, u, _ in lines]
+    subtotal = sum((i.amount for i in items), D(0))
+    vatable = sum((m(q * u) for _, q, u, v in lines if v), D(0))
+    vat = m(vatable * D("0.20"))
+    total = subtotal + vat
+    r = Receipt(cols=42, size=25)
+    r.center("BROOKFIELD MOTORS", "T")
+    r.center("MOT Testing & Service Centre")
+    r.center("Unit 7 Canal Street, Leeds LS12 2PX")
+    r.center("Tel: 0113 496 0185")
+    r.center("VAT Reg No: GB 417 2290 38")
+    r.rule("=")
+    r.center("INVOICE / RECEIPT", "H")
+    r.lr(f"Invoice: BM-{rng.randint(10000, 99999)}", "Date: 21/10/2024")
+    r.lr("Vehicle: VU63 KZX", "Mileage: 58,214")
+    r.rule()
+    r.row([("DESCRIPTION", 0, "l"), ("QTY", 24, "r"), ("UNIT", 33, "r"), ("AMOUNT", 42, "r")], "b")
+    for (d, q, u, v), it in zip(lines, items):
+        r.row([(d + ("" if v else " *"), 0, "l"), (str(q), 24, "r"), (num(u), 33, "r"), (num(it.amount), 42, "r")])
+    r.rule()
+    r.lr("SUBTOTAL", gbp(subtotal))
+    r.lr("VAT @ 20%", gbp(vat))
+    r.lr("TOTAL", gbp(total), "B")
+    r.space(0.3)
+    r.lr("PAID: DEBIT CARD", gbp(total))
+    r.lr("BALANCE", gbp(D(0)))
+    r.rule()
+    r.text("* MOT test fee is outside the scope", "s")
+    r.text("  of VAT", "s")
+    r.center("THANK YOU FOR YOUR BUSINESS", "b")
+    img = thermal(r.render(paper=251), rng)
+    return img, Truth("Brookfield Motors", date(2024, 10, 21), total, vat, "GBP", "Maintenance", items,
+                      "21/10/2024", num(total))
+
+
+def uk_insurance(rng: random.Random):
+    net = D(rng.randint(80000, 120000)) / 100
+    ipt = m(net * D("0.12"))
+    total = net + ipt
+    policy = f"HLM-{rng.randint(1000000, 9999999)}"
+    r = Receipt(cols=46, size=24, family="sans", margin=2.5)
+    r.text("Harbourline Insurance", "T")
+    r.text("Harbourline Insurance Services Ltd, 3 Quay Street,")
+    r.text("Bristol BS1 4DB  -  Tel 0117 496 0390")
+    r.text("Authorised and regulated by the Financial Conduct", "s")
+    r.text("Authority. Firm reference number 700123.", "s")
+    r.space(0.8)
+    r.text("PAYMENT RECEIPT - MOTOR INSURANCE", "H")
+    r.space(0.4)
+    r.lr("Policyholder", "Mr J Whitfield")
+    r.lr("Policy number", policy)
+    r.lr("Vehicle", "Skoda Octavia  YF68 RNU")
+    r.lr("Cover", "Comprehensive")
+    r.lr("Period of cover", "01/09/2024 to 31/08/2025")
+    r.lr("Date of payment", "28 August 2024")
+    r.lr("Payment method", f"Debit card ending {card_digits(rng)}")
+    r.space(0.4)
+    r.rule()
+    r.lr("Annual premium", gbp(net))
+    r.lr("Insurance Premium Tax @ 12%", gbp(ipt))
+    r.rule()
+    r.lr("Total paid", gbp(total), "B")
+    r.space(0.6)
+    r.text("Insurance is exempt from VAT.", "s")
+    r.text("Please keep this receipt with your policy documents.", "s")
+    r.space(0.4)
+    r.text("Thank you for choosing Harbourline.", "b")
+    img = thermal(r.render(paper=255, ink=20), rng, sigma=2.0, blur=0.4)
+    return img, Truth("Harbourline Insurance", date(2024, 8, 28), total, ipt, "GBP", "Insurance",
+                      [Item("Annual premium", "1", num(net), net)],
+                      "28 August 2024", f"{total:,.2f}")
+
+
+def uk_vehicle_tax(rng: random.Random):
+    total = D("195.00")
+    ref = f"{rng.randint(10**11, 10**12 - 1)}"
+    r = Receipt(cols=44, size=25, family="sans", margin=2.5)
+    r.text("DVLA", "T")
+    r.text("Driver and Vehicle Licensing Agency", "b")
+    r.text("Swansea SA6 7JL")
+    r.space(0.8)
+    r.text("Vehicle tax payment confirmation", "H")
+    r.space(0.4)
+    r.text("Your vehicle is now taxed.")
+    r.space(0.4)
+    r.lr("Vehicle registration number", "KX19 TPE")
+    r.lr("Make", "VOLKSWAGEN")
+    r.lr("Tax period", "12 months")
+    r.lr("Vehicle tax starts", "1 May 2025")
+    r.lr("Date of payment", "28 April 2025")
+    r.lr("Payment method", "Debit card")
+    r.lr("Transaction reference", ref)
+    r.rule()
+    r.lr("Amount paid", gbp(total), "B")
+    r.rule()
+    r.text("Vehicle tax is not subject to VAT.", "s")
+    r.text("You will get a reminder before your tax runs out.", "s")
+    r.space(0.4)
+    r.text("Thank you.", "b")
+    img = r.render(paper=255, ink=11)
+    return img, Truth("DVLA", date(2025, 4, 28), total, None, "GBP", "Vehicle Tax",
+                      [], "28 April 2025", num(total))
+
+
+def uk_supermarket(rng: random.Random):
+    catalogue = [  # description, unit price, VAT code (A = 20%, Z = 0%)
+        ("SEMI SKIMMED MILK 2L", "1.55", "Z"), ("WHOLEMEAL BREAD", "1.40", "Z"),
+        ("FREE RANGE EGGS 12", "3.25", "Z"), ("BANANAS LOOSE", "0.21", "Z"),
+        ("CHEDDAR 400G", "3.60", "Z"), ("ORANGE JUICE 1L", "1.85", "A"),
+        ("WASHING UP LIQUID", "1.20", "A"), ("SPARKLING WATER", "0.65", "A"),
+        ("KITCHEN ROLL 4PK", "3.50", "A"), ("CHOCOLATE BAR", "0.95", "A"),
+    ]
+    chosen = catalogue[:]
+    rng.shuffle(chosen)
+    chosen = chosen[:8]
+    items, rows = [], []
+    for desc, p, code in chosen:
+        q = rng.choice((1, 1, 1, 2, 3)) if desc != "BANANAS LOOSE" else 6
+        price = D(p)
+        amt = m(price * q)
+        items.append(Item(desc, str(q), num(price), amt))
+        rows.append((desc, q, price, amt, code))
+    total = sum((i.amount for i in items), D(0))
+    gross_a = sum((a for *_, a, c in rows if c == "A"), D(0))
+    gross_z = total - gross_a
+    vat_a = vat_included(gross_a, 20)
+    cash = D("40.00") if total <= 40 else D("50.00")
+    r = Receipt(cols=42, size=26)
+    r.center("GREENACRE FOODS", "T")
+    r.center("Market Place, Otley LS21 3AQ")
+    r.center("Telephone 0113 496 0251")
+    r.center("VAT Reg No 188 5502 17")
+    r.rule()
+    r.lr("03/11/24  15:31", f"ST 214 OP {rng.randint(100, 999)} TE 3")
+    r.rule()
+    r.row([("QTY", 0, "l"), ("ITEM", 4, "l"), ("PRICE", 30, "r"), ("AMOUNT", 42, "r")], "b")
+    for desc, q, price, amt, code in rows:
+        r.row([(str(q), 0, "l"), (desc, 4, "l"), (num(price), 30, "r"), (f"{num(amt)} {code}", 42, "r")])
+    r.rule()
+    r.row([("SUBTOTAL", 0, "l"), (num(total), 40, "r")])
+    r.row([(f"{sum(int(i.quantity) for i in items)} ITEMS", 0, "l")])
+    r.row([("BALANCE DUE", 0, "l"), (gbp(total), 40, "r")], "B")
+    r.row([("CASH", 0, "l"), (gbp(cash), 40, "r")])
+    r.row([("CHANGE", 0, "l"), (gbp(cash - total), 40, "r")])
+    r.rule()
+    r.row([("VAT", 0, "l"), ("RATE", 8, "l"), ("NET", 24, "r"), ("VAT", 32, "r"), ("GROSS", 42, "r")], "s")
+    r.row([("A", 0, "l"), ("20.00%", 8, "l"), (num(gross_a - vat_a), 24, "r"), (num(vat_a), 32, "r"),
+           (num(gross_a), 42, "r")], "s")
+    r.row([("Z", 0, "l"), ("0.00%", 8, "l"), (num(gross_z), 24, "r"), ("0.00", 32, "r"), (num(gross_z), 42, "r")], "s")
+    r.row([("TOTAL VAT", 0, "l"), (num(vat_a), 32, "r")], "s")
+    r.rule()
+    r.center("THANK YOU FOR SHOPPING LOCAL", "b")
+    r.center("Please keep your receipt")
+    r.barcode(rng.randint(0, 10**9))
+    img = thermal(r.render(paper=249, ink=30), rng)
+    return img, Truth("Greenacre Foods", date(2024, 11, 3), total, vat_a, "GBP", "Other", items,
+                      "03/11/24", num(total))
+
+
+def us_auto_parts(rng: random.Random):
+    lines = [("MOTOR OIL 5W-30 5QT", 2, D("27.99")), ("OIL FILTER PH3614", 1, D("8.49")),
+             ("WIPER BLADE 22IN", 2, D(rng.choice(("14.99", "16.99"))))]
+    items = [Item(d, str(q), num(p), m(p * q)) for d, q, p in lines]
+    subtotal = sum((i.amount for i in items), D(0))
+    tax = m(subtotal * D("0.06"))
+    total = subtotal + tax
+    r = Receipt(cols=38, size=25)
+    r.center("LONE PINE AUTO PARTS", "T")
+    r.center("1420 W Main St")
+    r.center("Boise, ID 83702")
+    r.center("(208) 555-0147")
+    r.rule()
+    r.lr("07/09/2024", "4:18 PM")
+    r.lr(f"Store 118   Reg 2   Trans {rng.randint(1000, 9999)}", "")
+    r.rule()
+    for (d, q, p), it in zip(lines, items):
+        r.lr(d, num(it.amount))
+        r.text(f"  {q} @ {num(p)}", "s")
+    r.rule()
+    r.lr("SUBTOTAL", num(subtotal))
+    r.lr("SALES TAX 6.000%", num(tax))
+    r.lr("TOTAL", usd(total), "B")
+    r.space(0.3)
+    r.lr("VISA", usd(total))
+    r.text(f"ACCT: ************{card_digits(rng)}")
+    r.lr("CHANGE DUE", usd(D(0)))
+    r.rule()
+    r.center("RETURNS WITHIN 30 DAYS WITH RECEIPT", "s")
+    r.center("THANK YOU FOR SHOPPING WITH US", "b")
+    img = thermal(r.render(), rng)
+    return img, Truth("Lone Pine Auto Parts", date(2024, 7, 9), total, tax, "USD", "Maintenance", items,
+                      "07/09/2024", num(total))
+
+
+def us_diner(rng: random.Random):
+    menu = [("BREAKFAST BURRITO", D("11.50")), ("SHORT STACK PANCAKES", D("8.25")),
+            ("COFFEE", D("2.75")), ("ORANGE JUICE", D("3.95")), ("SIDE BACON", D("4.50"))]
+    picks = [(d, rng.choice((1, 1, 2)), p) for d, p in menu]
+    items = [Item(d, str(q), num(p), m(p * q)) for d, q, p in picks]
+    subtotal = sum((i.amount for i in items), D(0))
+    tax = m(subtotal * D("0.0825"))
+    total = subtotal + tax
+    r = Receipt(cols=36, size=26)
+    r.center("BLUE MESA DINER", "T")
+    r.center("905 Congress Ave")
+    r.center("Austin, TX 78701")
+    r.center("Tel (512) 555-0193")
+    r.rule()
+    r.lr(f"Server: Dana", f"Table {rng.randint(2, 30)}")
+    r.lr("11/23/2024", "9:41 AM")
+    r.lr(f"Check #{rng.randint(1000, 9999)}", "Guests 2")
+    r.rule()
+    for d, q, p in picks:
+        r.lr(f"{q} {d}", num(m(p * q)))
+    r.rule()
+    r.lr("Subtotal", num(subtotal))
+    r.lr("Tax 8.25%", num(tax))
+    r.lr("TOTAL", usd(total), "B")
+    r.space(0.3)
+    r.lr("MASTERCARD", usd(total))
+    r.text(f"XXXXXXXXXXXX{card_digits(rng)}")
+    r.rule()
+    r.center("THANK YOU! COME AGAIN", "b")
+    img = thermal(r.render(), rng)
+    return img, Truth("Blue Mesa Diner", date(2024, 11, 23), total, tax, "USD", "Other", items,
+                      "11/23/2024", num(total))
+
+
+def de_tankstelle(rng: random.Random):
+    price = D("1.789")
+    litres = D(rng.randint(3000, 4500)) / 100
+    total = m(litres * price)
+    vat = vat_included(total, 19)
+    r = Receipt(cols=38, size=25)
+    r.center("LINDENHOF TANKSTELLE", "T")
+    r.center("Hauptstrasse 42")
+    r.center("79098 Freiburg im Breisgau")
+    r.center("Tel. 0761 555 0142")
+    r.center("USt-IdNr. DE 318 442 907")
+    r.rule()
+    r.lr("Datum: 23.05.2024", "Uhrzeit: 07:58")
+    r.lr(f"Beleg-Nr. {rng.randint(1000, 9999)}", "Kasse 1")
+    r.rule()
+    r.lr("Saeule 3  Super E10", f"{eu(total)} EUR")
+    r.text(f"  {eu(litres)} l x {eu(price, 3)} EUR/l")
+    r.rule()
+    r.lr("SUMME EUR", eu(total), "B")
+    r.space(0.3)
+    r.lr("Girocard", f"{eu(total)} EUR")
+    r.rule()
+    r.row([("MwSt", 0, "l"), ("Netto", 20, "r"), ("MwSt", 29, "r"), ("Brutto", 38, "r")], "s")
+    r.row([("A 19%", 0, "l"), (eu(total - vat), 20, "r"), (eu(vat), 29, "r"), (eu(total), 38, "r")], "s")
+    r.rule()
+    r.center("Vielen Dank fuer Ihren Besuch", "b")
+    r.center("Gute Fahrt!")
+    img = thermal(r.render(), rng)
+    return img, Truth("Lindenhof Tankstelle", date(2024, 5, 23), total, vat, "EUR", "Fuel",
+                      [Item("Saeule 3 Super E10", str(litres), str(price), total)], "23.05.2024", eu(total))
+
+
+def fr_garage(rng: random.Random):
+    lines = [("Vidange huile 5W30", D(1), D("58.00")), ("Filtre a huile", D(1), D("14.50")),
+             ("Main d'oeuvre (h)", D("0.5"), D("64.00"))]
+    items = [Item(d, str(q), num(p), m(q * p)) for d, q, p in lines]
+    total = sum((i.amount for i in items), D(0))
+    vat = vat_included(total, 20)
+    r = Receipt(cols=38, size=25)
+    r.center("GARAGE DU PARC", "T")
+    r.center("12 avenue Jean Jaures")
+    r.center("69007 Lyon")
+    r.center("Tel. 04 72 55 01 38")
+    r.center("SIRET 812 447 906 00015")
+    r.center("TVA FR 47 812447906")
+    r.rule()
+    r.lr("Le 15/02/2025", "a 16:22")
+    r.lr(f"Facture n. {rng.randint(1000, 9999)}", "Caisse 1")
+    r.rule()
+    for (d, q, p), it in zip(lines, items):
+        r.lr(d, eu(it.amount))
+        r.text(f"  {str(q).replace('.', ',')} x {eu(p)}", "s")
+    r.rule()
+    r.lr("TOTAL HT", eu(total - vat))
+    r.lr("TVA 20%", eu(vat))
+    r.lr("TOTAL TTC", f"{eu(total)} EUR", "B")
+    r.space(0.3)
+    r.lr("CB", f"{eu(total)} EUR")
+    r.rule()
+    r.center("MERCI DE VOTRE VISITE", "b")
+    r.center("A bientot")
+    img = thermal(r.render(), rng)
+    return img, Truth("Garage du Parc", date(2025, 2, 15), total, vat, "EUR", "Maintenance", items,
+                      "15/02/2025", eu(total))
+
+
+def photo_rotated_fuel(rng: random.Random):
+    """A phone photo: turned a few degrees, in perspective, unevenly lit, noisy, on a dark table."""
+    price = D("1.419")
+    litres = D(rng.randint(2500, 4000)) / 100
+    total = m(litres * price)
+    vat = vat_included(total, 20)
+    r = Receipt(cols=34, size=28)
+    r.center("FELLSIDE FUELS", "T")
+    r.center("Kendal Road, Sedbergh")
+    r.center("Cumbria LA10 5BX")
+    r.center("Tel 01632 960254")
+    r.center("VAT No GB 655 1082 91")
+    r.rule()
+    r.lr("19/01/2025", "12:07")
+    r.lr(f"Trans {rng.randint(1000, 9999)}", "Till 1")
+    r.rule()
+    r.lr("PUMP 1 UNLEADED", gbp(total))
+    r.text(f" {litres} ltr @ 141.9p")
+    r.rule()
+    r.lr("TOTAL", gbp(total), "B")
+    r.lr("MASTERCARD", gbp(total))
+    r.lr("VAT @ 20%", gbp(vat))
+    r.rule()
+    r.center("THANK YOU", "b")
+    photo = photograph(r.render(paper=246, ink=30), rng, angle=5.0, persp=0.05, sigma=12.0, dark=0.5, blur=0.9)
+    return photo, Truth("Fellside Fuels", date(2025, 1, 19), total, vat, "GBP", "Fuel",
+                        [Item("PUMP 1 UNLEADED", str(litres), "1.419", total)], "19/01/2025", num(total))
+
+
+def photo_us_gas_station(rng: random.Random):
+    """A mild colour photo of a US fuel receipt (taxes are in the pump price: no tax line)."""
+    price = D("3.299")
+    gallons = D(rng.randint(9000, 14000)) / 1000
+    total = m(gallons * price)
+    r = Receipt(cols=34, size=26)
+    r.center("MESA RIDGE GAS", "T")
+    r.center("2210 E Colfax Ave")
+    r.center("Denver, CO 80206")
+    r.center("(303) 555-0126")
+    r.rule()
+    r.lr("03/15/2025", "6:52 PM")
+    r.lr(f"INVOICE {rng.randint(100000, 999999)}", "PUMP 6")
+    r.rule()
+    r.lr("REGULAR UNLEADED", "")
+    r.lr(f"  {gallons} GAL @ $3.299/GAL", "")
+    r.rule()
+    r.lr("FUEL TOTAL", usd(total))
+    r.lr("TOTAL", usd(total), "B")
+    r.lr("DEBIT", usd(total))
+    r.text(f"CARD # XXXXXXXXXXXX{card_digits(rng)}")
+    r.rule()
+    r.center("THANK YOU", "b")
+    r.center("HAVE A NICE DAY")
+    photo = photograph(r.render(paper=247, ink=30), rng, angle=-1.5, persp=0.015, sigma=4.0, dark=0.25,
+                       blur=0.5, bg=(96, 90, 84))
+    return photo, Truth("Mesa Ridge Gas", date(2025, 3, 15), total, None, "USD", "Fuel",
+                        [Item("REGULAR UNLEADED", str(gallons), "3.299", total)], "03/15/2025", num(total))
+
+
+def photo_lowres_carwash(rng: random.Random):
+    """A low-resolution photo: about 300 px wide, JPEG quality 70."""
+    total = D("12.00")
+    vat = vat_included(total, 20)
+    r = Receipt(cols=22, size=26, margin=1.0)
+    r.center("SPARKLE", "T")
+    r.center("HAND CAR WASH", "b")
+    r.center("Leeds LS9 8AB")
+    r.center("VAT 544 0917 20")
+    r.rule()
+    r.lr("05/04/2024", "11:20")
+    r.rule()
+    r.lr("MINI VALET", num(total))
+    r.rule()
+    r.lr("TOTAL", gbp(total), "B")
+    r.lr("CASH", gbp(D("20.00")))
+    r.lr("CHANGE", gbp(D("8.00")))
+    r.lr("VAT 20%", gbp(vat))
+    r.rule()
+    r.center("THANK YOU", "b")
+    photo = photograph(r.render(paper=245, ink=25), rng, angle=1.0, persp=0.01, sigma=3.0, dark=0.2, blur=0.4,
+                       margin=0.05)
+    w, h = photo.size
+    small = photo.resize((300, round(h * 300 / w)), Image.Resampling.LANCZOS)
+    return small, Truth("Sparkle Hand Car Wash", date(2024, 4, 5), total, vat, "GBP", "Maintenance",
+                        [Item("MINI VALET", "1", num(total), total)], "05/04/2024", num(total))
+
+
+def scan_a4_pub(rng: random.Random):
+    """A flatbed scan: an A4 page at 600 dpi (4960 x 7016 px) with a small receipt in the middle."""
+    menu = [("STEAK & ALE PIE", D("16.95")), ("FISH & CHIPS", D("15.50")), ("PINT BITTER", D("4.80")),
+            ("LEMONADE", D("2.90")), ("STICKY TOFFEE PUD", D("6.75"))]
+    picks = [(d, rng.choice((1, 2)), p) for d, p in menu]
+    items = [Item(d, str(q), num(p), m(p * q)) for d, q, p in picks]
+    total = sum((i.amount for i in items), D(0))
+    vat = vat_included(total, 20)
+    r = Receipt(cols=38, size=64)
+    r.center("THE PLOUGH INN", "T")
+    r.center("The Street, Elmsted")
+    r.center("Ashford, Kent TN25 5JT")
+    r.center("Tel 01632 960913")
+    r.center("VAT Reg 402 7736 15")
+    r.rule()
+    r.lr("Date 30/12/2023", "Time 20:14")
+    r.lr(f"Table 7   Covers 2", f"Chk {rng.randint(100, 999)}")
+    r.rule()
+    for d, q, p in picks:
+        r.lr(f"{q} {d}", num(m(p * q)))
+    r.rule()
+    r.lr("TOTAL", gbp(total), "B")
+    r.lr("VISA", gbp(total))
+    r.lr("Incl. VAT @ 20%", gbp(vat))
+    r.rule()
+    r.center("THANK YOU - SEE YOU SOON", "b")
+    receipt = r.render(paper=250, ink=32).filter(ImageFilter.GaussianBlur(1.0))
+    page = Image.new("L", (4960, 7016), 253)
+    w, h = receipt.size
+    x, y = (4960 - w) // 2, (7016 - h) // 2
+    shadow = Image.new("L", page.size, 0)
+    ImageDraw.Draw(shadow).rectangle((x - 4, y - 4, x + w + 10, y + h + 12), fill=90)
+    shadow = shadow.filter(ImageFilter.GaussianBlur(8))
+    page = Image.composite(Image.new("L", page.size, 200), page, shadow)
+    page.paste(receipt, (x, y))
+    return page.convert("RGB"), Truth("The Plough Inn", date(2023, 12, 30), total, vat, "GBP", "Other", items,
+                                      "30/12/2023", num(total))
+
+
+def exif_autospares(rng: random.Random):
+    """Drawn upright; saved turned 90 degrees with EXIF Orientation 6 (a correct reader shows it upright)."""
+    lines = [("SCREENWASH -20C 5L", 1, D("6.49")), ("H7 HEADLAMP BULB", 2, D("7.99")),
+             ("WIPER BLADE 18IN", 1, D(rng.choice(("9.99", "11.49")))), ("ENGINE OIL 5W30 1L", 1, D("12.99"))]
+    items = [Item(d, str(q), num(p), m(p * q)) for d, q, p in lines]
+    total = sum((i.amount for i in items), D(0))
+    vat = vat_included(total, 20)
+    r = Receipt(cols=38, size=25)
+    r.center("NORTHGATE AUTOSPARES", "T")
+    r.center("88 Northgate, Wakefield WF1 3BJ")
+    r.center("Tel 01924 496 0377")
+    r.center("VAT Reg GB 390 5521 08")
+    r.rule()
+    r.lr("08 Sep 2024", "10:03")
+    r.lr(f"Sale {rng.randint(10000, 99999)}", "Till 2")
+    r.rule()
+    for (d, q, p), it in zip(lines, items):
+        r.lr(d, num(it.amount))
+        if q > 1:
+            r.text(f"  {q} x {num(p)}", "s")
+    r.rule()
+    r.lr("TOTAL", gbp(total), "B")
+    r.lr("CARD", gbp(total))
+    r.lr("VAT @ 20% included", gbp(vat))
+    r.rule()
+    r.center("THANK YOU", "b")
+    img = thermal(r.render(), rng)
+    return img, Truth("Northgate Autospares", date(2024, 9, 8), total, vat, "GBP", "Maintenance", items,
+                      "08 Sep 2024", num(total))
+
+
+# ----------------------------------------------------------------------------------------------
+# Registry: file name, generator, format, save options.
+
+
+@dataclass
+class Spec:
+    name: str
+    make: object
+    kind: str
+    fmt: str                      # jpeg, png, tiff, webp, bmp, gif, or jpeg-exif6
+    ext: str
+    opts: dict = field(default_factory=dict)
+
+
+SPECS = [
+    Spec("uk-fuel-unleaded", uk_fuel_unleaded, "UK fuel station, VAT included", "jpeg", "jpg", {"rgb": True, "quality": 88, "dpi": (203, 203)}),
+    Spec("uk-fuel-diesel", uk_fuel_diesel, "UK fuel + shop items, cash and change", "png", "png", {"dpi": (203, 203)}),
+    Spec("uk-parking", uk_parking, "UK car park, VAT included", "jpeg", "jpg", {"quality": 88, "dpi": (203, 203)}),
+    Spec("uk-parking-ticket", uk_parking_ticket, "UK pay-and-display ticket, no VAT line", "gif", "gif", {}),
+    Spec("uk-garage-mot", uk_garage_mot, "UK garage: MOT, tyres, labour; VAT added", "tiff", "tiff", {"compression": "tiff_lzw", "dpi": (203, 203)}),
+    Spec("uk-insurance", uk_insurance, "UK car insurance premium receipt (IPT)", "jpeg", "jpg", {"rgb": True, "quality": 88, "dpi": (200, 200)}),
+    Spec("uk-vehicle-tax", uk_vehicle_tax, "DVLA-style vehicle tax payment confirmation, no VAT", "webp", "webp", {"quality": 90, "method": 6}),
+    Spec("uk-supermarket", uk_supermarket, "UK supermarket: qty/price/amount, VAT A/Z summary", "jpeg", "jpg", {"quality": 88, "dpi": (203, 203)}),
+    Spec("us-auto-parts", us_auto_parts, "US auto parts, sales tax added, MM/DD/YYYY", "jpeg", "jpg", {"quality": 88, "dpi": (203, 203)}),
+    Spec("us-diner", us_diner, "US restaurant, sales tax added", "jpeg", "jpg", {"rgb": True, "quality": 88, "dpi": (203, 203)}),
+    Spec("de-tankstelle", de_tankstelle, "German fuel: SUMME, MwSt 19%, comma decimals", "jpeg", "jpg", {"quality": 88, "dpi": (203, 203)}),
+    Spec("fr-garage", fr_garage, "French garage: TOTAL TTC, TVA 20%, comma decimals", "bmp", "bmp", {}),
+    Spec("photo-rotated-fuel", photo_rotated_fuel, "photo: rotated, perspective, uneven light, noise", "jpeg", "jpg", {"quality": 85}),
+    Spec("photo-us-gas-station", photo_us_gas_station, "photo: US fuel, gallons, no tax line", "jpeg", "jpg", {"quality": 85}),
+    Spec("photo-lowres-carwash", photo_lowres_carwash, "low-resolution photo, 300 px wide, JPEG q70", "jpeg", "jpg", {"quality": 70}),
+    Spec("scan-a4-pub", scan_a4_pub, "A4 flatbed scan 4960x7016 (600 dpi), receipt in the middle", "jpeg", "jpg", {"quality": 80, "dpi": (600, 600)}),
+    Spec("exif-orientation-6", exif_autospares, "JPEG stored turned 90 degrees with EXIF Orientation=6", "jpeg-exif6", "jpg", {"quality": 88, "dpi": (203, 203)}),
+]
+
+
+def save(img: Image.Image, path: Path, spec: Spec) -> None:
+    opts = dict(spec.opts)
+    if opts.pop("rgb", False):  # a colour file of a grey picture, as phones and many scanners write
+        img = img.convert("RGB")
+    if spec.fmt == "jpeg-exif6":
+        exif = Image.Exif()
+        exif[0x0112] = 6  # Orientation: rotate 90 degrees clockwise to display
+        stored = img.rotate(90, expand=True)  # counter-clockwise; the reader turns it back
+        stored.save(path, "JPEG", exif=exif, **opts)
+        check = ImageOps.exif_transpose(Image.open(path))
+        assert check.size == img.size, "EXIF orientation does not restore the upright receipt"
+        return
+    if spec.fmt == "webp" and not features.check("webp"):
+        sys.exit("make-test-receipts: this Pillow has no WebP support; install the wheel from PyPI")
+    img.save(path, spec.fmt.upper(), **opts)
+
+
+# ----------------------------------------------------------------------------------------------
+# Broken files for tests (TestReceipts/bad/)
+
+
+def png_chunk(kind: bytes, data: bytes) -> bytes:
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+
+def make_bad(out: Path, good_jpeg: Path) -> list[tuple[str, str]]:
+    bad = out / "bad"
+    bad.mkdir(parents=True, exist_ok=True)
+    made = []
+
+    (bad / "empty.jpg").write_bytes(b"")
+    made.append(("empty.jpg", "0 bytes"))
+
+    data = good_jpeg.read_bytes()
+    (bad / "truncated.jpg").write_bytes(data[: len(data) // 2])
+    made.append(("truncated.jpg", f"first half ({len(data) // 2} of {len(data)} bytes) of {good_jpeg.name}"))
+
+    (bad / "text.jpg").write_bytes(
+        b"This is a plain text file with a .jpg name.\n"
+        b"It is here to test that the pipeline reports it as not an image\n"
+        b"instead of crashing or stopping the batch.\n")
+    made.append(("text.jpg", "a text file named .jpg"))
+
+    ftyp = struct.pack(">I", 24) + b"ftyp" + b"heic" + struct.pack(">I", 0) + b"mif1" + b"heic"
+    hdlr = b"\0\0\0\0" + b"\0\0\0\0" + b"pict" + b"\0" * 12 + b"\0"
+    hdlr_box = struct.pack(">I", 8 + len(hdlr)) + b"hdlr" + hdlr
+    meta_body = b"\0\0\0\0" + hdlr_box
+    meta = struct.pack(">I", 8 + len(meta_body)) + b"meta" + meta_body
+    payload = random.Random(f"{SEED}:heic").randbytes(512)
+    mdat = struct.pack(">I", 8 + len(payload)) + b"mdat" + payload
+    (bad / "photo.heic").write_bytes(ftyp + meta + mdat)
+    made.append(("photo.heic", "ISO-BMFF ftyp heic/mif1 + meta/hdlr pict + 512-byte mdat (does not decode)"))
+
+    ihdr = struct.pack(">IIBBBBB", 50000, 50000, 8, 0, 0, 0, 0)  # 8-bit grayscale
+    idat = zlib.compress(b"\0" * 64, 9)
+    png = b"\x89PNG\r\n\x1a\n" + png_chunk(b"IHDR", ihdr) + png_chunk(b"IDAT", idat) + png_chunk(b"IEND", b"")
+    (bad / "huge.png").write_bytes(png)
+    made.append(("huge.png", f"PNG, IHDR 50000x50000 gray8 with valid CRC, tiny IDAT, IEND ({len(png)} bytes)"))
+
+    folder = bad / "folder.jpg"
+    folder.mkdir(exist_ok=True)
+    (folder / ".gitkeep").write_bytes(b"")
+    made.append(("folder.jpg/", "a directory named like an image"))
+    return made
+
+
+# ----------------------------------------------------------------------------------------------
+# Generate, check, verify
+
+
+def consistent(name: str, t: Truth) -> None:
+    """The ground truth must add up: items to the total (VAT included) or items + tax to the total."""
+    assert t.total == m(t.total) and (t.tax is None or (D(0) <= t.tax < t.total)), name
+    assert t.category in ("Fuel", "Insurance", "Maintenance", "Vehicle Tax", "Other"), name
+    for i in t.items:
+        assert m(D(i.quantity) * D(i.unit_price)) == i.amount, f"{name}: {i}"
+    if t.items:
+        items = sum((i.amount for i in t.items), D(0))
+        assert items == t.total or items + (t.tax or 0) == t.total, f"{name}: items {items} vs total {t.total}"
+
+
+def generate(out: Path, quiet: bool = False) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    for spec in SPECS:
+        rng = random.Random(f"{SEED}:{spec.name}")
+        img, truth = spec.make(rng)
+        consistent(spec.name, truth)
+        path = out / f"{spec.name}.{spec.ext}"
+        save(img, path, spec)
+        (out / f"{spec.name}.expected.json").write_text(
+            json.dumps(truth.json(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        if not quiet:
+            print(f"{path.name:32} {img.size[0]:>5}x{img.size[1]:<5} {path.stat().st_size / 1024:8.0f} KB  {spec.kind}")
+    made = make_bad(out, out / "uk-fuel-unleaded.jpg")
+    if not quiet:
+        for name, what in made:
+            print(f"bad/{name:28} {what}")
+
+
+def generated_files(root: Path) -> set[str]:
+    names = set()
+    for spec in SPECS:
+        names.add(f"{spec.name}.{spec.ext}")
+        names.add(f"{spec.name}.expected.json")
+    for n in ("empty.jpg", "truncated.jpg", "text.jpg", "photo.heic", "huge.png", "folder.jpg/.gitkeep"):
+        names.add(f"bad/{n}")
+    return names
+
+
+def check() -> int:
+    with tempfile.TemporaryDirectory() as tmp:
+        generate(Path(tmp), quiet=True)
+        bad = []
+        for name in sorted(generated_files(Path(tmp))):
+            a, b = Path(tmp) / name, OUT / name
+            if not b.exists():
+                bad.append(f"missing: TestReceipts/{name}")
+            elif not filecmp.cmp(a, b, shallow=False):
+                bad.append(f"differs: TestReceipts/{name}")
+        hand_written = {"README.md", "bad/README.md", ".gitattributes"}
+        for f in sorted(OUT.rglob("*")):
+            rel = f.relative_to(OUT).as_posix()
+            if f.is_file() and rel not in generated_files(OUT) and rel not in hand_written:
+                bad.append(f"not made by this script: TestReceipts/{rel}")
+        for line in bad:
+            print(line)
+        if bad:
+            print(f"{len(bad)} file(s) differ from a fresh generation (Pillow {PIL.__version__}; "
+                  f"committed with {TESTED_PILLOW})")
+            return 1
+        print(f"TestReceipts/ matches a fresh generation ({len(generated_files(OUT))} files)")
+        return 0
+
+
+def squash(s: str) -> str:
+    return re.sub(r"[^0-9a-z]", "", s.lower())
+
+
+def ocr(path: Path) -> str:
+    env = dict(os.environ, OMP_THREAD_LIMIT="1")
+    res = subprocess.run(["tesseract", str(path), "stdout", "--psm", "6"], capture_output=True, env=env, text=True)
+    if res.returncode != 0:
+        return ""
+    return res.stdout
+
+
+def found(needle: str, text: str) -> bool:
+    return needle in text or needle.replace(" ", "") in text.replace(" ", "")
+
+
+def printed_amount(d: Decimal, currency: str) -> str:
+    return eu(d) if currency == "EUR" else f"{d:,.2f}"
+
+
+def verify() -> int:
+    """OCR each image as `tesseract IMG stdout --psm 6` does and look for what the receipt prints."""
+    failures = 0
+    yes = lambda b: "yes" if b else "NO"
+    print(f"{'image':42} vendor date  total tax   items  printed date / total / tax")
+    for spec in SPECS:
+        path = OUT / f"{spec.name}.{spec.ext}"
+        truth = json.loads((OUT / f"{spec.name}.expected.json").read_text(encoding="utf-8"))
+        _, t = spec.make(random.Random(f"{SEED}:{spec.name}"))  # for the printed strings
+        tax = None if t.tax is None else printed_amount(t.tax, t.currency)
+        amounts = [printed_amount(i.amount, t.currency) for i in t.items]
+        targets = [(path, "")]
+        tmp = None
+        if spec.fmt == "jpeg-exif6":
+            tmp = Path(tempfile.mkdtemp())
+            upright = tmp / "upright.png"
+            ImageOps.exif_transpose(Image.open(path)).save(upright)
+            targets = [(path, " (as stored)"), (upright, " (EXIF applied)")]
+        for target, note in targets:
+            text = ocr(target)
+            v = squash(truth["vendor"]) in squash(text)
+            d = found(t.printed_date, text)
+            tot = found(t.printed_total, text)
+            tx = tax is None or found(tax, text)
+            items = sum(found(a, text) for a in amounts)
+            if not (v and d and tot and tx) and note != " (as stored)":
+                failures += 1
+            print(f"{path.name + note:42} {yes(v):6} {yes(d):5} {yes(tot):5} {yes(tx) if tax else '-':5} "
+                  f"{items}/{len(amounts):<5} {t.printed_date} / {t.printed_total} / {tax or '-'}")
+        if tmp:
+            shutil.rmtree(tmp)
+    print(f"{len(SPECS) - failures} of {len(SPECS)} images: vendor, date, total and tax all read by "
+          "tesseract --psm 6 (the EXIF image counted with its orientation applied)")
+    return 1 if failures else 0
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description="Generate the synthetic test receipts in TestReceipts/.")
+    ap.add_argument("--out", type=Path, default=OUT, help="output folder (default: TestReceipts/)")
+    ap.add_argument("--check", action="store_true", help="regenerate into a temp folder and compare with TestReceipts/")
+    ap.add_argument("--verify", action="store_true", help="OCR TestReceipts/ with tesseract --psm 6 and check vendor/date/total")
+    args = ap.parse_args()
+    if PIL.__version__ != TESTED_PILLOW:
+        print(f"note: Pillow {PIL.__version__}; the committed files were made with {TESTED_PILLOW}, "
+              "so bytes may differ (ground truth does not)", file=sys.stderr)
+    if args.check:
+        return check()
+    if args.verify:
+        return verify()
+    generate(args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
