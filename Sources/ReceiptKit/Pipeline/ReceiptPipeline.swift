@@ -1,0 +1,242 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// The entry point for using receipts from a program: submit receipt images, let workers read
+/// them, get receipts and their drafted expenses back.
+///
+/// ```swift
+/// let pipeline = try ReceiptPipeline(storePath: "/var/lib/myapp/receipts.sqlite",
+///                                    processor: processor, logger: logger)
+/// let receipt = try await pipeline.submit(imageData: upload, filename: "IMG_0042.jpg")
+/// // in a ServiceGroup: pipeline.run() runs the workers until shutdown
+/// let done = try await pipeline.waitForCompletion(of: receipt.id)
+/// let expense = try await pipeline.expense(forReceipt: done.id)
+/// ```
+///
+/// State lives in the store: a pending receipt survives a crash and is processed on the next run.
+/// Image bytes are kept in `images/` beside the database, so the caller's file or buffer may go away
+/// once `submit` returns.
+public final class ReceiptPipeline: Service, Sendable {
+    public struct Configuration: Sendable {
+        /// Expense categories; the drafted expense's deductibility comes from its category's rule.
+        public var taxonomy: Taxonomy
+        /// Receipts processed at once (the processor runs OCR on its own threads).
+        public var workers: Int
+        public var retry: RetryPolicy
+        /// How long a worker's hold on a receipt lasts without renewal (renewed every third of it).
+        /// A receipt held by a process that died is taken again after this, or at once when the
+        /// process was on this host.
+        public var leaseDuration: TimeInterval
+        /// How often to look for work done or submitted by other processes.
+        public var pollInterval: TimeInterval
+        public var store: StoreConfiguration
+
+        public init(taxonomy: Taxonomy = .default, workers: Int = ProcessInfo.processInfo.activeProcessorCount,
+                    retry: RetryPolicy = RetryPolicy(), leaseDuration: TimeInterval = 60, pollInterval: TimeInterval = 1,
+                    store: StoreConfiguration = StoreConfiguration()) {
+            self.taxonomy = taxonomy
+            self.workers = max(1, workers)
+            self.retry = retry
+            self.leaseDuration = max(0.05, leaseDuration)
+            self.pollInterval = max(0.01, pollInterval)
+            self.store = store
+        }
+    }
+
+    /// The store, for queries beyond the ones below.
+    public let store: any ReceiptStore
+    public let configuration: Configuration
+    private let queue: ReceiptQueue
+    private let logger: Logger
+
+    /// Opens (or creates) the SQLite store at `storePath` with its `images/` folder beside it.
+    /// Throws `StoreError` when the file cannot be opened, is damaged or is locked.
+    public convenience init(storePath: String, processor: any ReceiptProcessing,
+                            configuration: Configuration = Configuration(), logger: Logger) throws {
+        let store = try SQLiteReceiptStore(path: storePath, configuration: configuration.store)
+        self.init(store: store, images: ImageStore(besideDatabase: store.location), processor: processor,
+                  configuration: configuration, logger: logger)
+    }
+
+    /// Uses any store; `images` is where submitted bytes are kept.
+    public init(store: any ReceiptStore, images: ImageStore, processor: any ReceiptProcessing,
+                configuration: Configuration = Configuration(), logger: Logger) {
+        self.store = store
+        self.configuration = configuration
+        self.logger = logger
+        let identity = WorkerIdentity()
+        WorkerIdentity.register(identity.instance)
+        queue = ReceiptQueue(store: store, images: images, processor: processor, configuration: configuration,
+                             identity: identity, logger: logger)
+    }
+
+    deinit {
+        WorkerIdentity.unregister(queue.identity.instance)
+    }
+
+    // MARK: Submitting
+
+    /// Submits an image file; returns the pending receipt. The same bytes submitted before return
+    /// the existing receipt (not processed again) unless `force`. A file that cannot be read becomes
+    /// a `failed` receipt whose `lastError` names the file and the cause.
+    @discardableResult
+    public func submit(imageAt path: String, force: Bool = false) async throws -> Receipt {
+        try await queue.submit(path: path, force: force).receipt
+    }
+
+    /// Submits image bytes held in memory (kept durably before this returns); `filename` names the
+    /// receipt in `filePath` and errors.
+    @discardableResult
+    public func submit(imageData: Data, filename: String, force: Bool = false) async throws -> Receipt {
+        try await queue.submit(data: imageData, displayPath: filename, force: force).receipt
+    }
+
+    /// Returns the receipt once it is completed or failed (processed by this process's workers or
+    /// any other process's). Throws `StoreError.notFound` for an unknown id, `CancellationError`
+    /// when the task is cancelled.
+    public func waitForCompletion(of id: UUID) async throws -> Receipt {
+        let poll = Duration.milliseconds(Int64(configuration.pollInterval * 1000))
+        while true {
+            try Task.checkCancellation()
+            let generation = queue.finished.generation
+            guard let receipt = try await store.receipt(id: id) else {
+                throw StoreError(.notFound, "no receipt with id \(id.uuidString.lowercased())", file: store.location)
+            }
+            if receipt.ocrStatus == .completed || receipt.ocrStatus == .failed { return receipt }
+            await queue.finished.wait(since: generation, timeout: poll)
+        }
+    }
+
+    // MARK: Queries
+
+    public func receipt(id: UUID) async throws -> Receipt? { try await store.receipt(id: id) }
+
+    public func receipts(_ query: ReceiptQuery = ReceiptQuery()) async throws -> [Receipt] {
+        try await store.receipts(query)
+    }
+
+    public func expense(forReceipt id: UUID) async throws -> Expense? { try await store.expense(receiptId: id) }
+
+    public func expenses(_ query: ExpenseQuery = ExpenseQuery()) async throws -> [Expense] {
+        try await store.expenses(query)
+    }
+
+    // MARK: Retrying
+
+    /// Puts a failed receipt back in the queue (attempts reset). Throws `StoreError` `.invalidState`
+    /// when it is not failed.
+    @discardableResult
+    public func retry(_ id: UUID) async throws -> Receipt {
+        let receipt = try await store.requeue(id: id, now: Date())
+        queue.workAvailable.notifyAll()
+        return receipt
+    }
+
+    /// Puts every failed receipt back in the queue.
+    @discardableResult
+    public func retryFailed() async throws -> [Receipt] {
+        let receipts = try await store.requeueFailed(now: Date())
+        if !receipts.isEmpty { queue.workAvailable.notifyAll() }
+        return receipts
+    }
+
+    // MARK: Running
+
+    /// Runs the workers on every pending receipt of the store until a graceful shutdown (SIGTERM
+    /// through a `ServiceGroup`): then no new receipt is taken and those in hand are finished. When
+    /// the task is cancelled instead, receipts in hand go back to pending. Expired leases are
+    /// reclaimed on start and periodically.
+    public func run() async throws {
+        let stop = StopFlag()
+        let stopSignal = WakeSignal()
+        logger.info("Queue workers starting", metadata: ["queue.workers": "\(configuration.workers)",
+                                                         "store.path": "\(store.location)"])
+        try await queue.reclaim()
+        await withGracefulShutdownHandler {
+            await withTaskGroup(of: Void.self) { group in
+                for index in 0..<configuration.workers {
+                    group.addTask { await self.queue.serviceWorker(index, stop: stop) }
+                }
+                group.addTask { await self.queue.reclaimLoop(stop: stop, stopSignal: stopSignal) }
+            }
+        } onGracefulShutdown: {
+            stop.set()
+            stopSignal.notifyAll()
+            self.queue.workAvailable.notifyAll()
+        }
+        logger.info("Queue workers stopped", metadata: ["store.path": "\(store.location)"])
+    }
+
+    /// Processes a batch and reports each receipt as soon as it is completed or failed, in the
+    /// order they finish. Receipts already known (same bytes) are reported at once, unless `force`.
+    /// Files that cannot be read are reported as failed. The stream ends when every item is
+    /// reported; it throws a `StoreError` when the store cannot be used. Ending the iteration
+    /// early cancels the batch (receipts in hand go back to pending).
+    public func process(_ items: [BatchItem], force: Bool = false) -> AsyncThrowingStream<ReceiptOutcome, Error> {
+        AsyncThrowingStream { continuation in
+            let task = Task {
+                do {
+                    try await self.process(items, force: force) { continuation.yield($0) }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    /// `process(_:force:)` for image files (paths as given).
+    public func process(files: [String], force: Bool = false) -> AsyncThrowingStream<ReceiptOutcome, Error> {
+        process(files.map(BatchItem.file), force: force)
+    }
+
+    /// Processes a batch, calling `onOutcome` for each receipt as soon as it is completed or failed.
+    public func process(_ items: [BatchItem], force: Bool = false,
+                        onOutcome: @escaping @Sendable (ReceiptOutcome) async -> Void) async throws {
+        try await queue.reclaim()
+        let tracker = BatchTracker()
+        let queue = self.queue
+        let store = self.store
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for item in items {
+                    try Task.checkCancellation()
+                    let name = item.displayName
+                    let receipt: Receipt
+                    let isNew: Bool
+                    switch item {
+                    case let .file(path):
+                        (receipt, isNew) = try await queue.submit(path: path, force: force)
+                    case let .data(data, filename):
+                        (receipt, isNew) = try await queue.submit(data: data, displayPath: filename, force: force)
+                    case let .receipt(id):
+                        guard let found = try await store.receipt(id: id) else {
+                            throw StoreError(.notFound, "no receipt with id \(id.uuidString.lowercased())", file: store.location)
+                        }
+                        (receipt, isNew) = (found, true)
+                    }
+                    if receipt.ocrStatus == .completed || receipt.ocrStatus == .failed {
+                        let expense = try await store.expense(receiptId: receipt.id)
+                        await onOutcome(ReceiptOutcome(source: name, receipt: receipt, expense: expense, isDuplicate: !isNew))
+                    } else {
+                        await tracker.add(receipt.id, source: .init(name: name, isDuplicate: !isNew))
+                    }
+                }
+                await tracker.closeSubmissions()
+            }
+            for index in 0..<configuration.workers {
+                group.addTask { try await queue.batchWorker(index, tracker: tracker, emit: onOutcome) }
+            }
+            let stop = StopFlag()
+            let stopSignal = WakeSignal()
+            group.addTask { await queue.reclaimLoop(stop: stop, stopSignal: stopSignal) }
+            // The workers end when the batch is done; then stop the reclaim loop.
+            for _ in 0...configuration.workers { try await group.next() }
+            stop.set()
+            stopSignal.notifyAll()
+            try await group.waitForAll()
+        }
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import Logging
+
+extension ReceiptQueue {
+    private var pollInterval: Duration { .milliseconds(Int64(max(0.01, configuration.pollInterval) * 1000)) }
+
+    private static func duration(until date: Date, cap: Duration) -> Duration {
+        let seconds = max(0.005, date.timeIntervalSinceNow)
+        return min(cap, .milliseconds(Int64(seconds * 1000)))
+    }
+
+    // MARK: Service mode: any pending receipt of the store
+
+    /// Takes pending receipts until `stop` is set (then finishes the one in hand) or the task is cancelled
+    /// (then the one in hand goes back to pending).
+    func serviceWorker(_ index: Int, stop: StopFlag) async {
+        let owner = identity.owner(worker: index)
+        while !stop.isSet, !Task.isCancelled {
+            let generation = workAvailable.generation
+            do {
+                if let job = try await store.claimNext(Lease(owner: owner, duration: leaseDuration)) {
+                    _ = await process(job, owner: owner)
+                    continue
+                }
+            } catch {
+                logger.info("Queue cannot claim receipts", metadata: ["error.message": "\(error)"])
+                await workAvailable.wait(since: generation, timeout: pollInterval * 5)
+                continue
+            }
+            var timeout = pollInterval
+            if let due = try? await store.nextDueDate() { timeout = Self.duration(until: due, cap: pollInterval) }
+            await workAvailable.wait(since: generation, timeout: timeout)
+        }
+    }
+
+    /// Reclaims expired leases every half lease (at most every 30 s) until `stop` is set.
+    func reclaimLoop(stop: StopFlag, stopSignal: WakeSignal) async {
+        let interval = Duration.milliseconds(Int64(min(30, max(0.02, leaseDuration / 2)) * 1000))
+        while !stop.isSet, !Task.isCancelled {
+            let generation = stopSignal.generation
+            await stopSignal.wait(since: generation, timeout: interval)
+            if stop.isSet || Task.isCancelled { return }
+            do { try await reclaim() } catch {
+                logger.info("Queue cannot reclaim receipts", metadata: ["error.message": "\(error)"])
+            }
+        }
+    }
+
+    // MARK: Batch mode: the receipts of one batch
+
+    /// Works on the batch's receipts until all are completed or failed, reporting each as it finishes.
+    func batchWorker(_ index: Int, tracker: BatchTracker,
+                     emit: @escaping @Sendable (ReceiptOutcome) async -> Void) async throws {
+        let owner = identity.owner(worker: index)
+        while true {
+            try Task.checkCancellation()
+            let generation = tracker.changed.generation
+            switch await tracker.next(now: Date()) {
+            case .done:
+                return
+            case let .wait(until):
+                let timeout = until.map { Self.duration(until: $0, cap: pollInterval) } ?? pollInterval
+                await tracker.changed.wait(since: generation, timeout: timeout)
+            case let .job(id):
+                switch try await store.claim(id: id, Lease(owner: owner, duration: leaseDuration)) {
+                case let .claimed(job):
+                    switch await process(job, owner: owner) {
+                    case let .completed(receipt, expense):
+                        await report(receipt, expense: expense, tracker: tracker, emit: emit)
+                    case let .failed(receipt):
+                        await report(receipt, expense: nil, tracker: tracker, emit: emit)
+                    case let .retry(_, at):
+                        await tracker.postpone(id, until: at)
+                    case .released:
+                        try Task.checkCancellation()
+                        await tracker.postpone(id, until: Date().addingTimeInterval(configuration.pollInterval))
+                    }
+                case let .finished(receipt):
+                    let expense = try await store.expense(receiptId: receipt.id)
+                    await report(receipt, expense: expense, tracker: tracker, emit: emit)
+                case let .notDue(_, until):
+                    await tracker.postpone(id, until: until)
+                case let .leased(_, until):
+                    // Another worker (maybe another process) has it: look again soon, and once its
+                    // lease has expired the reclaim loop hands it back.
+                    let soon = Date().addingTimeInterval(configuration.pollInterval)
+                    await tracker.postpone(id, until: min(until ?? soon, soon))
+                case .notFound:
+                    logger.info("Receipt disappeared from the store", metadata: ["receipt.id": "\(id)"])
+                    _ = await tracker.finish(id)
+                }
+            }
+        }
+    }
+
+    private func report(_ receipt: Receipt, expense: Expense?, tracker: BatchTracker,
+                        emit: @Sendable (ReceiptOutcome) async -> Void) async {
+        for source in await tracker.finish(receipt.id) {
+            await emit(ReceiptOutcome(source: source.name, receipt: receipt, expense: expense, isDuplicate: source.isDuplicate))
+        }
+    }
+}

@@ -1,0 +1,233 @@
+import Foundation
+import Logging
+
+/// The queue's work: submitting receipts, and what a worker does with one it claimed. The loops
+/// that drive workers are in `ReceiptQueue+Workers.swift`.
+final class ReceiptQueue: Sendable {
+    let store: any ReceiptStore
+    let images: ImageStore
+    let processor: any ReceiptProcessing
+    let configuration: ReceiptPipeline.Configuration
+    let identity: WorkerIdentity
+    let logger: Logger
+    /// Notified when a receipt is submitted or returned to pending.
+    let workAvailable = WakeSignal()
+    /// Notified when a receipt reaches completed or failed (or a retry is scheduled).
+    let finished = WakeSignal()
+
+    init(store: any ReceiptStore, images: ImageStore, processor: any ReceiptProcessing,
+         configuration: ReceiptPipeline.Configuration, identity: WorkerIdentity, logger: Logger) {
+        self.store = store
+        self.images = images
+        self.processor = processor
+        self.configuration = configuration
+        self.identity = identity
+        self.logger = logger
+    }
+
+    var leaseDuration: TimeInterval { configuration.leaseDuration }
+
+    // MARK: Submitting
+
+    /// Stores the bytes, then a pending receipt (or returns the receipt that has these bytes).
+    func submit(data: Data, displayPath: String, force: Bool) async throws -> (receipt: Receipt, isNew: Bool) {
+        let images = self.images
+        let (hash, imagePath) = try await BlockingIO.run {
+            let hash = SHA256.hex(of: data)
+            return (hash, try images.store(data, hash: hash))
+        }
+        let now = Date()
+        let receipt = Receipt(filePath: displayPath, contentHash: hash, uploadTimestamp: now, createdAt: now, updatedAt: now)
+        let result = try await store.insert(receipt, imagePath: imagePath, deduplicate: !force)
+        if result.isNew {
+            logger.debug("Receipt submitted", metadata: ["receipt.id": "\(result.receipt.id)", "receipt.file": "\(displayPath)"])
+            workAvailable.notifyAll()
+        } else {
+            logger.debug("Receipt already known", metadata: ["receipt.id": "\(result.receipt.id)", "receipt.file": "\(displayPath)"])
+        }
+        return result
+    }
+
+    /// Reads and submits a file. A file that cannot be read becomes a `failed` receipt naming the cause.
+    func submit(path: String, force: Bool) async throws -> (receipt: Receipt, isNew: Bool) {
+        switch try await BlockingIO.run({ BlockingIO.readImage(at: path) }) {
+        case let .success(data):
+            return try await submit(data: data, displayPath: path, force: force)
+        case let .failure(error):
+            let now = Date()
+            let receipt = Receipt(filePath: path, uploadTimestamp: now, ocrStatus: .failed, lastError: error.description,
+                                  createdAt: now, updatedAt: now)
+            let result = try await store.insert(receipt, imagePath: nil, deduplicate: false)
+            logger.info("Receipt failed", metadata: ["receipt.id": "\(receipt.id)", "receipt.file": "\(path)",
+                                                     "error.message": "\(error.description)"])
+            finished.notifyAll()
+            return result
+        }
+    }
+
+    // MARK: Reclaiming
+
+    /// Returns abandoned and expired `processing` receipts to pending (or fails them after too many
+    /// interrupted attempts).
+    @discardableResult
+    func reclaim() async throws -> [Receipt] {
+        let identity = self.identity
+        let changed = try await store.reclaim(now: Date(), maxAttempts: configuration.retry.maxAttempts,
+                                              isAbandoned: { identity.isAbandoned($0) })
+        if !changed.isEmpty {
+            logger.info("Reclaimed interrupted receipts", metadata: [
+                "queue.reclaimed": "\(changed.count)",
+                "queue.failed": "\(changed.filter { $0.ocrStatus == .failed }.count)",
+            ])
+            workAvailable.notifyAll()
+            finished.notifyAll()
+        }
+        return changed
+    }
+
+    // MARK: Processing one receipt
+
+    /// What became of a claimed receipt.
+    enum Result: Sendable {
+        case completed(Receipt, Expense)
+        case failed(Receipt)
+        /// A transient failure: pending again, due at this time.
+        case retry(Receipt, at: Date)
+        /// Handed back (shutdown), or the lease was lost, or the store could not be written: the
+        /// receipt is not ours any more; it is (or will be, once the lease expires) pending again.
+        case released
+    }
+
+    func process(_ job: ClaimedJob, owner: String) async -> Result {
+        let receipt = job.receipt
+        let started = ContinuousClock.now
+        var metadata: Logger.Metadata = ["receipt.id": "\(receipt.id)", "receipt.file": "\(receipt.filePath)",
+                                         "receipt.attempt": "\(receipt.attempts)"]
+        logger.debug("Receipt claimed", metadata: metadata)
+
+        let outcome: Swift.Result<ProcessedReceipt, Error>
+        switch try? await BlockingIO.run({ BlockingIO.readImage(at: job.imagePath ?? receipt.filePath) }) {
+        case let .success(data)?:
+            outcome = await processKeepingLease(data, receipt: receipt, owner: owner)
+        case let .failure(error)?:
+            let cause = job.imagePath == nil ? error.message : "the stored copy of the image is missing or unreadable (\(error.message))"
+            outcome = .failure(ReceiptError(.unreadable, file: receipt.filePath, cause))
+        case nil:
+            outcome = .failure(ReceiptError(.unreadable, file: receipt.filePath, "cannot read the image"))
+        }
+
+        let now = Date()
+        do {
+            switch outcome {
+            case let .success(processed):
+                let expense = Expense.draft(from: processed.analysis, receiptId: receipt.id,
+                                            taxonomy: configuration.taxonomy, now: now)
+                let work = CompletedWork(analysis: processed.analysis, ocrText: processed.ocr.text, expense: expense)
+                let store = self.store
+                guard let (done, stored) = try await Self.uncancelled({
+                    try await store.complete(id: receipt.id, owner: owner, work: work, now: now)
+                }) else {
+                    logger.info("Receipt lease lost", metadata: metadata)
+                    return .released
+                }
+                metadata["receipt.elapsed"] = "\(ContinuousClock.now - started)"
+                metadata["receipt.analyzer"] = "\(processed.analysis.analyzer)"
+                if let duplicate = stored.possibleDuplicateOf { metadata["expense.possibleDuplicateOf"] = "\(duplicate)" }
+                logger.info("Receipt completed", metadata: metadata)
+                finished.notifyAll()
+                return .completed(done, stored)
+
+            case let .failure(error):
+                if error is CancellationError || Task.isCancelled {
+                    let store = self.store
+                    try await Self.uncancelled { try await store.release(id: receipt.id, owner: owner, now: now) }
+                    logger.info("Receipt returned to the queue", metadata: metadata)
+                    workAvailable.notifyAll()
+                    return .released
+                }
+                let (message, transient) = Self.describe(error, file: receipt.filePath)
+                let retryAt = transient ? configuration.retry.retryDate(afterAttempts: receipt.attempts, now: now) : nil
+                let store = self.store
+                guard let failed = try await Self.uncancelled({
+                    try await store.fail(id: receipt.id, owner: owner, error: message, retryAt: retryAt, now: now)
+                }) else {
+                    logger.info("Receipt lease lost", metadata: metadata)
+                    return .released
+                }
+                metadata["error.message"] = "\(message)"
+                finished.notifyAll()
+                if let retryAt {
+                    metadata["retry.at"] = "\(retryAt)"
+                    logger.info("Receipt will be retried", metadata: metadata)
+                    workAvailable.notifyAll()
+                    return .retry(failed, at: retryAt)
+                }
+                logger.info("Receipt failed", metadata: metadata)
+                return .failed(failed)
+            }
+        } catch {
+            // The store could not be written; the lease expires and the receipt is taken again.
+            metadata["error.message"] = "\(error)"
+            logger.info("Receipt result not stored", metadata: metadata)
+            return .released
+        }
+    }
+
+    /// Runs a store write to its end even when the worker's task is being cancelled: the result of
+    /// work already done (or the hand-back of a receipt) must be recorded, and GRDB's async accesses
+    /// stop at cancellation. The detached task is awaited, so it never outlives the worker.
+    static func uncancelled<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await Task.detached(operation: body).value
+    }
+
+    /// The one-line error and whether trying again may help.
+    static func describe(_ error: Error, file: String) -> (String, Bool) {
+        if let error = error as? ReceiptError { return (error.description, error.isTransient) }
+        if let error = error as? AnalysisError {
+            let text = String(describing: error).split(whereSeparator: \.isNewline).joined(separator: " ")
+            return (text.hasPrefix(file) ? text : "\(file): \(text)", error.code == .remoteFailed)
+        }
+        let text = String(describing: error).split(whereSeparator: \.isNewline).joined(separator: " ")
+        return ("\(file): \(text)", false)
+    }
+
+    /// Runs the processor while renewing the lease every third of its duration.
+    private func processKeepingLease(_ data: Data, receipt: Receipt, owner: String) async -> Swift.Result<ProcessedReceipt, Error> {
+        let processor = self.processor
+        return await withTaskGroup(of: Swift.Result<ProcessedReceipt, Error>?.self) { group in
+            group.addTask {
+                do {
+                    return .success(try await processor.process(imageData: data, displayPath: receipt.filePath))
+                } catch {
+                    return .failure(error)
+                }
+            }
+            group.addTask {
+                await self.keepLeased(receipt.id, owner: owner)
+                return nil
+            }
+            while let result = await group.next() {
+                if let result {
+                    group.cancelAll()
+                    return result
+                }
+            }
+            return .failure(CancellationError())
+        }
+    }
+
+    private func keepLeased(_ id: UUID, owner: String) async {
+        let interval = Duration.milliseconds(Int64(max(0.01, leaseDuration / 3) * 1000))
+        while !Task.isCancelled {
+            do { try await Task.sleep(for: interval) } catch { return }
+            do {
+                guard try await store.renew(id: id, Lease(owner: owner, duration: leaseDuration)) else {
+                    logger.info("Receipt lease lost", metadata: ["receipt.id": "\(id)"])
+                    return
+                }
+            } catch {
+                logger.info("Receipt lease not renewed", metadata: ["receipt.id": "\(id)", "error.message": "\(error)"])
+            }
+        }
+    }
+}

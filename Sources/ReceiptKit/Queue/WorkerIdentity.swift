@@ -1,0 +1,43 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Names a queue worker in a lease: `host:pid:instance`. A lease held by a process of this host
+/// that no longer exists is abandoned at once (no need to wait for it to expire).
+public struct WorkerIdentity: Sendable, Equatable {
+    public var host: String
+    public var pid: Int32
+    public var instance: String
+
+    public init(host: String = ProcessInfo.processInfo.hostName, pid: Int32 = getpid(),
+                instance: String = String(UUID().uuidString.prefix(8)).lowercased()) {
+        self.host = host
+        self.pid = pid
+        self.instance = instance
+    }
+
+    /// The lease owner text for worker number `worker`.
+    public func owner(worker: Int) -> String { "\(host):\(pid):\(instance)/\(worker)" }
+
+    /// True when `owner` names a process on this host that has exited, or this very process under
+    /// an earlier instance (a pipeline that was shut down).
+    public func isAbandoned(_ owner: String) -> Bool {
+        let parts = owner.split(separator: ":")
+        guard parts.count >= 3, String(parts[0]) == host, let pid = Int32(parts[1]) else { return false }
+        if pid == self.pid {
+            let instance = parts[2].split(separator: "/").first.map(String.init) ?? ""
+            return instance != self.instance && !WorkerIdentity.liveInstances.contains(instance)
+        }
+        return kill(pid, 0) != 0 && errno == ESRCH
+    }
+
+    /// Instances of pipelines alive in this process (several may share one store).
+    nonisolated(unsafe) static var liveInstancesStorage = Set<String>()
+    static let lock = NSLock()
+    static var liveInstances: Set<String> { lock.withLock { liveInstancesStorage } }
+    static func register(_ instance: String) { _ = lock.withLock { liveInstancesStorage.insert(instance) } }
+    static func unregister(_ instance: String) { _ = lock.withLock { liveInstancesStorage.remove(instance) } }
+}

@@ -1,0 +1,39 @@
+import ArgumentParser
+import Foundation
+import ReceiptKit
+
+struct RetryCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "retry",
+        abstract: "Put failed receipts back in the queue.",
+        discussion: """
+            The receipts become pending with their attempts reset; the next `receipts process` or \
+            `receipts watch` on this store reads them again. Only failed receipts can be retried.
+            """)
+
+    @OptionGroup var storeOptions: StoreOptions
+
+    @Argument(help: "The receipt id (or its first 4+ characters).")
+    var id: String?
+
+    @Flag(help: "Retry every failed receipt.")
+    var failed = false
+
+    func validate() throws {
+        if (id == nil) == !failed { throw ValidationError("give a receipt ID or --failed (not both)") }
+    }
+
+    func run() async throws {
+        let store = try storeOptions.openStore()
+        let requeued: [Receipt]
+        if failed {
+            requeued = try await store.requeueFailed(now: Date())
+        } else {
+            let receipt = try await store.receipt(idPrefix: id!)
+            requeued = [try await store.requeue(id: receipt.id, now: Date())]
+        }
+        for receipt in requeued { print(receipt.id.uuidString.lowercased()) }
+        let noun = requeued.count == 1 ? "receipt" : "receipts"
+        FileHandle.standardError.write(Data("queued \(requeued.count) \(noun) again in \(store.location)\n".utf8))
+    }
+}
