@@ -1,0 +1,73 @@
+import Foundation
+
+/// How `IntakeService` watches a folder and where handled files go.
+public struct IntakeConfiguration: Sendable {
+    /// The watched folder.
+    public var directory: String
+    /// Where completed images and their `<name>.json` go (default: `processed/` in the watched folder).
+    public var processedDirectory: String
+    /// Where failed images and their `<name>.error.txt` go (default: `failed/` in the watched folder).
+    public var failedDirectory: String
+    /// Leave images where they are (sidecars are still written) and remember them by content.
+    public var keep: Bool
+    public var recursive: Bool
+    /// Seconds between scans instead of inotify (network shares, where events do not arrive).
+    public var pollInterval: TimeInterval?
+    /// Seconds a file must stay unchanged, with no events, before it is taken.
+    public var stabilityDelay: TimeInterval
+    /// Seconds between full rescans beside inotify.
+    public var rescanInterval: TimeInterval
+    /// Extra glob patterns of names to ignore.
+    public var ignorePatterns: [String]
+    /// Other paths never taken (a store kept inside the watched folder, for example).
+    public var excludedPaths: [String]
+    /// Take what is there, then return from `run()`.
+    public var once: Bool
+    /// Files handled at once (read, submitted, waited for, filed). Keeps shutdown quick and memory bounded.
+    public var maxInFlight: Int
+    /// On graceful shutdown, how long to wait for receipts in flight before leaving them for the
+    /// next start (their files stay in the watched folder; nothing is lost).
+    public var shutdownGrace: TimeInterval
+
+    public init(directory: String, processedDirectory: String? = nil, failedDirectory: String? = nil, keep: Bool = false,
+                recursive: Bool = true, pollInterval: TimeInterval? = nil, stabilityDelay: TimeInterval = 3,
+                rescanInterval: TimeInterval = 60, ignorePatterns: [String] = [], excludedPaths: [String] = [],
+                once: Bool = false, maxInFlight: Int = 8, shutdownGrace: TimeInterval = 3) {
+        let directory = FolderWatcher.absolute(directory)
+        self.directory = directory
+        self.processedDirectory = FolderWatcher.absolute(processedDirectory ?? directory + "/processed")
+        self.failedDirectory = FolderWatcher.absolute(failedDirectory ?? directory + "/failed")
+        self.keep = keep
+        self.recursive = recursive
+        self.pollInterval = pollInterval
+        self.stabilityDelay = stabilityDelay
+        self.rescanInterval = rescanInterval
+        self.ignorePatterns = ignorePatterns
+        self.excludedPaths = excludedPaths
+        self.once = once
+        self.maxInFlight = max(1, maxInFlight)
+        self.shutdownGrace = max(0, shutdownGrace)
+    }
+
+    /// The watcher's configuration: output folders are excluded.
+    var watcher: FolderWatcher.Configuration {
+        FolderWatcher.Configuration(
+            directory: directory, recursive: recursive, pollInterval: pollInterval, stabilityDelay: stabilityDelay,
+            rescanInterval: rescanInterval, ignore: IgnoreRules(patterns: ignorePatterns),
+            excludedPaths: [processedDirectory, failedDirectory] + excludedPaths)
+    }
+}
+
+/// What an intake run did so far.
+public struct IntakeSummary: Sendable, Equatable {
+    /// Completed receipts filed in the processed folder (duplicates included).
+    public var completed = 0
+    /// Of those, files whose bytes were already known (not read again).
+    public var duplicates = 0
+    /// Files filed in the failed folder.
+    public var failed = 0
+    /// Files that could not be filed (left in place; an error was logged).
+    public var notFiled = 0
+
+    public init() {}
+}

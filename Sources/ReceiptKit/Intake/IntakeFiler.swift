@@ -1,0 +1,192 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Puts a handled file where it belongs: `processed/<name>` with `<stem>.json` (its NDJSON record),
+/// or `failed/<name>` with `<stem>.error.txt` (the one-line error). Subfolders of the watched
+/// folder are kept below the output folder. A name taken by another file gets a suffix
+/// (`a-1.jpg`, `a-1.json`); nothing is ever overwritten, except a sidecar this very receipt wrote
+/// before a crash, which is reused.
+///
+/// Order: the sidecar is written (temporary name, flushed, renamed), then the image is moved
+/// (a hard link then an unlink, so an existing name is never replaced). A crash in between leaves
+/// the image in the watched folder and its sidecar in place; the next run finds it by content,
+/// reuses the sidecar's name and moves the image beside it.
+struct IntakeFiler: Sendable {
+    enum Outcome: Sendable {
+        /// Completed (or a duplicate of a completed receipt): the sidecar's JSON.
+        case processed(JSONValue, receiptId: UUID)
+        /// Failed: the one-line error.
+        case failed(String)
+    }
+
+    let processedDirectory: String
+    let failedDirectory: String
+    /// Leave images where they are; only write sidecars.
+    let keep: Bool
+
+    /// Files `file` and returns where the image went (with `keep`, where the sidecar went).
+    func file(_ file: WatchedFile, _ outcome: Outcome) throws -> String {
+        let base: String
+        let sidecarSuffix: String
+        switch outcome {
+        case .processed: (base, sidecarSuffix) = (processedDirectory, ".json")
+        case .failed: (base, sidecarSuffix) = (failedDirectory, ".error.txt")
+        }
+        let subfolder = (file.relativePath as NSString).deletingLastPathComponent
+        let folder = subfolder.isEmpty ? base : base + "/" + subfolder
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        } catch {
+            throw IntakeError(.outputFolder, file: folder, "cannot create the output folder; check permissions and free space",
+                              cause: error.localizedDescription)
+        }
+        let name = (file.path as NSString).lastPathComponent
+        let ext = (name as NSString).pathExtension
+        let stem = ext.isEmpty ? name : String(name.dropLast(ext.count + 1))
+        let contents: Data
+        switch outcome {
+        case let .processed(json, _): contents = Data((json.serialized() + "\n").utf8)
+        case let .failed(message): contents = Data((message.split(whereSeparator: \.isNewline).joined(separator: " ") + "\n").utf8)
+        }
+
+        var suffix = 0
+        while true {
+            let candidate = suffix == 0 ? stem : "\(stem)-\(suffix)"
+            suffix += 1
+            let image = folder + "/" + (ext.isEmpty ? candidate : candidate + "." + ext)
+            let sidecar = folder + "/" + candidate + sidecarSuffix
+            if !keep && Self.exists(image) { continue }
+            if Self.exists(sidecar) && !isOwnSidecar(sidecar, of: file, outcome) { continue }
+            try Self.writeAtomically(contents, to: sidecar)
+            if keep { return sidecar }
+            switch Self.moveWithoutReplacing(file.path, to: image) {
+            case .moved:
+                Self.syncFolder(folder)
+                Self.syncFolder((file.path as NSString).deletingLastPathComponent)
+                return image
+            case .targetExists:
+                // Taken since we looked (another program): try the next name.
+                unlink(sidecar)
+                continue
+            case let .failed(cause):
+                throw IntakeError(.filingFailed, file: file.path,
+                                  "cannot move the file to \(folder); check permissions (its result is in \(sidecar))",
+                                  cause: cause)
+            }
+        }
+    }
+
+    /// A sidecar left by an earlier run for this same file and receipt (a crash before the move).
+    private func isOwnSidecar(_ sidecar: String, of file: WatchedFile, _ outcome: Outcome) -> Bool {
+        guard let data = FileManager.default.contents(atPath: sidecar) else { return false }
+        let text = String(decoding: data, as: UTF8.self)
+        switch outcome {
+        case let .processed(_, receiptId):
+            guard let json = try? JSONValue.parse(text.trimmingCharacters(in: .whitespacesAndNewlines)) else { return false }
+            return json["file"]?.stringValue == file.path && json["receiptId"]?.stringValue == receiptId.uuidString.lowercased()
+        case .failed:
+            return text.hasPrefix(file.path + ": ")
+        }
+    }
+
+    // MARK: File system steps
+
+    static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0
+    }
+
+    /// Writes to a temporary name in the same folder, flushes, renames over `path`.
+    static func writeAtomically(_ data: Data, to path: String) throws {
+        let folder = (path as NSString).deletingLastPathComponent
+        let temporary = folder + "/.receipts-\(UUID().uuidString.lowercased()).tmp"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            throw IntakeError(.outputFolder, file: path, "cannot write the sidecar; check permissions and free space",
+                              cause: String(cString: strerror(errno)))
+        }
+        var failure = writeAll(fd, data)
+        if failure == 0, fsync(fd) != 0 { failure = errno }
+        close(fd)
+        if failure == 0, rename(temporary, path) != 0 { failure = errno }
+        if failure != 0 {
+            unlink(temporary)
+            throw IntakeError(.outputFolder, file: path, "cannot write the sidecar; check permissions and free space",
+                              cause: String(cString: strerror(failure)))
+        }
+    }
+
+    enum MoveResult { case moved, targetExists, failed(String) }
+
+    /// Moves `source` to `target` unless `target` exists. Across file systems the bytes are
+    /// copied (flushed) first and the source removed after.
+    static func moveWithoutReplacing(_ source: String, to target: String) -> MoveResult {
+        if link(source, target) == 0 {
+            unlink(source)
+            return .moved
+        }
+        let error = errno
+        switch error {
+        case EEXIST:
+            return .targetExists
+        case EXDEV:
+            return copyThenRemove(source, to: target)
+        case EPERM, ENOTSUP, EOPNOTSUPP, EMLINK, ENOSYS:
+            // A file system without hard links (FAT, some network shares): check, then rename.
+            if exists(target) { return .targetExists }
+            if rename(source, target) == 0 { return .moved }
+            if errno == EXDEV { return copyThenRemove(source, to: target) }
+            return .failed(String(cString: strerror(errno)))
+        default:
+            return .failed(String(cString: strerror(error)))
+        }
+    }
+
+    private static func copyThenRemove(_ source: String, to target: String) -> MoveResult {
+        guard let data = FileManager.default.contents(atPath: source) else { return .failed("cannot read \(source)") }
+        let folder = (target as NSString).deletingLastPathComponent
+        let temporary = folder + "/.receipts-\(UUID().uuidString.lowercased()).tmp"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { return .failed(String(cString: strerror(errno))) }
+        var failure = writeAll(fd, data)
+        if failure == 0, fsync(fd) != 0 { failure = errno }
+        close(fd)
+        defer { unlink(temporary) }
+        guard failure == 0 else { return .failed(String(cString: strerror(failure))) }
+        if link(temporary, target) != 0 {
+            if errno == EEXIST { return .targetExists }
+            if exists(target) { return .targetExists }
+            guard rename(temporary, target) == 0 else { return .failed(String(cString: strerror(errno))) }
+        }
+        syncFolder(folder)
+        unlink(source)
+        return .moved
+    }
+
+    private static func writeAll(_ fd: Int32, _ data: Data) -> Int32 {
+        data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) -> Int32 in
+            var offset = 0
+            while offset < buffer.count {
+                let n = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                offset += n
+            }
+            return 0
+        }
+    }
+
+    static func syncFolder(_ folder: String) {
+        let fd = open(folder, O_RDONLY | O_CLOEXEC)
+        if fd >= 0 {
+            fsync(fd)
+            close(fd)
+        }
+    }
+}

@@ -1,0 +1,220 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// Turns a watched folder into receipts: each file that has stopped changing is submitted to a
+/// `ReceiptPipeline`, and once it is completed or failed the image is moved to the processed
+/// folder with a `<name>.json` sidecar (its NDJSON record), or to the failed folder with
+/// `<name>.error.txt` (the one-line error).
+///
+/// ```swift
+/// let pipeline = try ReceiptPipeline(storePath: store, processor: processor, logger: logger)
+/// let intake = IntakeService(pipeline: pipeline, configuration: IntakeConfiguration(directory: "/srv/inbox"), logger: logger)
+/// try await ServiceGroup(services: [pipeline, intake], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger).run()
+/// ```
+///
+/// The pipeline must be running (its workers do the reading); list it before the intake, so a
+/// graceful shutdown stops the intake first and the workers finish what is in hand.
+///
+/// Exactly once across restarts: the store knows every image by content, so a file seen again
+/// (left in place by a stop or a crash between "completed" and "moved") is not read again; it is
+/// filed with the result the store has. With `keep`, a ledger in the processed folder remembers
+/// the files handled, so a restart does not file them again either.
+public final class IntakeService: Service, Sendable {
+    public let configuration: IntakeConfiguration
+    private let pipeline: ReceiptPipeline
+    private let logger: Logger
+    private let counts = SummaryBox()
+    private let filer: IntakeFiler
+
+    public init(pipeline: ReceiptPipeline, configuration: IntakeConfiguration, logger: Logger) {
+        self.pipeline = pipeline
+        self.configuration = configuration
+        self.logger = logger
+        filer = IntakeFiler(processedDirectory: configuration.processedDirectory,
+                            failedDirectory: configuration.failedDirectory, keep: configuration.keep)
+    }
+
+    /// What this service did so far (for `--once`'s exit status, or a health check).
+    public var summary: IntakeSummary { counts.value }
+
+    /// Watches until a graceful shutdown (or, with `once`, until what was there is handled).
+    /// On shutdown no new file is taken; receipts in flight are waited for up to `shutdownGrace`,
+    /// then left for the next start (their files stay where they are). Throws `IntakeError` when
+    /// the folder is missing or an output folder cannot be created.
+    public func run() async throws {
+        let configuration = self.configuration
+        try await BlockingIO.run { try Self.prepareOutputFolders(configuration) }
+        let ledger: KeepLedger? = configuration.keep
+            ? try await BlockingIO.run { try KeepLedger(path: configuration.processedDirectory + "/.receipts-keep.ndjson") }
+            : nil
+        let watcher = FolderWatcher(configuration: configuration.watcher, logger: logger)
+        let files = try watcher.stableFiles(once: configuration.once)
+        let stopping = StopFlag()
+        await withGracefulShutdownHandler {
+            await withTaskGroup(of: Bool.self) { group in
+                var inFlight = 0
+                for await file in files {
+                    if stopping.isSet { break }
+                    while inFlight >= configuration.maxInFlight, let handled = await group.next() {
+                        if handled { inFlight -= 1 }
+                    }
+                    if stopping.isSet { break }
+                    group.addTask {
+                        await self.handle(file, ledger: ledger, watcher: watcher)
+                        return true
+                    }
+                    inFlight += 1
+                }
+                guard stopping.isSet, inFlight > 0 else { return }
+                // Shutting down: give receipts in flight a moment, then leave them for the next start.
+                self.logger.info("Intake stopping; waiting for receipts in flight", metadata: [
+                    "intake.inFlight": "\(inFlight)", "intake.grace": "\(configuration.shutdownGrace)",
+                ])
+                group.addTask {
+                    try? await Task.sleep(for: .milliseconds(Int64(configuration.shutdownGrace * 1000)))
+                    return false
+                }
+                while inFlight > 0, let handled = await group.next() {
+                    if handled { inFlight -= 1 } else { group.cancelAll() }
+                }
+                group.cancelAll()
+            }
+        } onGracefulShutdown: {
+            stopping.set()
+            watcher.stop()
+        }
+        watcher.stop()
+        let summary = self.summary
+        logger.info("Intake stopped", metadata: [
+            "intake.folder": "\(configuration.directory)", "intake.completed": "\(summary.completed)",
+            "intake.duplicates": "\(summary.duplicates)", "intake.failed": "\(summary.failed)",
+            "intake.notFiled": "\(summary.notFiled)",
+        ])
+    }
+
+    private static func prepareOutputFolders(_ configuration: IntakeConfiguration) throws {
+        for folder in [configuration.processedDirectory, configuration.failedDirectory] {
+            do {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            } catch {
+                throw IntakeError(.outputFolder, file: folder, "cannot create the output folder; check permissions or name another",
+                                  cause: error.localizedDescription)
+            }
+            guard FileManager.default.isWritableFile(atPath: folder) else {
+                throw IntakeError(.outputFolder, file: folder, "the output folder is not writable; check its permissions")
+            }
+        }
+    }
+
+    // MARK: One file
+
+    private func handle(_ file: WatchedFile, ledger: KeepLedger?, watcher: FolderWatcher) async {
+        let started = ContinuousClock.now
+        var metadata: Logger.Metadata = ["intake.file": "\(file.relativePath)"]
+        do {
+            if let ledger, ledger.entry(for: file.path)?.signature == file.signature {
+                logger.debug("File already handled", metadata: metadata)
+                return
+            }
+            guard let (receipt, isDuplicate, hash) = try await submit(file, ledger: ledger) else { return }
+            var done = receipt
+            if done.ocrStatus != .completed && done.ocrStatus != .failed {
+                done = try await pipeline.waitForCompletion(of: receipt.id)
+            }
+            let expense = done.ocrStatus == .completed ? try await pipeline.expense(forReceipt: done.id) : nil
+            let outcome = ReceiptOutcome(source: file.path, receipt: done, expense: expense, isDuplicate: isDuplicate)
+            let filing = Self.filing(outcome, file: file)
+            let filer = self.filer
+            let destination = try await BlockingIO.run { try filer.file(file, filing) }
+            if let ledger {
+                try await BlockingIO.run { try ledger.record(file.path, hash: hash, signature: file.signature) }
+            }
+
+            let status = done.ocrStatus == .failed ? "failed" : isDuplicate ? "duplicate" : "completed"
+            counts.update {
+                if done.ocrStatus == .failed { $0.failed += 1 } else { $0.completed += 1 }
+                if isDuplicate { $0.duplicates += 1 }
+            }
+            metadata["receipt.status"] = "\(status)"
+            metadata["receipt.id"] = "\(done.id.uuidString.lowercased())"
+            metadata["receipt.vendor"] = "\(done.analysis?.vendor ?? "")"
+            metadata["receipt.total"] = "\(done.analysis?.total.map { "\($0)" } ?? "")"
+            metadata["receipt.elapsed"] = "\(Self.seconds(ContinuousClock.now - started))"
+            metadata["intake.filedAs"] = "\(destination)"
+            if let error = outcome.error { metadata["error.message"] = "\(error)" }
+            logger.info("Receipt filed", metadata: metadata)
+        } catch {
+            if error is CancellationError || Task.isCancelled {
+                logger.debug("File left for the next start", metadata: metadata)
+                return
+            }
+            counts.update { $0.notFiled += 1 }
+            metadata["error.message"] = "\(error)"
+            logger.info("Receipt not filed; left in place", metadata: metadata)
+            // Try again at the next rescan: the cause (a full disk, a locked store) may pass.
+            watcher.forget(file.path)
+        }
+    }
+
+    /// Reads, hashes and submits the file, or finds the receipt the store already has for these
+    /// bytes. Nil when there is nothing to do (the file went away, or `keep` says it is handled).
+    private func submit(_ file: WatchedFile, ledger: KeepLedger?) async throws -> (Receipt, Bool, String?)? {
+        let read = try await BlockingIO.run { BlockingIO.readImage(at: file.path).map { ($0, SHA256.hex(of: $0)) } }
+        switch read {
+        case .failure:
+            // Gone before it could be read (moved away or deleted): nothing to file.
+            guard IntakeFiler.exists(file.path) else { return nil }
+            // Unreadable: the store records a failed receipt naming the file and the cause.
+            return (try await pipeline.submit(imageAt: file.path), false, nil)
+        case let .success((data, hash)):
+            if let ledger, ledger.entry(for: file.path)?.hash == hash {
+                // Same bytes as when it was handled (only touched): just remember the new mtime.
+                try await BlockingIO.run { try ledger.record(file.path, hash: hash, signature: file.signature) }
+                return nil
+            }
+            let receipt: Receipt
+            if let known = try await pipeline.store.receipt(contentHash: hash) {
+                receipt = known
+            } else {
+                receipt = try await pipeline.submit(imageData: data, filename: file.path)
+            }
+            // The store's receipt for these bytes came from another file: a duplicate. The same
+            // path means this file was submitted by an earlier run that stopped before filing it.
+            return (receipt, receipt.filePath != file.path, hash)
+        }
+    }
+
+    /// The sidecar of a completed receipt (its NDJSON record plus `duplicate`, and `duplicateOf`
+    /// naming the file first seen with these bytes), or the one-line error of a failed one.
+    static func filing(_ outcome: ReceiptOutcome, file: WatchedFile) -> IntakeFiler.Outcome {
+        let receipt = outcome.receipt
+        guard receipt.ocrStatus == .completed else {
+            let cause = receipt.lastError ?? "\(receipt.filePath): failed"
+            if outcome.isDuplicate {
+                return .failed("\(file.path): same image as \(receipt.filePath), which failed: \(cause)")
+            }
+            return .failed(cause.hasPrefix(file.path) ? cause : "\(file.path): \(cause)")
+        }
+        guard case var .object(pairs) = outcome.record.json else { return .processed(outcome.record.json, receiptId: receipt.id) }
+        pairs.append(("duplicate", .bool(outcome.isDuplicate)))
+        if outcome.isDuplicate { pairs.append(("duplicateOf", .string(receipt.filePath))) }
+        return .processed(.object(pairs), receiptId: receipt.id)
+    }
+
+    private static func seconds(_ duration: Duration) -> String {
+        let value = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        return String(format: "%.3f", value)
+    }
+}
+
+/// `IntakeSummary` behind a lock, updated by concurrent file handlers.
+final class SummaryBox: @unchecked Sendable {
+    // Invariant: `summary` is only touched with `lock` held.
+    private let lock = NSLock()
+    private var summary = IntakeSummary()
+
+    var value: IntakeSummary { lock.withLock { summary } }
+
+    func update(_ change: (inout IntakeSummary) -> Void) { lock.withLock { change(&summary) } }
+}

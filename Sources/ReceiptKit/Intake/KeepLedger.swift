@@ -1,0 +1,68 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// With `--keep`, files stay in the watched folder; this remembers which were handled, by path,
+/// content hash, size and mtime, so a restart neither processes nor files them again. It is an
+/// append-only NDJSON file (`.receipts-keep.ndjson` in the processed folder); each line is flushed
+/// to disk before the file counts as handled. The last line for a path wins.
+final class KeepLedger: @unchecked Sendable {
+    struct Entry: Sendable, Equatable {
+        var hash: String?
+        var signature: FileSignature
+    }
+
+    // Invariant: `entries` and writes to `path` only happen with `lock` held.
+    private let lock = NSLock()
+    private var entries: [String: Entry] = [:]
+    let path: String
+
+    /// Loads the ledger at `path` (none yet is fine). Lines that do not parse (a crash mid-line) are skipped.
+    init(path: String) throws {
+        self.path = path
+        guard FileManager.default.fileExists(atPath: path) else { return }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw IntakeError(.ledger, file: path, "cannot read the --keep ledger; check its permissions")
+        }
+        for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
+            guard let json = try? JSONValue.parse(String(line)), let file = json["path"]?.stringValue,
+                  let size = json["size"].flatMap(Self.int),
+                  let modified = json["mtime"].flatMap(Self.int), let inode = json["inode"].flatMap(Self.int) else { continue }
+            entries[file] = Entry(hash: json["hash"]?.stringValue,
+                                  signature: FileSignature(size: size, modified: modified, inode: UInt64(inode)))
+        }
+    }
+
+    private static func int(_ value: JSONValue) -> Int64? {
+        if case let .number(text) = value { return Int64(text) }
+        return nil
+    }
+
+    func entry(for file: String) -> Entry? { lock.withLock { entries[file] } }
+
+    /// Records `file` as handled (blocking: call off the cooperative pool).
+    func record(_ file: String, hash: String?, signature: FileSignature) throws {
+        let json = JSONValue.object([
+            ("path", .string(file)), ("hash", .optionalString(hash)), ("size", .number(String(signature.size))),
+            ("mtime", .number(String(signature.modified))), ("inode", .number(String(signature.inode))),
+        ])
+        let line = Data((json.serialized() + "\n").utf8)
+        try lock.withLock {
+            let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+            guard fd >= 0 else {
+                throw IntakeError(.ledger, file: path, "cannot write the --keep ledger; check permissions and free space",
+                                  cause: String(cString: strerror(errno)))
+            }
+            defer { close(fd) }
+            let written = line.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            guard written == line.count, fsync(fd) == 0 else {
+                throw IntakeError(.ledger, file: path, "cannot write the --keep ledger; check permissions and free space",
+                                  cause: String(cString: strerror(errno)))
+            }
+            entries[file] = Entry(hash: hash, signature: signature)
+        }
+    }
+}
