@@ -1,0 +1,89 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import Testing
+@testable import ReceiptKit
+
+/// A watched folder in a temporary directory, with a pipeline on a store beside it and a
+/// `ScriptedProcessor` doing the "OCR": start the intake, drop files, look at what got filed.
+final class IntakeHarness: @unchecked Sendable {
+    let dir: TemporaryDirectory
+    let processor: ScriptedProcessor
+    /// The watched folder.
+    let inbox: String
+
+    init(processor: ScriptedProcessor = ScriptedProcessor()) throws {
+        dir = try TemporaryDirectory()
+        self.processor = processor
+        inbox = dir.path("inbox")
+        try FileManager.default.createDirectory(atPath: inbox, withIntermediateDirectories: true)
+    }
+
+    var processed: String { inbox + "/processed" }
+    var failed: String { inbox + "/failed" }
+
+    func configuration(_ change: (inout IntakeConfiguration) -> Void = { _ in }) -> IntakeConfiguration {
+        var configuration = IntakeConfiguration(directory: inbox, stabilityDelay: 0.3, rescanInterval: 30, shutdownGrace: 2)
+        change(&configuration)
+        return configuration
+    }
+
+    /// Starts a pipeline and an intake in a service group, as `receipts watch` does.
+    func start(workers: Int = 2, logger: Logger = TestSupport.logger,
+               _ change: (inout IntakeConfiguration) -> Void = { _ in }) throws -> RunningIntake {
+        let pipeline = try TestSupport.pipeline(dir, processor: processor, workers: workers)
+        let intake = IntakeService(pipeline: pipeline, configuration: configuration(change), logger: logger)
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
+            services: [.init(service: pipeline), .init(service: intake, successTerminationBehavior: .gracefullyShutdownGroup)],
+            logger: TestSupport.logger))
+        let task = Task { try await group.run() }
+        return RunningIntake(pipeline: pipeline, intake: intake, group: group, task: task)
+    }
+
+    /// Writes a file into the watched folder (at once, like a fast copy).
+    @discardableResult
+    func drop(_ name: String, _ data: Data) throws -> String {
+        let path = inbox + "/" + name
+        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try data.write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    /// Names in a folder below the watched folder ("processed", "failed", "" for the folder itself), sorted.
+    func names(in folder: String) -> [String] {
+        let path = folder.isEmpty ? inbox : inbox + "/" + folder
+        return ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).filter { !$0.hasPrefix(".") }.sorted()
+    }
+
+    func sidecar(_ path: String) throws -> JSONValue {
+        let data = try #require(FileManager.default.contents(atPath: path), "no sidecar at \(path)")
+        return try JSONValue.parse(String(decoding: data, as: UTF8.self))
+    }
+
+    func text(_ path: String) -> String? {
+        FileManager.default.contents(atPath: path).map { String(decoding: $0, as: UTF8.self) }
+    }
+}
+
+struct RunningIntake {
+    let pipeline: ReceiptPipeline
+    let intake: IntakeService
+    let group: ServiceGroup
+    let task: Task<Void, Error>
+
+    /// A graceful shutdown, as SIGTERM does; returns when both services have stopped.
+    func stop() async throws {
+        await group.triggerGracefulShutdown()
+        try await task.value
+    }
+}
+
+/// Waits until `condition` holds, checking every 50 ms; false after `timeout` seconds.
+func eventually(timeout: Double = 10, _ condition: () throws -> Bool) async throws -> Bool {
+    let deadline = ContinuousClock.now + .milliseconds(Int64(timeout * 1000))
+    while ContinuousClock.now < deadline {
+        if try condition() { return true }
+        try await Task.sleep(for: .milliseconds(50))
+    }
+    return try condition()
+}
