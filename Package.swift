@@ -35,6 +35,7 @@ let package = Package(
                 "ReceiptKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         // Test helper: runs a queue batch with a slow fake processor so a test can SIGKILL it mid-batch.
