@@ -160,11 +160,14 @@ public final class IntakeService: Service, Sendable {
     /// Reads, hashes and submits the file, or finds the receipt the store already has for these
     /// bytes. Nil when there is nothing to do (the file went away, or `keep` says it is handled).
     private func submit(_ file: WatchedFile, ledger: KeepLedger?) async throws -> (Receipt, Bool, String?)? {
-        let read = try await BlockingIO.run { BlockingIO.readImage(at: file.path).map { ($0, SHA256.hex(of: $0)) } }
-        switch read {
+        let read = try await BlockingIO.run { () -> (Result<(Data, String), ReceiptError>, Bool) in
+            let read = BlockingIO.readImage(at: file.path).map { ($0, SHA256.hex(of: $0)) }
+            return (read, IntakeFiler.exists(file.path))
+        }
+        switch read.0 {
         case .failure:
             // Gone before it could be read (moved away or deleted): nothing to file.
-            guard IntakeFiler.exists(file.path) else { return nil }
+            guard read.1 else { return nil }
             // Unreadable: the store records a failed receipt naming the file and the cause.
             return (try await pipeline.submit(imageAt: file.path), false, nil)
         case let .success((data, hash)):
