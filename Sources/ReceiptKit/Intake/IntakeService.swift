@@ -60,17 +60,22 @@ public final class IntakeService: Service, Sendable {
                         if handled { inFlight -= 1 }
                     }
                     if stopping.isSet { break }
+                    self.counts.started()
                     group.addTask {
                         await self.handle(file, ledger: ledger, watcher: watcher)
+                        self.counts.ended()
                         return true
                     }
                     inFlight += 1
                 }
                 guard stopping.isSet, inFlight > 0 else { return }
                 // Shutting down: give receipts in flight a moment, then leave them for the next start.
-                self.logger.info("Intake stopping; waiting for receipts in flight", metadata: [
-                    "intake.inFlight": "\(inFlight)", "intake.grace": "\(configuration.shutdownGrace)",
-                ])
+                let unfinished = self.counts.inFlight
+                if unfinished > 0 {
+                    self.logger.info("Intake stopping; waiting for receipts in flight", metadata: [
+                        "intake.inFlight": "\(unfinished)", "intake.grace": "\(configuration.shutdownGrace)",
+                    ])
+                }
                 group.addTask {
                     try? await Task.sleep(for: .milliseconds(Int64(configuration.shutdownGrace * 1000)))
                     return false
@@ -211,13 +216,19 @@ public final class IntakeService: Service, Sendable {
     }
 }
 
-/// `IntakeSummary` behind a lock, updated by concurrent file handlers.
+/// `IntakeSummary` and the number of files in hand, behind a lock, updated by concurrent file handlers.
 final class SummaryBox: @unchecked Sendable {
-    // Invariant: `summary` is only touched with `lock` held.
+    // Invariant: `summary` and `running` are only touched with `lock` held.
     private let lock = NSLock()
     private var summary = IntakeSummary()
+    private var running = 0
 
     var value: IntakeSummary { lock.withLock { summary } }
+
+    /// Files being handled right now.
+    var inFlight: Int { lock.withLock { running } }
+    func started() { lock.withLock { running += 1 } }
+    func ended() { lock.withLock { running -= 1 } }
 
     func update(_ change: (inout IntakeSummary) -> Void) { lock.withLock { change(&summary) } }
 }
