@@ -214,4 +214,34 @@ import Testing
         #expect(try await running.pipeline.receipts().count == 2)
         #expect(!FileManager.default.fileExists(atPath: h.inbox + "/processed"))
     }
+
+    @Test func aFolderMovedInWithFilesAlreadyInsideIsTaken() async throws {
+        let h = try IntakeHarness()
+        let running = try h.start()
+        try h.dir.write("outside/batch/one.jpg", ScriptedProcessor.image(vendor: "One"))
+        try h.dir.write("outside/batch/deeper/two.jpg", ScriptedProcessor.image(vendor: "Two"))
+        try FileManager.default.moveItem(atPath: h.dir.path("outside/batch"), toPath: h.inbox + "/batch")
+        #expect(try await eventually {
+            h.names(in: "processed/batch") == ["deeper", "one.jpg", "one.json"] && h.names(in: "processed/batch/deeper").count == 2
+        })
+        try await running.stop()
+    }
+
+    @Test func aFileThatCouldNotBeFiledIsFiledByALaterRescanWithoutBeingReadAgain() async throws {
+        let h = try IntakeHarness()
+        // A plain file where the output subfolder must go: filing fails until it is removed.
+        try FileManager.default.createDirectory(atPath: h.processed, withIntermediateDirectories: true)
+        try Data("in the way".utf8).write(to: URL(fileURLWithPath: h.processed + "/sub"))
+        let bytes = ScriptedProcessor.image(vendor: "Blocked")
+        let capture = LogCapture()
+        let running = try h.start(logger: capture.logger) { $0.rescanInterval = 0.5 }
+        try h.drop("sub/blocked.jpg", bytes)
+        #expect(try await eventually { running.intake.summary.notFiled >= 1 })
+        #expect(FileManager.default.fileExists(atPath: h.inbox + "/sub/blocked.jpg"), "the file must stay where it was")
+        #expect(capture.lines.contains { $0.contains("Receipt not filed") && $0.contains("processed/sub") })
+        try FileManager.default.removeItem(atPath: h.processed + "/sub")
+        #expect(try await eventually { h.names(in: "processed/sub") == ["blocked.jpg", "blocked.json"] })
+        try await running.stop()
+        #expect(h.processor.calls(for: bytes) == 1)
+    }
 }
