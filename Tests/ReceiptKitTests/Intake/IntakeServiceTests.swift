@@ -34,18 +34,19 @@ import Testing
 
     @Test func aFileWrittenSlowlyIsNotTakenBeforeItIsComplete() async throws {
         let h = try IntakeHarness()
-        let running = try h.start()
+        // Pauses of 0.25 s against a 1 s delay: a busy machine may stretch a pause, not by 0.75 s.
+        let running = try h.start { $0.stabilityDelay = 1 }
         let content = ScriptedProcessor.image(vendor: "Slowly Written Motors", total: "64.00")
         let path = h.inbox + "/slow.jpg"
         #expect(FileManager.default.createFile(atPath: path, contents: nil))
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-        // About 2.4 s of writing in pieces 0.2 s apart: each pause is shorter than the 0.3 s delay.
+        // About 3 s of writing in 12 pieces.
         let pieces = stride(from: 0, to: content.count, by: max(1, content.count / 12)).map {
             content[$0..<min(content.count, $0 + max(1, content.count / 12))]
         }
         for piece in pieces {
             try handle.write(contentsOf: piece)
-            try await Task.sleep(for: .milliseconds(200))
+            try await Task.sleep(for: .milliseconds(250))
             #expect(h.names(in: "processed").isEmpty, "taken while still being written")
         }
         try handle.close()
