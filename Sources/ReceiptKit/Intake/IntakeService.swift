@@ -100,6 +100,11 @@ public final class IntakeService: Service, Sendable {
 
     private static func prepareOutputFolders(_ configuration: IntakeConfiguration) throws {
         for folder in [configuration.processedDirectory, configuration.failedDirectory] {
+            let watched = FolderWatcher.absolute(configuration.directory), output = FolderWatcher.absolute(folder)
+            if watched == output || watched.hasPrefix(output + "/") {
+                throw IntakeError(.outputFolder, file: folder,
+                                  "an output folder cannot be the watched folder or hold it; name a folder inside it or elsewhere")
+            }
             do {
                 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             } catch {

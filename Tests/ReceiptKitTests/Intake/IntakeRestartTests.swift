@@ -138,4 +138,17 @@ import Testing
         #expect(!rules.ignores(name: "receipt.jpg", relativePath: "receipt.jpg"))
         #expect(!rules.ignores(name: "partial-refund.jpg", relativePath: "partial-refund.jpg"))
     }
+
+    @Test func anOutputFolderThatHoldsTheWatchedFolderIsRefused() async throws {
+        let h = try IntakeHarness()
+        try h.drop("a.jpg", ScriptedProcessor.image())
+        let pipeline = try TestSupport.pipeline(h.dir, processor: h.processor)
+        for processed in [h.inbox, h.dir.url.path] {
+            let intake = IntakeService(pipeline: pipeline, configuration: h.configuration { $0.processedDirectory = processed },
+                                       logger: TestSupport.logger)
+            let error = await #expect(throws: IntakeError.self) { try await intake.run() }
+            #expect(error?.code == .outputFolder)
+        }
+        #expect(h.names(in: "").contains("a.jpg"))
+    }
 }
