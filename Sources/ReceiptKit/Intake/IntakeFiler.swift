@@ -80,6 +80,32 @@ struct IntakeFiler: Sendable {
         }
     }
 
+    /// Whether this receipt was filed from this same path before, image and sidecar both (the
+    /// same file dropped again under the same name, rather than one left behind by a crash).
+    func wasFiledBefore(_ file: WatchedFile, _ outcome: Outcome) -> Bool {
+        guard !keep else { return false }
+        let (base, sidecarSuffix): (String, String)
+        switch outcome {
+        case .processed: (base, sidecarSuffix) = (processedDirectory, ".json")
+        case .failed: (base, sidecarSuffix) = (failedDirectory, ".error.txt")
+        }
+        let subfolder = (file.relativePath as NSString).deletingLastPathComponent
+        let folder = subfolder.isEmpty ? base : base + "/" + subfolder
+        let name = (file.path as NSString).lastPathComponent
+        let ext = (name as NSString).pathExtension
+        let stem = ext.isEmpty ? name : String(name.dropLast(ext.count + 1))
+        var suffix = 0
+        while true {
+            let candidate = suffix == 0 ? stem : "\(stem)-\(suffix)"
+            suffix += 1
+            let image = folder + "/" + (ext.isEmpty ? candidate : candidate + "." + ext)
+            let sidecar = folder + "/" + candidate + sidecarSuffix
+            let imageThere = Self.exists(image), sidecarThere = Self.exists(sidecar)
+            if !imageThere && !sidecarThere { return false }
+            if imageThere && sidecarThere && isOwnSidecar(sidecar, of: file, outcome) { return true }
+        }
+    }
+
     /// A sidecar left by an earlier run for this same file and receipt (a crash before the move).
     private func isOwnSidecar(_ sidecar: String, of file: WatchedFile, _ outcome: Outcome) -> Bool {
         guard let data = FileManager.default.contents(atPath: sidecar) else { return false }

@@ -127,25 +127,27 @@ public final class IntakeService: Service, Sendable {
                 logger.debug("File already handled", metadata: metadata)
                 return
             }
-            guard let (receipt, isDuplicate, hash) = try await submit(file, ledger: ledger) else { return }
+            guard let (receipt, submittedAsDuplicate, hash) = try await submit(file, ledger: ledger) else { return }
             var done = receipt
             if done.ocrStatus != .completed && done.ocrStatus != .failed {
                 done = try await pipeline.waitForCompletion(of: receipt.id)
             }
             let expense = done.ocrStatus == .completed ? try await pipeline.expense(forReceipt: done.id) : nil
-            let outcome = ReceiptOutcome(source: file.path, receipt: done, expense: expense, isDuplicate: isDuplicate)
-            let filing = Self.filing(outcome, file: file)
+            var outcome = ReceiptOutcome(source: file.path, receipt: done, expense: expense, isDuplicate: submittedAsDuplicate)
             let filer = self.filer
+            if !outcome.isDuplicate {
+                // Filed from this very path before: the same file dropped again, not one a stop left behind.
+                let earlier = Self.filing(outcome, file: file)
+                outcome.isDuplicate = try await BlockingIO.run { filer.wasFiledBefore(file, earlier) }
+            }
+            let isDuplicate = outcome.isDuplicate
+            let filing = Self.filing(outcome, file: file)
             let destination = try await BlockingIO.run { try filer.file(file, filing) }
             if let ledger {
                 try await BlockingIO.run { try ledger.record(file.path, hash: hash, signature: file.signature) }
             }
 
             let status = done.ocrStatus == .failed ? "failed" : isDuplicate ? "duplicate" : "completed"
-            counts.update {
-                if done.ocrStatus == .failed { $0.failed += 1 } else { $0.completed += 1 }
-                if isDuplicate { $0.duplicates += 1 }
-            }
             metadata["receipt.status"] = "\(status)"
             metadata["receipt.id"] = "\(done.id.uuidString.lowercased())"
             metadata["receipt.vendor"] = "\(done.analysis?.vendor ?? "")"
@@ -154,14 +156,18 @@ public final class IntakeService: Service, Sendable {
             metadata["intake.filedAs"] = "\(destination)"
             if let error = outcome.error { metadata["error.message"] = "\(error)" }
             logger.info("Receipt filed", metadata: metadata)
+            counts.update {
+                if done.ocrStatus == .failed { $0.failed += 1 } else { $0.completed += 1 }
+                if isDuplicate { $0.duplicates += 1 }
+            }
         } catch {
             if error is CancellationError || Task.isCancelled {
                 logger.debug("File left for the next start", metadata: metadata)
                 return
             }
-            counts.update { $0.notFiled += 1 }
             metadata["error.message"] = "\(error)"
             logger.info("Receipt not filed; left in place", metadata: metadata)
+            counts.update { $0.notFiled += 1 }
             // Try again at the next rescan: the cause (a full disk, a locked store) may pass.
             watcher.forget(file.path)
         }

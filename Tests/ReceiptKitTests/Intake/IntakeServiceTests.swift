@@ -112,6 +112,21 @@ import Testing
         #expect(running.intake.summary.duplicates == 1)
     }
 
+    @Test func theSameFileDroppedAgainUnderTheSameNameIsADuplicate() async throws {
+        let h = try IntakeHarness()
+        let bytes = ScriptedProcessor.image(vendor: "Dropped Twice")
+        let running = try h.start()
+        try h.drop("again.jpg", bytes)
+        #expect(try await eventually { h.names(in: "processed").count == 2 })
+        try h.drop("again.jpg", bytes)
+        #expect(try await eventually { h.names(in: "processed").count == 4 })
+        try await running.stop()
+        #expect(h.names(in: "processed") == ["again-1.jpg", "again-1.json", "again.jpg", "again.json"])
+        #expect(try h.sidecar(h.processed + "/again.json")["duplicate"]?.boolValue == false)
+        #expect(try h.sidecar(h.processed + "/again-1.json")["duplicate"]?.boolValue == true)
+        #expect(h.processor.calls(for: bytes) == 1)
+    }
+
     @Test func brokenFilesGoToFailedWithTheirOneLineError() async throws {
         let h = try IntakeHarness()
         let running = try h.start()
@@ -239,7 +254,7 @@ import Testing
         try h.drop("sub/blocked.jpg", bytes)
         #expect(try await eventually { running.intake.summary.notFiled >= 1 })
         #expect(FileManager.default.fileExists(atPath: h.inbox + "/sub/blocked.jpg"), "the file must stay where it was")
-        #expect(capture.lines.contains { $0.contains("Receipt not filed") && $0.contains("processed/sub") })
+        #expect(capture.lines.contains { $0.contains("Receipt not filed") && $0.contains("processed/sub") }, "\(capture.lines)")
         try FileManager.default.removeItem(atPath: h.processed + "/sub")
         #expect(try await eventually { h.names(in: "processed/sub") == ["blocked.jpg", "blocked.json"] })
         try await running.stop()
