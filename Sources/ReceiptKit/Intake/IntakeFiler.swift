@@ -59,7 +59,15 @@ struct IntakeFiler: Sendable {
             suffix += 1
             let image = folder + "/" + (ext.isEmpty ? candidate : candidate + "." + ext)
             let sidecar = folder + "/" + candidate + sidecarSuffix
-            if !keep && Self.exists(image) { continue }
+            if !keep && Self.exists(image) {
+                // A move cut short between its link and its unlink: finish it.
+                if Self.isSameFile(image, file.path) && isOwnSidecar(sidecar, of: file, outcome) {
+                    unlink(file.path)
+                    Self.syncFolder((file.path as NSString).deletingLastPathComponent)
+                    return image
+                }
+                continue
+            }
             if Self.exists(sidecar) && !isOwnSidecar(sidecar, of: file, outcome) { continue }
             try Self.writeAtomically(contents, to: sidecar)
             if keep { return sidecar }
@@ -102,7 +110,9 @@ struct IntakeFiler: Sendable {
             let sidecar = folder + "/" + candidate + sidecarSuffix
             let imageThere = Self.exists(image), sidecarThere = Self.exists(sidecar)
             if !imageThere && !sidecarThere { return false }
-            if imageThere && sidecarThere && isOwnSidecar(sidecar, of: file, outcome) { return true }
+            if imageThere && sidecarThere && !Self.isSameFile(image, file.path) && isOwnSidecar(sidecar, of: file, outcome) {
+                return true
+            }
         }
     }
 
@@ -120,6 +130,13 @@ struct IntakeFiler: Sendable {
     }
 
     // MARK: File system steps
+
+    /// Whether two paths name the same file (hard links to one inode).
+    static func isSameFile(_ a: String, _ b: String) -> Bool {
+        var first = stat(), second = stat()
+        guard lstat(a, &first) == 0, lstat(b, &second) == 0 else { return false }
+        return first.st_dev == second.st_dev && first.st_ino == second.st_ino
+    }
 
     static func exists(_ path: String) -> Bool {
         var info = stat()

@@ -64,6 +64,30 @@ import Testing
         #expect(try await running.pipeline.receipts().count == 2)
     }
 
+    @Test func aMoveCutShortBetweenLinkAndUnlinkIsFinishedOnTheNextStart() async throws {
+        let h = try IntakeHarness()
+        let bytes = ScriptedProcessor.image(vendor: "Linked Twice")
+        let path = try h.drop("linked.jpg", bytes)
+        let earlier = try TestSupport.pipeline(h.dir, processor: h.processor)
+        var outcomes: [ReceiptOutcome] = []
+        for try await outcome in earlier.process(files: [path]) { outcomes.append(outcome) }
+        let outcome = try #require(outcomes.first)
+        // The earlier run wrote the sidecar, linked the image into processed/ and died before the unlink.
+        let file = WatchedFile(path: path, relativePath: "linked.jpg", signature: FileSignature(size: 0, modified: 0, inode: 0))
+        guard case let .processed(record, _) = IntakeService.filing(outcome, file: file) else { Issue.record("not processed"); return }
+        try FileManager.default.createDirectory(atPath: h.processed, withIntermediateDirectories: true)
+        try Data((record.serialized() + "\n").utf8).write(to: URL(fileURLWithPath: h.processed + "/linked.json"))
+        #expect(link(path, h.processed + "/linked.jpg") == 0)
+
+        let running = try h.start()
+        #expect(try await eventually { !FileManager.default.fileExists(atPath: path) })
+        try await Task.sleep(for: .milliseconds(300))
+        try await running.stop()
+        #expect(h.names(in: "processed") == ["linked.jpg", "linked.json"])
+        #expect(try h.sidecar(h.processed + "/linked.json")["duplicate"]?.boolValue == false)
+        #expect(h.processor.calls(for: bytes) == 1)
+    }
+
     @Test func keepLeavesFilesInPlaceAndARestartDoesNotFileThemAgain() async throws {
         let h = try IntakeHarness()
         try h.drop("kept.jpg", ScriptedProcessor.image(vendor: "Kept"))
