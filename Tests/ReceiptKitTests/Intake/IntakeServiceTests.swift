@@ -260,4 +260,26 @@ import Testing
         try await running.stop()
         #expect(h.processor.calls(for: bytes) == 1)
     }
+
+    static var otherFileSystem: String? {
+        var tmp = stat(), shm = stat()
+        guard stat(NSTemporaryDirectory(), &tmp) == 0, stat("/dev/shm", &shm) == 0, tmp.st_dev != shm.st_dev,
+              access("/dev/shm", W_OK) == 0 else { return nil }
+        return "/dev/shm"
+    }
+
+    @Test(.enabled(if: IntakeServiceTests.otherFileSystem != nil, "needs /dev/shm on another file system than the temporary folder"))
+    func outputFoldersOnAnotherFileSystemGetACopyAndTheOriginalGoes() async throws {
+        let h = try IntakeHarness()
+        let done = try #require(Self.otherFileSystem) + "/receipts-tests-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: done) }
+        let bytes = ScriptedProcessor.image(vendor: "Far Away")
+        let running = try h.start { $0.processedDirectory = done }
+        try h.drop("far.jpg", bytes)
+        #expect(try await eventually { (try? FileManager.default.contentsOfDirectory(atPath: done))?.count == 2 })
+        try await running.stop()
+        #expect(FileManager.default.contents(atPath: done + "/far.jpg") == bytes)
+        #expect(!FileManager.default.fileExists(atPath: h.inbox + "/far.jpg"))
+        #expect((try? FileManager.default.contentsOfDirectory(atPath: done))?.filter { $0.hasPrefix(".") } == [])
+    }
 }
