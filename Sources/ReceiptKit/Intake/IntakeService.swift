@@ -51,13 +51,25 @@ public final class IntakeService: Service, Sendable {
         let watcher = FolderWatcher(configuration: configuration.watcher, logger: logger)
         let files = try watcher.stableFiles(once: configuration.once)
         let stopping = StopFlag()
+        let stopSignal = WakeSignal()
         await withGracefulShutdownHandler {
             await withTaskGroup(of: Bool.self) { group in
+                // Child results: true, a file handled; false, the shutdown grace ran out.
+                group.addTask {
+                    while !stopping.isSet && !Task.isCancelled {
+                        let generation = stopSignal.generation
+                        if stopping.isSet { break }
+                        await stopSignal.wait(since: generation, timeout: .seconds(1))
+                    }
+                    guard !Task.isCancelled else { return false }
+                    try? await Task.sleep(for: .milliseconds(Int64(configuration.shutdownGrace * 1000)))
+                    return false
+                }
                 var inFlight = 0
                 for await file in files {
                     if stopping.isSet { break }
                     while inFlight >= configuration.maxInFlight, let handled = await group.next() {
-                        if handled { inFlight -= 1 }
+                        if handled { inFlight -= 1 } else { group.cancelAll() }
                     }
                     if stopping.isSet { break }
                     self.counts.started()
@@ -68,18 +80,13 @@ public final class IntakeService: Service, Sendable {
                     }
                     inFlight += 1
                 }
-                guard stopping.isSet, inFlight > 0 else { return }
-                // Shutting down: give receipts in flight a moment, then leave them for the next start.
-                let unfinished = self.counts.inFlight
-                if unfinished > 0 {
+                if stopping.isSet, self.counts.inFlight > 0 {
                     self.logger.info("Intake stopping; waiting for receipts in flight", metadata: [
-                        "intake.inFlight": "\(unfinished)", "intake.grace": "\(configuration.shutdownGrace)",
+                        "intake.inFlight": "\(self.counts.inFlight)", "intake.grace": "\(configuration.shutdownGrace)",
                     ])
                 }
-                group.addTask {
-                    try? await Task.sleep(for: .milliseconds(Int64(configuration.shutdownGrace * 1000)))
-                    return false
-                }
+                // Wait for the files in hand; when the grace runs out, those still waiting for their
+                // receipt are left for the next start (their files stay where they are).
                 while inFlight > 0, let handled = await group.next() {
                     if handled { inFlight -= 1 } else { group.cancelAll() }
                 }
@@ -87,6 +94,7 @@ public final class IntakeService: Service, Sendable {
             }
         } onGracefulShutdown: {
             stopping.set()
+            stopSignal.notifyAll()
             watcher.stop()
         }
         watcher.stop()

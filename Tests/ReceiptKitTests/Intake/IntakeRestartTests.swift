@@ -33,6 +33,28 @@ import Testing
         #expect(receipts.allSatisfy { $0.ocrStatus == .completed })
     }
 
+    @Test func receiptsStuckInFlightDoNotHoldUpAStopAndStayPendingWithTheirFiles() async throws {
+        let h = try IntakeHarness()
+        for index in 0..<3 { try h.drop("stuck-\(index).jpg", ScriptedProcessor.image(vendor: "Stuck \(index)", delay: 60)) }
+        let capture = LogCapture()
+        let running = try h.start(workers: 2, logger: capture.logger, shutdownLimit: .seconds(3)) {
+            $0.maxInFlight = 2
+            $0.shutdownGrace = 0.5
+        }
+        #expect(try await eventually { h.processor.totalCalls == 2 })
+        let stopped = ContinuousClock.now
+        let stopping = Task { try await running.stop() }
+        // The intake lets go after its grace, though every slot waits on a receipt that takes a minute…
+        #expect(try await eventually(timeout: 2) { capture.lines.contains { $0.contains("Intake stopped") } })
+        // … and the workers are cancelled at the group's limit: the receipts go back to pending.
+        try await stopping.value
+        #expect(ContinuousClock.now - stopped < .seconds(6), "a stuck receipt held up the stop")
+        #expect(h.names(in: "") == ["failed", "processed", "stuck-0.jpg", "stuck-1.jpg", "stuck-2.jpg"])
+        let receipts = try await running.pipeline.receipts()
+        #expect(receipts.count == 2)
+        #expect(receipts.allSatisfy { $0.ocrStatus == .pending }, "\(receipts.map(\.ocrStatus))")
+    }
+
     @Test func aCrashAfterCompletionBeforeTheMoveIsFiledOnTheNextStartWithoutReadingAgain() async throws {
         let h = try IntakeHarness()
         let bytes = ScriptedProcessor.image(vendor: "Completed Before Crash", total: "8.80")

@@ -29,13 +29,17 @@ final class IntakeHarness: @unchecked Sendable {
     }
 
     /// Starts a pipeline and an intake in a service group, as `receipts watch` does.
-    func start(workers: Int = 2, logger: Logger = TestSupport.logger,
+    /// `shutdownLimit`: after a graceful shutdown has run this long, the group is cancelled (as
+    /// `receipts watch` does after 10 s).
+    func start(workers: Int = 2, logger: Logger = TestSupport.logger, shutdownLimit: Duration? = nil,
                _ change: (inout IntakeConfiguration) -> Void = { _ in }) throws -> RunningIntake {
         let pipeline = try TestSupport.pipeline(dir, processor: processor, workers: workers)
         let intake = IntakeService(pipeline: pipeline, configuration: configuration(change), logger: logger)
-        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
+        var groupConfiguration = ServiceGroupConfiguration(
             services: [.init(service: pipeline), .init(service: intake, successTerminationBehavior: .gracefullyShutdownGroup)],
-            logger: TestSupport.logger))
+            logger: TestSupport.logger)
+        groupConfiguration.maximumGracefulShutdownDuration = shutdownLimit
+        let group = ServiceGroup(configuration: groupConfiguration)
         let task = Task { try await group.run() }
         return RunningIntake(pipeline: pipeline, intake: intake, group: group, task: task)
     }
@@ -74,7 +78,11 @@ struct RunningIntake {
     /// A graceful shutdown, as SIGTERM does; returns when both services have stopped.
     func stop() async throws {
         await group.triggerGracefulShutdown()
-        try await task.value
+        do {
+            try await task.value
+        } catch is CancellationError {
+            // Cancelled after the shutdown limit: what a stuck receipt leads to.
+        }
     }
 }
 
