@@ -12,7 +12,7 @@ import Darwin
 /// before a crash, which is reused.
 ///
 /// Order: the sidecar is written (temporary name, flushed, renamed), then the image is moved
-/// (a hard link then an unlink, so an existing name is never replaced). A crash in between leaves
+/// (a rename that never replaces an existing name). A crash in between leaves
 /// the image in the watched folder and its sidecar in place; the next run finds it by content,
 /// reuses the sidecar's name and moves the image beside it.
 struct IntakeFiler: Sendable {
@@ -165,21 +165,21 @@ struct IntakeFiler: Sendable {
 
     enum MoveResult { case moved, targetExists, failed(String) }
 
-    /// Moves `source` to `target` unless `target` exists. Across file systems the bytes are
-    /// copied (flushed) first and the source removed after.
+    /// Moves `source` to `target` unless `target` exists. The name leaves the watched folder at the
+    /// instant it appears in the output folder (`renameat2` with `RENAME_NOREPLACE`), so a program
+    /// writing a new file under the same name never writes into the filed one. Where the file
+    /// system cannot do that, the target is checked, then renamed. Across file systems the bytes are
+    /// copied (flushed) first and the source removed after, unless it changed meanwhile.
     static func moveWithoutReplacing(_ source: String, to target: String) -> MoveResult {
-        if link(source, target) == 0 {
-            unlink(source)
-            return .moved
-        }
-        let error = errno
+        let error = renameNoReplace(source, target)
         switch error {
+        case 0:
+            return .moved
         case EEXIST:
             return .targetExists
         case EXDEV:
             return copyThenRemove(source, to: target)
-        case EPERM, ENOTSUP, EOPNOTSUPP, EMLINK, ENOSYS:
-            // A file system without hard links (FAT, some network shares): check, then rename.
+        case EINVAL, ENOSYS, ENOTSUP, EOPNOTSUPP:
             if exists(target) { return .targetExists }
             if rename(source, target) == 0 { return .moved }
             if errno == EXDEV { return copyThenRemove(source, to: target) }
@@ -189,8 +189,27 @@ struct IntakeFiler: Sendable {
         }
     }
 
+    #if os(Linux)
+    private typealias RenameAt2 = @convention(c) (Int32, UnsafePointer<CChar>?, Int32, UnsafePointer<CChar>?, UInt32) -> Int32
+    /// glibc's `renameat2` (2.28+), looked up at run time: Swift's Glibc module does not export it.
+    private static let renameat2: RenameAt2? = dlsym(nil, "renameat2").map { unsafeBitCast($0, to: RenameAt2.self) }
+    #endif
+
+    /// `rename` that fails with EEXIST instead of replacing; 0 or the errno (ENOSYS: not available).
+    private static func renameNoReplace(_ source: String, _ target: String) -> Int32 {
+        #if os(Linux)
+        guard let renameat2 else { return ENOSYS }
+        let renameNoReplace: UInt32 = 1  // RENAME_NOREPLACE
+        return renameat2(AT_FDCWD, source, AT_FDCWD, target, renameNoReplace) == 0 ? 0 : errno
+        #else
+        return ENOSYS
+        #endif
+    }
+
     private static func copyThenRemove(_ source: String, to target: String) -> MoveResult {
-        guard let data = FileManager.default.contents(atPath: source) else { return .failed("cannot read \(source)") }
+        guard let (before, _) = FileSignature.of(source), let data = FileManager.default.contents(atPath: source) else {
+            return .failed("cannot read \(source)")
+        }
         let folder = (target as NSString).deletingLastPathComponent
         let temporary = folder + "/.receipts-\(UUID().uuidString.lowercased()).tmp"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
@@ -200,13 +219,16 @@ struct IntakeFiler: Sendable {
         close(fd)
         defer { unlink(temporary) }
         guard failure == 0 else { return .failed(String(cString: strerror(failure))) }
-        if link(temporary, target) != 0 {
-            if errno == EEXIST { return .targetExists }
+        switch renameNoReplace(temporary, target) {
+        case 0: break
+        case EEXIST: return .targetExists
+        default:
             if exists(target) { return .targetExists }
             guard rename(temporary, target) == 0 else { return .failed(String(cString: strerror(errno))) }
         }
         syncFolder(folder)
-        unlink(source)
+        // Rewritten since it was read (a new file under the same name): leave it to be taken again.
+        if FileSignature.of(source)?.0 == before { unlink(source) }
         return .moved
     }
 
