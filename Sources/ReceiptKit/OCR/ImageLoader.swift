@@ -40,6 +40,9 @@ struct ImageLoader {
             throw ReceiptError(.tooLarge, file: file, String(format: "image is %d×%d pixels (%.1f megapixels), above the limit of %.1f megapixels (--max-pixels)", w, h, Double(pixels) / 1e6, Double(maxPixels) / 1e6))
         }
 
+        if format == .jpeg && !Self.hasEndOfImageMarker(data) {
+            throw ReceiptError(.badImage, file: file, "truncated JPEG: the file ends before the image data does")
+        }
         let decoded: PixPointer? = data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
             let base = raw.bindMemory(to: UInt8.self).baseAddress
             if format == .jpeg {
@@ -105,7 +108,12 @@ struct ImageLoader {
            let bin = image.transformed({ pixBackgroundNormSimple($0, nil, nil) }) {
             image = bin
         }
-        pixSetResolution(image.pix, 300, 300)
+        if ProcessInfo.processInfo.environment["RECEIPTS_DEV_RES"] == "300" {
+            pixSetResolution(image.pix, 300, 300)
+        } else if ProcessInfo.processInfo.environment["RECEIPTS_DEV_RES"] == "scale" {
+            let res = pixGetXRes(image.pix)
+            pixSetResolution(image.pix, Int32(Double(res) * scale), Int32(Double(res) * scale))
+        }
         return image
     }
 
@@ -133,6 +141,17 @@ struct ImageLoader {
         defer { boxDestroy(&full) }
         guard let full else { return nil }
         return image.transformed { pixClipRectangle($0, full, nil) }
+    }
+
+    /// A complete JPEG ends with the EOI marker (FF D9), possibly followed by a little padding.
+    /// Checking it first keeps libjpeg from printing "Premature end of JPEG file" on stderr.
+    static func hasEndOfImageMarker(_ data: Data) -> Bool {
+        let tail = [UInt8](data.suffix(4096))
+        guard tail.count >= 2 else { return false }
+        for i in stride(from: tail.count - 2, through: 0, by: -1) where tail[i] == 0xFF && tail[i + 1] == 0xD9 {
+            return true
+        }
+        return false
     }
 
     static func applyOrientation(_ orientation: ExifOrientation, to image: LeptonicaImage) -> LeptonicaImage? {

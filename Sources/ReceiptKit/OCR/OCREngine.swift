@@ -65,6 +65,13 @@ public final class OCREngine: Sendable {
         }
     }
 
+    /// Runs blocking image work on the engine's threads.
+    func runOnOCRThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.push { _ in continuation.resume(with: Result { try body() }) }
+        }
+    }
+
     /// Reads an image file.
     public func recognize(imageAt url: URL, file: String? = nil, pass: OCRPass? = nil) async throws -> OCRResult {
         let name = file ?? url.path
