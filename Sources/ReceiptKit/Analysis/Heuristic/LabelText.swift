@@ -1,0 +1,85 @@
+import Foundation
+
+/// The words of a row, upper-cased and with OCR slips in common receipt words repaired, for
+/// matching labels such as `GRAND TOTAL` or `SUB-TOTAL`.
+struct LabelText: Sendable {
+    /// Words joined by single spaces, with a space at both ends: `" GRAND TOTAL "`.
+    let spaced: String
+    /// The same words with no spaces: `"GRANDTOTAL"`.
+    let compact: String
+    let words: [String]
+
+    /// Keywords that OCR often misreads by one letter (`TOTAI`, `T0TAL`, `CHANGF`).
+    static let vocabulary: [String] = [
+        "TOTAL", "SUBTOTAL", "AMOUNT", "CHANGE", "ROUNDING", "ROUNDED", "BALANCE", "PAYABLE", "INCLUSIVE",
+        "INCLUDING", "EXCLUDING", "EXCLUSIVE", "INVOICE", "RECEIPT", "DISCOUNT", "TENDERED", "PAYMENT",
+        "CASHIER", "GRAND", "SUMME", "JUMLAH", "SAVINGS",
+    ]
+
+    init(_ text: String) {
+        var words: [String] = []
+        var current = ""
+        for c in text.uppercased() {
+            if c.isLetter || c.isNumber {
+                current.append(c)
+            } else if !current.isEmpty {
+                words.append(current)
+                current = ""
+            }
+        }
+        if !current.isEmpty { words.append(current) }
+        words = words.map(LabelText.repair)
+        self.words = words
+        self.spaced = " " + words.joined(separator: " ") + " "
+        self.compact = words.joined()
+    }
+
+    /// True when the row holds the phrase as whole words (`"GRAND TOTAL"`), or glued
+    /// (`GRANDTOTAL`) for phrases of several words.
+    func has(_ phrase: String) -> Bool {
+        if spaced.contains(" " + phrase + " ") { return true }
+        if phrase.contains(" ") { return compact.contains(phrase.replacingOccurrences(of: " ", with: "")) }
+        return false
+    }
+
+    func hasAny(_ phrases: [String]) -> Bool { phrases.contains(where: has) }
+
+    /// Repairs one word: letters for digits inside words (`T0TAL`), and one-letter slips in the
+    /// vocabulary (`TOTAI` → `TOTAL`).
+    private static func repair(_ word: String) -> String {
+        guard word.count >= 4, word.contains(where: \.isLetter) else { return word }
+        var w = word
+        if w.filter(\.isNumber).count <= 1 {
+            w = String(w.map { c -> Character in
+                switch c {
+                case "0": return "O"
+                case "1": return "L"
+                case "5": return "S"
+                case "8": return "B"
+                default: return c
+                }
+            })
+        }
+        if vocabulary.contains(w) { return w }
+        if w.count >= 5, let fix = vocabulary.first(where: { abs($0.count - w.count) <= 1 && editDistance($0, w) <= 1 }) {
+            return fix
+        }
+        return w.count >= 5 && !w.contains(where: \.isNumber) ? w : word
+    }
+
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        if a.isEmpty { return b.count }
+        if b.isEmpty { return a.count }
+        var previous = Array(0...b.count)
+        var current = [Int](repeating: 0, count: b.count + 1)
+        for i in 1...a.count {
+            current[0] = i
+            for j in 1...b.count {
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            swap(&previous, &current)
+        }
+        return previous[b.count]
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+
+/// The total a receipt's rows support, with the evidence for it.
+struct TotalFinding: Sendable {
+    var value: Decimal
+    /// 0–1.
+    var confidence: Double
+    /// The best label score behind the value (10 = GRAND TOTAL and the like, 7 = TOTAL).
+    var labelStrength: Int
+    /// Arithmetic on the receipt agrees with the value (subtotal + tax, cash − change, a card
+    /// payment of the same amount, the sum of the line items, a repeat under another total label).
+    var crossChecked: Bool
+    /// The evidence score (for comparing findings from several OCR passes).
+    var score: Double
+}
+
+/// Picks the total among a receipt's amounts: label ranking first, then cross-checks.
+enum TotalFinder {
+    static func find(_ rows: [AmountLine], lineItemSum: Decimal? = nil) -> TotalFinding? {
+        var byValue: [Decimal: [(AmountRole, AmountLine, AmountToken)]] = [:]
+        var roleValues: [AmountRole: [Decimal]] = [:]
+        var all: [Decimal] = []
+        for row in rows {
+            let picked = pick(row)
+            for token in row.amounts {
+                all.append(token.value)
+                let role: AmountRole = token == picked ? row.role : .other
+                if token == picked {
+                    roleValues[bucket(row.role), default: []].append(token.value)
+                }
+                byValue[token.value, default: []].append((role, row, token))
+            }
+        }
+        let subtotals = roleValues[.subtotal] ?? []
+        let taxes = roleValues[.tax] ?? []
+        let cash = roleValues[.cash] ?? []
+        let change = roleValues[.change] ?? []
+        let cards = roleValues[.card] ?? []
+        let roundings = (roleValues[.rounding] ?? []).filter { $0 != 0 && abs($0) < 0.1 }
+        let discounts = (roleValues[.discount] ?? []).map(abs)
+        let strongTotals = Set(byValue.filter { $0.value.contains { $0.0.totalStrength >= 7 } }.keys)
+        let maxPlain = all.filter { v in
+            !(byValue[v]?.allSatisfy { $0.0.isPayment || $0.0 == .change } ?? false)
+        }.max()
+
+        var best: (value: Decimal, score: Double, strength: Int, checked: Bool, line: Int)? = nil
+        for (value, occurrences) in byValue where value > 0 {
+            let strength = occurrences.map { $0.0.totalStrength }.max() ?? 0
+            let paymentOnly = occurrences.allSatisfy { $0.0.isPayment }
+            var score = Double(strength)
+            if strength == 0 {
+                if occurrences.contains(where: { $0.0 == .card }) { score = 3 }
+                else if occurrences.contains(where: { $0.0 == .cash }) { score = 1 }
+                else if occurrences.allSatisfy({ $0.0 == .other }) { score = 0.5 }
+                else { continue }
+            }
+            // Repeats on other rows under a total or payment label.
+            let supportingRows = Set(occurrences.filter { $0.0.totalStrength > 0 || $0.0 == .card }.map { $0.1.line.index })
+            var checked = false
+            if supportingRows.count >= 2 { score += min(3, 1.5 * Double(supportingRows.count - 1)); checked = true }
+            if cards.contains(value) && strength > 0 { score += 2; checked = true }
+            if cash.contains(where: { c in change.contains { c - $0 == value } }) { score += 4; checked = true }
+            if subtotals.contains(where: { s in
+                taxes.contains { close(s + $0, value) } || close(s + taxes.reduce(0, +), value) && !taxes.isEmpty
+                    || discounts.contains { d in taxes.contains { close(s - d + $0, value) } || close(s - d, value) }
+            }) { score += 4; checked = true }
+            if roundings.contains(where: { r in strongTotals.contains(value - r) || strongTotals.contains(value + r) }),
+               isMultiple(value, of: 0.05) { score += 3; checked = true }
+            if let lineItemSum, close(lineItemSum, value) { score += 2; checked = true }
+            if subtotals.contains(value) && taxes.allSatisfy({ $0 == 0 }) { score += 0.5 }
+            if value == maxPlain { score += 1 }
+            if subtotals.contains(where: { $0 > value }) && discounts.isEmpty { score -= 3 }
+            if taxes.contains(where: { $0 >= value }) { score -= 3 }
+            if paymentOnly && cash.contains(value) && change.contains(where: { $0 > 0 }) { score -= 2 }
+            if occurrences.allSatisfy({ $0.2.repaired }) { score -= 0.5 }
+            let lastLine = occurrences.filter { $0.0.totalStrength == strength }.map { $0.1.line.index }.max() ?? 0
+            if best == nil || score > best!.score || score == best!.score && value > best!.value {
+                best = (value, score, strength, checked, lastLine)
+            }
+        }
+        guard let best else { return nil }
+        var confidence = min(1, 0.25 + Double(best.strength) * 0.05 + (best.checked ? 0.3 : 0))
+        if best.strength == 0 { confidence = min(confidence, 0.3) }
+        return TotalFinding(value: best.value, confidence: confidence, labelStrength: best.strength,
+                            crossChecked: best.checked, score: best.score)
+    }
+
+    /// The amount of a row that its label refers to: the rightmost one (the amount column).
+    static func pick(_ row: AmountLine) -> AmountToken? {
+        row.amounts.last
+    }
+
+    private static func bucket(_ role: AmountRole) -> AmountRole {
+        if case .total = role { return .total(strength: 0) }
+        return role
+    }
+
+    static func close(_ a: Decimal, _ b: Decimal) -> Bool { abs(a - b) <= Decimal(string: "0.011")! }
+
+    static func isMultiple(_ value: Decimal, of step: Decimal) -> Bool {
+        var q = value / step
+        var r = Decimal()
+        NSDecimalRound(&r, &q, 0, .plain)
+        return abs(r - q) < Decimal(string: "0.0001")!
+    }
+}
