@@ -72,7 +72,7 @@ struct Reading {
         self.document = document
         rows = AmountLine.build(document)
         lineItems = isPartial ? [] : LineItemParser.parse(rows)
-        let itemSum = lineItems.count >= 2 ? lineItems.compactMap(\.amount).reduce(0, +) : nil
+        let itemSum = !lineItems.isEmpty ? lineItems.compactMap(\.amount).reduce(0, +) : nil
         total = TotalFinder.find(rows, lineItemSum: itemSum)
         currency = isPartial ? nil : CurrencyDetector.detect(document, amounts: rows)
         date = isPartial ? nil : DateFinder.find(document, orderHint: currency?.dateOrder, defaultOrder: options.dateOrder)
@@ -81,7 +81,7 @@ struct Reading {
 
     var wantsReread: Bool {
         guard let total else { return true }
-        return !(total.crossChecked || confirmedByReread) && total.labelStrength < 10
+        return !(total.crossChecked || confirmedByReread) && total.labelStrength < 12
     }
 
     /// The rows of the totals block when a total label was read without a readable amount.

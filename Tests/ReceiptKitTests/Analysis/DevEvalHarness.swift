@@ -28,6 +28,7 @@ import Testing
         let analyzer = HeuristicAnalyzer()
         let options = AnalysisOptions()
         let fields = Set((Self.environment["RECEIPTS_DEV_EVAL_FIELDS"] ?? "").split(separator: ",").map(String.init))
+        let show = (Self.environment["RECEIPTS_DEV_EVAL_SHOW"] ?? "").split(separator: ",").map(String.init)
         var reports: [FolderReport] = []
         var elapsed: Duration = .zero
         var count = 0
@@ -42,6 +43,11 @@ import Testing
                     continue
                 }
                 let ocr = OCRResult(tesseractTSV: tsv)
+                if show.contains(where: { stem.hasPrefix($0) }) {
+                    for row in AmountLine.build(ReceiptDocument(ocr: ocr)) {
+                        print("ROW \(row.line.index) [\(row.role)] \(row.amounts.map { $0.value.plainString + ($0.repaired ? "?" : "") }) | \(row.line.text)")
+                    }
+                }
                 let clock = ContinuousClock()
                 let start = clock.now
                 let analysis = try await analyzer.analyze(AnalysisInput(source: receipt.name, ocr: ocr), options: options)

@@ -23,7 +23,7 @@ enum AmountParser {
     static let currencyMarks: [String] = [
         "US$", "USD", "AU$", "A$", "AUD", "C$", "CA$", "CAD", "S$", "SGD", "HK$", "HKD", "NZ$", "NZD",
         "RM", "MYR", "EUR", "GBP", "CHF", "AED", "INR", "RS.", "RS", "JPY", "CNY", "RMB", "SEK", "NOK", "DKK",
-        "PLN", "CZK", "HUF", "THB", "PHP", "IDR", "RP", "ZAR", "R$", "BRL", "MXN",
+        "PLN", "CZK", "HUF", "THB", "PHP", "IDR", "RP", "ZAR", "R$", "BRL", "MXN", "R",
         "$", "£", "€", "¥", "₹", "₩", "₱", "฿",
     ]
 
@@ -85,7 +85,7 @@ enum AmountParser {
             let rest = s.dropFirst(m.count)
             // "RS" / "RP" / "R$" only count as marks when a digit follows.
             guard let next = rest.first else { break }
-            if next.isNumber || next == " " || "OoSlI".contains(next) && m.count > 1 || m.count == 1 {
+            if next.isNumber || "OoSlI".contains(next) && m.count > 1 || m.count == 1 && m != "R" {
                 mark = m
                 s = rest
             }

@@ -2,7 +2,7 @@ import Foundation
 
 /// What an amount on a receipt row stands for, judged from the row's label.
 enum AmountRole: Sendable, Hashable {
-    /// The amount payable; `strength` 1–10 (GRAND TOTAL 10, TOTAL 7, AMOUNT 3).
+    /// The amount payable; `strength` 1–12 (GRAND TOTAL 12, TOTAL 7, AMOUNT 3).
     case total(strength: Int)
     case subtotal
     case tax
@@ -50,7 +50,7 @@ enum AmountRole: Sendable, Hashable {
                                 "PROMO", "REBATE", "RABATT", "REMISE", "DESCUENTO", "MEMBER PRICE"]
     static let tipWords = ["TIP", "TIPS", "GRATUITY", "SERVICE CHARGE", "SVC CHG", "SERVICE CHG"]
     static let cashWords = ["CASH", "TENDER", "TENDERED", "PAID", "PAYMENT", "AMOUNT PAID", "AMOUNT TENDERED",
-                            "TUNAI", "BAR", "ESPECES", "EFECTIVO", "CONTADO", "RECEIVED", "CUSTOMER S PAYMENT"]
+                            "TUNAI", "BAR", "PAY", "PAID AMOUNT", "ESPECES", "EFECTIVO", "CONTADO", "RECEIVED", "CUSTOMER S PAYMENT"]
     static let cardWords = ["VISA", "MASTERCARD", "MASTER", "MC", "AMEX", "AMERICAN EXPRESS", "DEBIT", "CREDIT",
                             "CARD", "EFTPOS", "DISCOVER", "CC", "PAYPAL", "NETS", "MAESTRO", "CHARGE", "EC",
                             "KARTE", "CARTE", "TARJETA", "CB", "VPAY", "CONTACTLESS", "APPLE PAY", "GOOGLE PAY",
@@ -70,6 +70,7 @@ enum AmountRole: Sendable, Hashable {
         if label.hasAny(discountWords) { return .discount }
         if label.hasAny(tipWords) && !label.hasAny(["TOTAL INCL", "GRAND TOTAL"]) { return .tip }
         let inclusive = label.hasAny(inclusiveWords)
+        if inclusive && label.hasAny(["SALES", "AMOUNT", "AMT", "PAYABLE"]) && !hasTotalWord { return .total(strength: 7) }
         if label.hasAny(taxWords) || label.compact.hasSuffix("TAX") {
             if !(hasTotalWord && inclusive) {
                 if label.hasAny(["TOTAL TAX", "TAX TOTAL", "TOTAL GST", "GST TOTAL", "TOTAL VAT", "VAT TOTAL",
@@ -79,7 +80,7 @@ enum AmountRole: Sendable, Hashable {
                 if !inclusive && !label.hasAny(strongTotals) { return .tax }
             }
         }
-        if label.hasAny(strongTotals) { return .total(strength: 10) }
+        if label.hasAny(strongTotals) { return .total(strength: 12) }
         if hasTotalWord { return .total(strength: 7) }
         if label.hasAny(cardWords) { return .card }
         if label.hasAny(cashWords) { return .cash }
@@ -96,6 +97,12 @@ struct AmountLine: Sendable {
     var role: AmountRole
     /// True when the amounts were taken from the next row (label and amount printed on two rows).
     var borrowed = false
+    /// A percentage printed on the row (a tax rate), if any.
+    var rate: Decimal?
+
+    private static let ratePattern = Pattern(#"(\d{1,2}(?:[.,]\d{1,3})?)\s?%"#)
+    private static let bareNumber = Pattern(#"^\d{3,6}$"#)
+    private static let oneDecimal = Pattern(#"^[^\d]{0,3}(\d{1,5}[.,]\d)[^\d%]{0,2}$"#)
 
     /// The row's amounts, each row's label deciding their role. A label row without an amount
     /// takes the amounts of the next row when that row has no label of its own.
@@ -103,10 +110,27 @@ struct AmountLine: Sendable {
         var result: [AmountLine] = []
         for line in document.lines {
             let amounts = AmountParser.amounts(in: line.text)
-            let label = LabelText(labelPart(of: line.text, without: amounts))
-            result.append(AmountLine(line: line, amounts: amounts, label: label, role: AmountRole.classify(label)))
+            var label = LabelText(labelPart(of: line.text, without: amounts))
+            let role = AmountRole.classify(label)
+            var found = amounts
+            if found.isEmpty, role.totalStrength >= 7 || role == .subtotal || role.isPayment {
+                // "TOTAL 1000": the decimal point was lost; read the last bare number as cents.
+                let tokens = line.text.split(whereSeparator: \.isWhitespace).map(String.init)
+                if let i = tokens.lastIndex(where: { bareNumber.matches($0) }), let cents = Decimal(string: tokens[i]) {
+                    found = [AmountToken(value: cents / 100, tokenIndex: i, repaired: true)]
+                    label = LabelText(labelPart(of: line.text, without: found))
+                } else if let i = tokens.lastIndex(where: { oneDecimal.matches($0) }),
+                          let m = oneDecimal.firstMatch(in: tokens[i]), let value = m[1].flatMap(Money.parse) {
+                    // "18.8\"": the last decimal was lost or misread.
+                    found = [AmountToken(value: value, tokenIndex: i, repaired: true)]
+                    label = LabelText(labelPart(of: line.text, without: found))
+                }
+            }
+            let rate = ratePattern.firstMatch(in: line.text).flatMap { $0[1] }.flatMap(Money.parse)
+            result.append(AmountLine(line: line, amounts: found, label: label, role: role, rate: rate))
         }
-        for i in result.indices.dropLast() where result[i].amounts.isEmpty && result[i].role != .other {
+        for i in result.indices.dropLast() where result[i].amounts.isEmpty && result[i].role != .other
+            && !result[i].label.has("SUMMARY") {
             let next = result[i + 1]
             let letters = next.label.words.filter { $0.count >= 3 && $0.contains(where: \.isLetter) }
             if !next.amounts.isEmpty && (letters.isEmpty || next.role == .other && next.amounts.count == 1 && letters.count <= 1) {

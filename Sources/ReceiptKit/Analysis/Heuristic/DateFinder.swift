@@ -70,6 +70,7 @@ enum DateFinder {
                                           "EXCHANGE", "OFFER", "ENDS", "EXPIRE", "SURVEY", "REDEEM", "VOID AFTER"]
 
     static func find(_ document: ReceiptDocument, orderHint: DateOrder?, defaultOrder: DateOrder) -> DateFinding? {
+        let latestYear = CalendarDate.today().year + 1
         var candidates: [Candidate] = []
         var dayFirstEvidence = 0, monthFirstEvidence = 0
         for line in document.lines {
@@ -126,8 +127,14 @@ enum DateFinder {
             }
             for f in found {
                 var score = context + f.quality
-                if !(1995...2035).contains(f.date.year) { score -= 4 }
-                candidates.append(Candidate(date: f.date, alternative: f.alternative, line: line.index, score: score))
+                var date = f.date
+                if date.year > latestYear, let fixed = repairYear(date, latest: latestYear) {
+                    date = fixed
+                    score -= 1
+                }
+                if !(1995...latestYear).contains(date.year) { score -= 4 }
+                let alternative = f.alternative.flatMap { repairYear($0, latest: latestYear) }
+                candidates.append(Candidate(date: date, alternative: alternative, line: line.index, score: score))
             }
         }
         guard !candidates.isEmpty else { return nil }
@@ -173,16 +180,44 @@ enum DateFinder {
         }
     }
 
-    /// Undoes OCR letter-for-digit slips inside date-like tokens (`O1/O2/2O18` → `01/02/2018`).
+    /// Undoes OCR letter-for-digit slips next to digits (`D2/O2/17` → `02/02/17`, `21NOV'I5` →
+    /// `21NOV'15`): a letter OCR confuses with a digit becomes that digit when a neighbour is a
+    /// digit and no neighbour is another letter.
     static func repairDigits(_ text: String) -> String {
-        guard text.contains(where: { "OILSB|".contains($0) }) else { return text }
-        return text.split(separator: " ", omittingEmptySubsequences: false).map { token -> String in
-            let digits = token.filter(\.isNumber).count
-            let seps = token.filter { $0 == "/" || $0 == "-" || $0 == "." }.count
-            guard seps >= 2, digits >= 3, !token.contains(where: { $0.isLetter && AmountParser.confusable($0) == nil }) else {
-                return String(token)
+        var chars = Array(text)
+        guard chars.contains(where: { AmountParser.confusable($0) != nil }) else { return text }
+        func isSeparator(_ c: Character?) -> Bool { c == nil || c == "/" || c == "-" || c == "." || c == " " || c == "'" || c == ":" || c == "," }
+        for _ in 0..<2 {
+            for i in chars.indices {
+                guard let digit = AmountParser.confusable(chars[i]) else { continue }
+                let prev: Character? = i > 0 ? chars[i - 1] : nil
+                let next: Character? = i + 1 < chars.count ? chars[i + 1] : nil
+                let prevOK = prev?.isNumber == true || isSeparator(prev)
+                let nextOK = next?.isNumber == true || isSeparator(next)
+                if prevOK && nextOK && (prev?.isNumber == true || next?.isNumber == true) {
+                    chars[i] = digit
+                }
             }
-            return String(token.map { AmountParser.confusable($0) ?? $0 })
-        }.joined(separator: " ")
+        }
+        return String(chars)
+    }
+
+    /// A year OCR misread by one digit (`2048`, `2617` for 2018, 2017) when it lies in the future.
+    static func repairYear(_ date: CalendarDate, latest: Int) -> CalendarDate? {
+        guard date.year > latest else { return date }
+        var digits = Array(String(date.year))
+        let swaps: [Character: [Character]] = ["4": ["1"], "6": ["0"], "8": ["0", "1"], "9": ["0"], "7": ["1"], "3": ["1"], "5": ["1"]]
+        for i in digits.indices.reversed() {
+            for replacement in swaps[digits[i]] ?? [] {
+                let original = digits[i]
+                digits[i] = replacement
+                if let y = Int(String(digits)), (1995...latest).contains(y),
+                   let fixed = CalendarDate(year: y, month: date.month, day: date.day) {
+                    return fixed
+                }
+                digits[i] = original
+            }
+        }
+        return nil
     }
 }

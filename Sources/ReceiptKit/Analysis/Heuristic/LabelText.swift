@@ -61,7 +61,7 @@ struct LabelText: Sendable {
             })
         }
         if vocabulary.contains(w) { return w }
-        if w.count >= 5, let fix = vocabulary.first(where: { abs($0.count - w.count) <= 1 && editDistance($0, w) <= 1 }) {
+        if w.count >= 4, let fix = vocabulary.first(where: { $0.count >= 5 && abs($0.count - w.count) <= 1 && editDistance($0, w) <= 1 }) {
             return fix
         }
         return w.count >= 5 && !w.contains(where: \.isNumber) ? w : word

@@ -33,7 +33,7 @@ enum TaxFinder {
                 if let rate, rate > 0, rate < 30, label.hasAny(AmountRole.inclusiveWords) { inclusiveRate = rate }
                 continue
             }
-            if row.role == .total(strength: 10) || row.role == .total(strength: 7) {
+            if row.role.totalStrength >= 7 {
                 // "TOTAL INCL. GST 6% 9.00": the amount is the total; remember the rate.
                 if let rate, rate > 0, rate < 30 { inclusiveRate = rate }
                 continue
