@@ -35,10 +35,13 @@ struct LabelText: Sendable {
     }
 
     /// True when the row holds the phrase as whole words (`"GRAND TOTAL"`), or glued
-    /// (`GRANDTOTAL`) for phrases of several words.
+    /// (`GRANDTOTAL`) for phrases of several words and at least five letters.
     func has(_ phrase: String) -> Bool {
         if spaced.contains(" " + phrase + " ") { return true }
-        if phrase.contains(" ") { return compact.contains(phrase.replacingOccurrences(of: " ", with: "")) }
+        if phrase.contains(" ") {
+            let glued = phrase.replacingOccurrences(of: " ", with: "")
+            return glued.count >= 5 && compact.contains(glued)
+        }
         return false
     }
 
