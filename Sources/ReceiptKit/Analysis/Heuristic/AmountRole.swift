@@ -113,7 +113,7 @@ struct AmountLine: Sendable {
             var label = LabelText(labelPart(of: line.text, without: amounts))
             let role = AmountRole.classify(label)
             var found = amounts
-            if found.isEmpty, role.totalStrength >= 7 || role == .subtotal || role.isPayment {
+            if found.isEmpty, role.totalStrength >= 7 || role == .subtotal || role.isPayment || role == .tax {
                 // "TOTAL 1000": the decimal point was lost; read the last bare number as cents.
                 let tokens = line.text.split(whereSeparator: \.isWhitespace).map(String.init)
                 if let i = tokens.lastIndex(where: { bareNumber.matches($0) }), let cents = Decimal(string: tokens[i]) {

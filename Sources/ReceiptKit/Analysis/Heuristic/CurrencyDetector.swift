@@ -54,37 +54,38 @@ enum CurrencyDetector {
             }
         }
         let text = document.upperText
+        // A symbol not written against an amount may be OCR noise: a weak vote.
         for (symbol, code) in [("£", "GBP"), ("€", "EUR"), ("₹", "INR"), ("¥", "JPY")] where text.contains(symbol) {
-            votes[code, default: 0] += 1
+            votes[code, default: 0] += 0.5
         }
         let all = LabelText(text)
         for word in ["USD", "EUR", "EUROS", "GBP", "MYR", "SGD", "AUD", "CAD", "CHF", "AED", "INR", "HKD"] where all.has(word) {
             votes[word == "EUROS" ? "EUR" : word, default: 0] += 1
         }
         if text.contains("US$") { votes["USD", default: 0] += 2 }
-        if let (code, _) = votes.max(by: { $0.value < $1.value || $0.value == $1.value && $0.key > $1.key }) {
-            return CurrencyFinding(code: code, confidence: votes[code]! >= 2 ? 0.9 : 0.7, dateOrder: order(for: code))
-        }
+        let explicit = votes.filter { $0.value >= 1 }
         // Evidence of the country.
-        var country: [String: Int] = [:]
-        country["MYR"] = malaysia.filter { all.has($0) }.count * 2
-        country["SGD"] = singapore.filter { all.has($0) }.count * 2
-        country["AUD"] = australia.filter { all.has($0) }.count
-        country["GBP"] = uk.filter { all.has($0) }.count + ukPostcode.matches(in: text).count
-        country["EUR"] = euro.filter { all.has($0) }.count
-        country["INR"] = india.filter { all.has($0) }.count * 2
-        country["USD"] = usStateZip.matches(in: text).count * 2 + usa.filter { all.has($0) }.count
-        let ranked = country.filter { $0.value > 0 }.sorted { $0.value > $1.value || $0.value == $1.value && $0.key < $1.key }
-        if let top = ranked.first {
-            let isDollarCountry = dollarCurrencies.contains(top.key)
-            if dollar > 0 && !isDollarCountry && top.key != "MYR" {
-                // A `$` amount on a receipt from a country without dollars: evidence conflicts.
-                return nil
-            }
-            let strong = top.value >= 2 && (ranked.count == 1 || ranked[1].value < top.value)
-            return CurrencyFinding(code: top.key, confidence: strong ? 0.7 : 0.5, dateOrder: order(for: top.key))
+        var country: [String: Double] = [:]
+        country["MYR"] = Double(malaysia.filter { all.has($0) }.count)
+        country["SGD"] = Double(singapore.filter { all.has($0) }.count)
+        country["AUD"] = Double(australia.filter { all.has($0) }.count) * 0.5
+        country["GBP"] = Double(uk.filter { all.has($0) }.count + ukPostcode.matches(in: text).count) * 0.5
+        country["EUR"] = Double(euro.filter { all.has($0) }.count) * 0.5
+        country["INR"] = Double(india.filter { all.has($0) }.count)
+        country["USD"] = Double(usStateZip.matches(in: text).count * 2 + usa.filter { all.has($0) }.count)
+        for (code, weight) in country where weight > 0 {
+            // A bare `$` counts for the dollar countries (and Malaysia, where tills print `$` for RM).
+            let dollarBonus = dollar > 0 && (dollarCurrencies.contains(code) || code == "MYR") ? 1.0 : 0
+            votes[code, default: 0] += min(4, weight) + dollarBonus
         }
-        return nil
+        guard let (code, score) = votes.max(by: { $0.value < $1.value || $0.value == $1.value && $0.key > $1.key }),
+              score >= 1 else { return nil }
+        if dollar > 0 && !dollarCurrencies.contains(code) && code != "MYR" && explicit[code] == nil {
+            // `$` amounts on a receipt whose other evidence names a country without dollars.
+            return nil
+        }
+        let confidence = explicit[code] != nil ? 0.9 : (score >= 2 ? 0.7 : 0.5)
+        return CurrencyFinding(code: code, confidence: confidence, dateOrder: order(for: code))
     }
 
     static func order(for code: String) -> DateOrder? {

@@ -28,7 +28,7 @@ struct LabelText: Sendable {
             }
         }
         if !current.isEmpty { words.append(current) }
-        words = words.map(LabelText.repair)
+        words = words.map(LabelText.repair).flatMap(LabelText.splitTrailingDigits)
         self.words = words
         self.spaced = " " + words.joined(separator: " ") + " "
         self.compact = words.joined()
@@ -46,6 +46,15 @@ struct LabelText: Sendable {
     }
 
     func hasAny(_ phrases: [String]) -> Bool { phrases.contains(where: has) }
+
+    /// `TAX1` → `TAX`, `1`; `GST6` → `GST`, `6`.
+    private static func splitTrailingDigits(_ word: String) -> [String] {
+        guard let last = word.last, last.isNumber, word.count >= 4 else { return [word] }
+        let letters = word.prefix(while: \.isLetter)
+        let rest = word.dropFirst(letters.count)
+        guard letters.count >= 3, rest.allSatisfy(\.isNumber) else { return [word] }
+        return [String(letters), String(rest)]
+    }
 
     /// Repairs one word: letters for digits inside words (`T0TAL`), and one-letter slips in the
     /// vocabulary (`TOTAI` → `TOTAL`).

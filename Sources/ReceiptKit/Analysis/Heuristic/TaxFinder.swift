@@ -38,7 +38,7 @@ enum TaxFinder {
                 if let rate, rate > 0, rate < 30 { inclusiveRate = rate }
                 continue
             }
-            let values = row.amounts.map(\.value).filter { $0 > 0 }
+            let values = row.amounts.map(\.value).filter { $0 >= 0 }
             guard !values.isEmpty else { continue }
             let limit = total ?? values.max()!
             // The tax among the row's amounts: one consistent with a base on the same row or the total.
