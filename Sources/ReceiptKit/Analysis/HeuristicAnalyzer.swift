@@ -76,7 +76,7 @@ struct Reading {
         total = TotalFinder.find(rows, lineItemSum: itemSum)
         currency = isPartial ? nil : CurrencyDetector.detect(document, amounts: rows)
         date = isPartial ? nil : DateFinder.find(document, orderHint: currency?.dateOrder, defaultOrder: options.dateOrder)
-        vendor = isPartial ? nil : VendorFinder.find(document)
+        vendor = isPartial ? nil : VendorFinder.find(document, rows: rows)
     }
 
     var wantsReread: Bool {
@@ -111,7 +111,7 @@ struct Reading {
 
     func analysis(options: AnalysisOptions, analyzer: String) -> ReceiptAnalysis {
         let taxFinding = TaxFinder.find(rows, total: total?.value)
-        let category = CategoryClassifier(taxonomy: options.taxonomy).classify(document, vendor: vendor?.name)
+        let category = CategoryClassifier.forTaxonomy(options.taxonomy).classify(document, vendor: vendor?.name)
         var currencyCode = currency?.code
         var currencyConfidence = currency?.confidence ?? 0
         if currencyCode == nil, let fallback = options.defaultCurrency {

@@ -3,15 +3,30 @@ import Testing
 @testable import ReceiptKit
 
 @Suite struct Scratch {
-    @Test func debug() throws {
-        for name in ["Image_60_20_db26cc8b43a2b4a02c7a340062a1573617b79b3e", "Image_12_10_9af7313e785b3ac5f17ce0ce25fa0edd9e936b6a"] {
-            let tsv = try String(contentsOfFile: "/work/ocr-cache/wildreceipt/\(name).tsv", encoding: .utf8)
-            let doc = ReceiptDocument(ocr: OCRResult(tesseractTSV: tsv))
-            for line in doc.lines.prefix(8) {
-                let name = VendorFinder.clean(line.text)
-                print("V", line.index, Int(line.confidence), VendorFinder.isPlausibleName(name, label: LabelText(line.text)), name, "|", line.text)
+    @Test func timing() throws {
+        var docs: [ReceiptDocument] = []
+        var ocrs: [OCRResult] = []
+        for set in ["sroie", "wildreceipt"] {
+            let dir = "/work/ocr-cache/\(set)"
+            for f in try FileManager.default.contentsOfDirectory(atPath: dir) where f.hasSuffix(".tsv") {
+                let o = OCRResult(tesseractTSV: try String(contentsOfFile: dir + "/" + f, encoding: .utf8))
+                ocrs.append(o)
             }
-            print(VendorFinder.find(doc) as Any)
         }
+        let clock = ContinuousClock()
+        func t(_ name: String, _ body: () -> Void) {
+            let d = clock.measure(body)
+            print("T", name, d / ocrs.count)
+        }
+        t("document") { docs = ocrs.map { ReceiptDocument(ocr: $0) } }
+        var rows: [[AmountLine]] = []
+        t("rows") { rows = docs.map { AmountLine.build($0) } }
+        t("total") { for r in rows { _ = TotalFinder.find(r) } }
+        t("date") { for d in docs { _ = DateFinder.find(d, orderHint: nil, defaultOrder: .dayFirst) } }
+        t("vendor") { for d in docs { _ = VendorFinder.find(d, rows: AmountLine.build(d)) } }
+        t("currency") { for (d, r) in zip(docs, rows) { _ = CurrencyDetector.detect(d, amounts: r) } }
+        t("tax") { for r in rows { _ = TaxFinder.find(r, total: nil) } }
+        t("items") { for r in rows { _ = LineItemParser.parse(r) } }
+        t("category") { for d in docs { _ = CategoryClassifier(taxonomy: .default).classify(d, vendor: nil) } }
     }
 }

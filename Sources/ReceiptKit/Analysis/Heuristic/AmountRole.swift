@@ -126,7 +126,7 @@ struct AmountLine: Sendable {
                     label = LabelText(labelPart(of: line.text, without: found))
                 }
             }
-            let rate = ratePattern.firstMatch(in: line.text).flatMap { $0[1] }.flatMap(Money.parse)
+            let rate = line.text.contains("%") ? ratePattern.firstMatch(in: line.text).flatMap { $0[1] }.flatMap(Money.parse) : nil
             result.append(AmountLine(line: line, amounts: found, label: label, role: role, rate: rate))
         }
         for i in result.indices.dropLast() where result[i].amounts.isEmpty && result[i].role != .other

@@ -19,6 +19,13 @@ struct CategoryClassifier: Sendable {
     private let categories: [Compiled]
     private let fallback: String
 
+    /// The classifier of the default taxonomy, compiled once.
+    static let standard = CategoryClassifier(taxonomy: .default)
+
+    static func forTaxonomy(_ taxonomy: Taxonomy) -> CategoryClassifier {
+        taxonomy == .default ? standard : CategoryClassifier(taxonomy: taxonomy)
+    }
+
     init(taxonomy: Taxonomy) {
         categories = taxonomy.categories.map { c in
             Compiled(name: c.name,

@@ -43,10 +43,9 @@ enum DateFinder {
         ("DICEMBRE", 12), ("DEC", 12), ("DEZ", 12), ("DÉC", 12), ("DIC", 12), ("DES", 12),
     ]
 
-    private static let monthAlternation: String = {
-        let names = Set(monthNames.map(\.0)).sorted { $0.count > $1.count }
-        return "(" + names.joined(separator: "|") + ")"
-    }()
+    /// A word that may be a month name (checked against `monthNames` afterwards).
+    private static let monthAlternation = "([A-ZÀ-Ý]{3,9})"
+    private static let monthTable: [String: Int] = Dictionary(monthNames, uniquingKeysWith: { a, _ in a })
 
     /// `2018-01-25`, `2018/01/25`, `2018.01.25`.
     private static let isoPattern = Pattern(#"(?<!\d)((?:19|20)\d{2})\s?([-/.])\s?(\d{1,2})\s?\2\s?(\d{1,2})(?!\d)"#)
@@ -54,10 +53,10 @@ enum DateFinder {
     private static let numericPattern = Pattern(#"(?<![\d.,])(\d{1,2})\s?([-/.])\s?(\d{1,2})\s?\2\s?(\d{4}|\d{2})(?![\d,]|\.\d)"#)
     /// `2 APR 2018`, `14/JUN/2017`, `24-MAR-18`, `16AUG2015`, `21NOV'15`, `23 juin 2016`.
     private static let dayMonthPattern = Pattern(#"(?<![\d])(\d{1,2})(?:ST|ND|RD|TH|ER)?[\s\-/.,]*"# + monthAlternation
-                                                 + #"[A-Z]*\.?[\s\-/.,']*((?:19|20)\d{2}|\d{2})(?!\d)"#)
+                                                 + #"\.?[\s\-/.,']*((?:19|20)\d{2}|\d{2})(?!\d)"#, caseInsensitive: false)
     /// `OCT 3, 2016`, `MAY08.17`, `Aug09,2012`, `January 5th 2020`.
     private static let monthDayPattern = Pattern(#"(?<![A-Z])"# + monthAlternation
-                                                 + #"[A-Z]*\.?[\s\-/.]*(\d{1,2})(?:ST|ND|RD|TH)?[\s,.'\-/]*((?:19|20)\d{2}|'?\d{2})(?![\d:])"#)
+                                                 + #"\.?[\s\-/.]*(\d{1,2})(?:ST|ND|RD|TH)?[\s,.'\-/]*((?:19|20)\d{2}|'?\d{2})(?![\d:])"#, caseInsensitive: false)
     /// `20180428`.
     private static let compactPattern = Pattern(#"(?<!\d)(20\d{2})(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])(?!\d)"#)
     private static let timePattern = Pattern(#"\d{1,2}\s?[:.]\s?\d{2}(\s?[:.]\s?\d{2})?\s*(AM|PM)?|\d{1,2}\s?(AM|PM)\b"#)
@@ -76,19 +75,21 @@ enum DateFinder {
         for line in document.lines {
             let text = repairDigits(line.upper)
             guard text.contains(where: \.isNumber) else { continue }
+            let hasWords = text.contains(where: \.isLetter)
+            let hasSeparators = text.contains("/") || text.contains("-") || text.contains(".")
             let label = LabelText(line.text)
             var context = 0.0
             if label.hasAny(dateLabels) { context += 2 }
             if timePattern.matches(text) { context += 1.5 }
             if label.hasAny(otherDateLabels) { context -= 6 }
             var found: [(date: CalendarDate, alternative: CalendarDate?, quality: Double)] = []
-            for m in isoPattern.matches(in: text) {
+            for m in hasSeparators ? isoPattern.matches(in: text) : [] {
                 if let y = Int(m.groups[1]!), let mo = Int(m.groups[3]!), let d = Int(m.groups[4]!),
                    let date = CalendarDate(year: y, month: mo, day: d) {
                     found.append((date, nil, 1))
                 }
             }
-            for m in numericPattern.matches(in: text) {
+            for m in hasSeparators ? numericPattern.matches(in: text) : [] {
                 guard let a = Int(m.groups[1]!), let b = Int(m.groups[3]!), let y = year(m.groups[4]!) else { continue }
                 let dayFirst = CalendarDate(year: y, month: b, day: a)
                 let monthFirst = CalendarDate(year: y, month: a, day: b)
@@ -105,13 +106,13 @@ enum DateFinder {
                 default: break
                 }
             }
-            for m in dayMonthPattern.matches(in: text) {
+            for m in hasWords ? dayMonthPattern.matches(in: text) : [] {
                 if let d = Int(m.groups[1]!), let mo = month(m.groups[2]!), let y = year(m.groups[3]!),
                    let date = CalendarDate(year: y, month: mo, day: d) {
                     found.append((date, nil, 1.2))
                 }
             }
-            for m in monthDayPattern.matches(in: text) {
+            for m in hasWords ? monthDayPattern.matches(in: text) : [] {
                 if let mo = month(m.groups[1]!), let d = Int(m.groups[2]!), let y = year(m.groups[3]!),
                    let date = CalendarDate(year: y, month: mo, day: d) {
                     found.append((date, nil, 1.1))
@@ -164,9 +165,15 @@ enum DateFinder {
         return DateFinding(date: best.date, confidence: confidence)
     }
 
+    /// The month a name stands for: a full name or an abbreviation (`SEPT`, `JANV`, `DEZ`).
     static func month(_ name: String) -> Int? {
         let n = name.uppercased()
-        return monthNames.first { $0.0 == n }?.1
+        if let m = monthTable[n] { return m }
+        // A longer spelling of a known name ("JANUARYS" is not; "SEPTEMBRE" is in the table).
+        if n.count > 3, let m = monthTable[String(n.prefix(3))], monthNames.contains(where: { $0.0.hasPrefix(n) && $0.1 == m }) {
+            return m
+        }
+        return nil
     }
 
     /// Two-digit years: up to 50 are 20YY, later ones 19YY.

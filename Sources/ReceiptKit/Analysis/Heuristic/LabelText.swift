@@ -8,6 +8,7 @@ struct LabelText: Sendable {
     /// The same words with no spaces: `"GRANDTOTAL"`.
     let compact: String
     let words: [String]
+    private let wordSet: Set<String>
 
     /// Keywords that OCR often misreads by one letter (`TOTAI`, `T0TAL`, `CHANGF`).
     static let vocabulary: [String] = [
@@ -30,6 +31,7 @@ struct LabelText: Sendable {
         if !current.isEmpty { words.append(current) }
         words = words.map(LabelText.repair).flatMap(LabelText.splitTrailingDigits)
         self.words = words
+        self.wordSet = Set(words)
         self.spaced = " " + words.joined(separator: " ") + " "
         self.compact = words.joined()
     }
@@ -37,6 +39,7 @@ struct LabelText: Sendable {
     /// True when the row holds the phrase as whole words (`"GRAND TOTAL"`), or glued
     /// (`GRANDTOTAL`) for phrases of several words and at least five letters.
     func has(_ phrase: String) -> Bool {
+        if !phrase.contains(" ") { return wordSet.contains(phrase) }
         if spaced.contains(" " + phrase + " ") { return true }
         if phrase.contains(" ") {
             let glued = phrase.replacingOccurrences(of: " ", with: "")
@@ -72,24 +75,37 @@ struct LabelText: Sendable {
                 }
             })
         }
-        if vocabulary.contains(w) { return w }
-        if w.count >= 4, let fix = vocabulary.first(where: { $0.count >= 5 && abs($0.count - w.count) <= 1 && editDistance($0, w) <= 1 }) {
-            return fix
+        if vocabularySet.contains(w) { return w }
+        if (4...9).contains(w.count), w.allSatisfy({ $0.isASCII && $0.isLetter }) {
+            let bytes = Array(w.utf8)
+            for (i, v) in vocabularyBytes.enumerated() where abs(v.count - bytes.count) <= 1 && v[0] == bytes[0] || v.last == bytes.last && v.count == bytes.count {
+                if editDistance(v, bytes, limit: 1) <= 1 { return vocabulary[i] }
+            }
         }
         return w.count >= 5 && !w.contains(where: \.isNumber) ? w : word
     }
 
+    private static let vocabularySet = Set(vocabulary)
+    private static let vocabularyBytes = vocabulary.map { Array($0.utf8) }
+
     static func editDistance(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
+        editDistance(Array(a.utf8), Array(b.utf8), limit: Int.max)
+    }
+
+    /// Levenshtein distance over bytes; stops early once every path exceeds `limit`.
+    static func editDistance(_ a: [UInt8], _ b: [UInt8], limit: Int) -> Int {
         if a.isEmpty { return b.count }
         if b.isEmpty { return a.count }
         var previous = Array(0...b.count)
         var current = [Int](repeating: 0, count: b.count + 1)
         for i in 1...a.count {
             current[0] = i
+            var rowMin = i
             for j in 1...b.count {
                 current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+                rowMin = min(rowMin, current[j])
             }
+            if rowMin > limit { return rowMin }
             swap(&previous, &current)
         }
         return previous[b.count]

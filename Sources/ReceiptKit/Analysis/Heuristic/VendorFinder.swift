@@ -38,11 +38,11 @@ enum VendorFinder {
     private static let phonePattern = Pattern(#"(\+?\d[\d\s\-().]{6,}\d)"#)
     private static let postcodePattern = Pattern(#"\b\d{5}\b|\b[A-Z]{1,2}\d[A-Z\d]?\s+\d[A-Z]{2}\b"#, caseInsensitive: false)
 
-    static func find(_ document: ReceiptDocument) -> VendorFinding? {
-        let header = Array(document.lines.prefix(while: { line in
-            // The header ends where the amounts start.
-            AmountParser.amounts(in: line.text).isEmpty || line.index < 3
-        }).prefix(14))
+    static func find(_ document: ReceiptDocument, rows amountRows: [AmountLine]? = nil) -> VendorFinding? {
+        let amountRows = amountRows ?? AmountLine.build(document)
+        // The header ends where the amounts start.
+        let end = amountRows.first(where: { !$0.amounts.isEmpty && $0.line.index >= 3 })?.line.index ?? document.lines.count
+        let header = Array(document.lines.prefix(min(end, 14)))
         let rows = header.isEmpty ? Array(document.lines.prefix(8)) : header
         var best: (name: String, score: Double, row: Int, company: Bool)? = nil
         var addressSeen = false
