@@ -21,6 +21,11 @@ public struct FieldScore: Sendable, Equatable {
     public var correct: Int = 0
     /// correct / scored, nil when nothing was scored.
     public var accuracy: Double? { scored == 0 ? nil : Double(correct) / Double(scored) }
+
+    public init(scored: Int = 0, correct: Int = 0) {
+        self.scored = scored
+        self.correct = correct
+    }
 }
 
 /// Scores analyses against ground truth, as ../shared/receipts/README.md describes: vendor

@@ -26,7 +26,7 @@ enum AmountRole: Sendable, Hashable {
     static let taxWords = ["TAX", "VAT", "GST", "SST", "HST", "PST", "QST", "MWST", "UST", "TVA", "IVA", "BTW",
                            "MOMS", "IMPUESTO", "IMPUESTOS", "STEUER", "SALESTAX", "IGV", "PPN", "TAXES", "IMP"]
     static let inclusiveWords = ["INCL", "INCLUSIVE", "INCLUDING", "INCLUDES", "INCLUDED", "INC", "INKL", "ENTHALTEN",
-                                 "INCLUS", "INCLUSO", "INCL.", "TTC"]
+                                 "INCLUS", "INCLUSO", "INCLUDE", "TTC"]
     static let strongTotals = [
         "GRAND TOTAL", "TOTAL DUE", "AMOUNT DUE", "AMT DUE", "BALANCE DUE", "BAL DUE", "TOTAL PAYABLE",
         "AMOUNT PAYABLE", "NETT TOTAL", "NET TOTAL", "TOTAL ROUNDED", "ROUNDED TOTAL", "TOTAL AMOUNT",

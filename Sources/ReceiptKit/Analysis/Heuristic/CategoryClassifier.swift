@@ -7,7 +7,8 @@ struct CategoryFinding: Sendable, Equatable {
 
 /// Picks the expense category from the taxonomy's keywords and patterns.
 ///
-/// Each distinct keyword found counts 1 (2 in the header rows, where the merchant is named);
+/// Each distinct keyword found counts 1 (2 in the first three rows, where the merchant is named;
+/// numeric keywords such as `76` count only there);
 /// each pattern that matches counts 2. A category needs a score of 2; otherwise the taxonomy's
 /// fallback applies.
 struct CategoryClassifier: Sendable {
@@ -36,7 +37,7 @@ struct CategoryClassifier: Sendable {
     }
 
     func classify(_ document: ReceiptDocument, vendor: String?) -> CategoryFinding {
-        let headerText = (document.lines.prefix(5).map(\.text) + [vendor ?? ""]).joined(separator: "\n")
+        let headerText = (document.lines.prefix(3).map(\.text) + [vendor ?? ""]).joined(separator: "\n")
         let header = LabelText(headerText)
         let body = LabelText(document.lines.map(\.text).joined(separator: "\n"))
         let raw = document.lines.map(\.text).joined(separator: "\n")
@@ -44,6 +45,11 @@ struct CategoryClassifier: Sendable {
         for c in categories where c.name != fallback {
             var score = 0
             for k in c.keywords where body.has(k) {
+                // A bare number ("76") names a brand only in the header; elsewhere it is a price.
+                if k.allSatisfy(\.isNumber) {
+                    if header.has(k) { score += 2 }
+                    continue
+                }
                 score += header.has(k) ? 2 : 1
             }
             for p in c.patterns where p.matches(raw) { score += 2 }
