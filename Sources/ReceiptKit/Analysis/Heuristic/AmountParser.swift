@@ -29,6 +29,8 @@ enum AmountParser {
 
     /// All amounts in a row, left to right. Percentages are skipped.
     static func amounts(in text: String) -> [AmountToken] {
+        // No digit, no amount.
+        guard text.utf8.contains(where: { $0 >= 0x30 && $0 <= 0x39 }) else { return [] }
         let tokens = text.split(whereSeparator: \.isWhitespace).map(String.init)
         var result: [AmountToken] = []
         var i = 0
@@ -80,8 +82,8 @@ enum AmountParser {
         while let c = s.first, "([{:=*#~'\"“‘>".contains(c) { s.removeFirst() }
         if let c = s.first, c == "-" || c == "−" || c == "–" { negative = true; s.removeFirst() }
         // Currency prefix.
-        let upper = s.uppercased()
-        for m in currencyMarks where upper.hasPrefix(m) {
+        let upper = s.first?.isNumber == false ? s.uppercased() : ""
+        for m in currencyMarks where !upper.isEmpty && upper.hasPrefix(m) {
             let rest = s.dropFirst(m.count)
             // "RS" / "RP" / "R$" only count as marks when a digit follows.
             guard let next = rest.first else { break }

@@ -23,11 +23,11 @@ enum AmountRole: Sendable, Hashable {
         return 0
     }
 
-    static let taxWords = ["TAX", "VAT", "GST", "SST", "HST", "PST", "QST", "MWST", "UST", "TVA", "IVA", "BTW",
+    static let taxWords: PhraseList = ["TAX", "VAT", "GST", "SST", "HST", "PST", "QST", "MWST", "UST", "TVA", "IVA", "BTW",
                            "MOMS", "IMPUESTO", "IMPUESTOS", "STEUER", "SALESTAX", "IGV", "PPN", "TAXES", "IMP"]
-    static let inclusiveWords = ["INCL", "INCLUSIVE", "INCLUDING", "INCLUDES", "INCLUDED", "INC", "INKL", "ENTHALTEN",
+    static let inclusiveWords: PhraseList = ["INCL", "INCLUSIVE", "INCLUDING", "INCLUDES", "INCLUDED", "INC", "INKL", "ENTHALTEN",
                                  "INCLUS", "INCLUSO", "INCLUDE", "TTC"]
-    static let strongTotals = [
+    static let strongTotals: PhraseList = [
         "GRAND TOTAL", "TOTAL DUE", "AMOUNT DUE", "AMT DUE", "BALANCE DUE", "BAL DUE", "TOTAL PAYABLE",
         "AMOUNT PAYABLE", "NETT TOTAL", "NET TOTAL", "TOTAL ROUNDED", "ROUNDED TOTAL", "TOTAL AMOUNT",
         "TOTAL AMT", "TOTAL TTC", "TO PAY", "AMOUNT TO PAY", "PLEASE PAY", "SUMME", "GESAMT", "GESAMTBETRAG",
@@ -36,27 +36,27 @@ enum AmountRole: Sendable, Hashable {
         "TOTAL EUROS", "TOTAL EUR", "TOTAL RM", "TOTAL USD", "TOTAL GBP", "NETT AMOUNT", "NETT", "TOTAL NETT",
         "PAYABLE", "GRANDTOTAL", "TOTAL TO PAY", "INVOICE TOTAL", "BILL TOTAL", "TOTAL BILL", "AMOUNT TENDERED DUE",
     ]
-    static let changeWords = ["CHANGE", "CHG", "KEMBALI", "BAKI", "CHANGE DUE", "RUCKGELD", "RENDU", "CAMBIO",
+    static let changeWords: PhraseList = ["CHANGE", "CHG", "KEMBALI", "BAKI", "CHANGE DUE", "RUCKGELD", "RENDU", "CAMBIO",
                               "WISSELGELD", "VUELTO", "CHANGE AMOUNT"]
-    static let roundingWords = ["ROUNDING", "ROUND", "RND", "ROUNDING ADJ", "ADJUSTMENT", "ADJ", "PENGENAPAN",
+    static let roundingWords: PhraseList = ["ROUNDING", "ROUND", "RND", "ROUNDING ADJ", "ADJUSTMENT", "ADJ", "PENGENAPAN",
                                 "ROUNDING ADJUSTMENT", "ROUNDED ADJ"]
-    static let subtotalWords = ["SUBTOTAL", "SUB TOTAL", "SUB TTL", "SUBTTL", "SUB TOT", "SUBTOT", "TOTAL EXCL",
+    static let subtotalWords: PhraseList = ["SUBTOTAL", "SUB TOTAL", "SUB TTL", "SUBTTL", "SUB TOT", "SUBTOT", "TOTAL EXCL",
                                 "EXCLUDING", "EXCL", "EXCLUSIVE", "BEFORE TAX", "PRE TAX", "NETTO", "TOTAL EXCLUDING",
                                 "ZWISCHENSUMME", "SOUS TOTAL", "NET SALES", "NETT SALES", "TOTAL HT", "BASE",
                                 "TOTAL BEFORE", "AMOUNT BEFORE", "SUBTL"]
-    static let quantityWords = ["QTY", "QUANTITY", "ITEMS", "ITEM", "ITEM S", "PCS", "UNITS", "NO OF", "COUNT",
+    static let quantityWords: PhraseList = ["QTY", "QUANTITY", "ITEMS", "ITEM", "ITEM S", "PCS", "UNITS", "NO OF", "COUNT",
                                 "ARTICLES", "ARTIKEL", "TOTAL QTY", "ITEMS SOLD", "ITEM COUNT", "ITEMCOUNT"]
-    static let discountWords = ["DISCOUNT", "DISC", "SAVING", "SAVINGS", "SAVED", "YOU SAVE", "VOUCHER", "COUPON",
+    static let discountWords: PhraseList = ["DISCOUNT", "DISC", "SAVING", "SAVINGS", "SAVED", "YOU SAVE", "VOUCHER", "COUPON",
                                 "PROMO", "REBATE", "RABATT", "REMISE", "DESCUENTO", "MEMBER PRICE"]
-    static let tipWords = ["TIP", "TIPS", "GRATUITY", "SERVICE CHARGE", "SVC CHG", "SERVICE CHG"]
-    static let cashWords = ["CASH", "TENDER", "TENDERED", "PAID", "PAYMENT", "AMOUNT PAID", "AMOUNT TENDERED",
+    static let tipWords: PhraseList = ["TIP", "TIPS", "GRATUITY", "SERVICE CHARGE", "SVC CHG", "SERVICE CHG"]
+    static let cashWords: PhraseList = ["CASH", "TENDER", "TENDERED", "PAID", "PAYMENT", "AMOUNT PAID", "AMOUNT TENDERED",
                             "TUNAI", "BAR", "PAY", "PAID AMOUNT", "ESPECES", "EFECTIVO", "CONTADO", "RECEIVED", "CUSTOMER S PAYMENT"]
-    static let cardWords = ["VISA", "MASTERCARD", "MASTER", "MC", "AMEX", "AMERICAN EXPRESS", "DEBIT", "CREDIT",
+    static let cardWords: PhraseList = ["VISA", "MASTERCARD", "MASTER", "MC", "AMEX", "AMERICAN EXPRESS", "DEBIT", "CREDIT",
                             "CARD", "EFTPOS", "DISCOVER", "CC", "PAYPAL", "NETS", "MAESTRO", "CHARGE", "EC",
                             "KARTE", "CARTE", "TARJETA", "CB", "VPAY", "CONTACTLESS", "APPLE PAY", "GOOGLE PAY",
                             "JCB", "UNIONPAY", "DINERS", "AMEX CARD", "CREDIT CARD", "DEBIT CARD", "GIFT CARD"]
-    static let totalWords = ["TOTAL", "TTL", "TOT", "TOTL"]
-    static let weakTotalWords = ["AMOUNT", "AMT", "DUE", "BALANCE", "SUM", "NET"]
+    static let totalWords: PhraseList = ["TOTAL", "TTL", "TOT", "TOTL"]
+    static let weakTotalWords: PhraseList = ["AMOUNT", "AMT", "DUE", "BALANCE", "SUM", "NET"]
 
     /// The role of a row's amounts, from its label.
     static func classify(_ label: LabelText) -> AmountRole {
@@ -126,7 +126,7 @@ struct AmountLine: Sendable {
                     label = LabelText(labelPart(of: line.text, without: found))
                 }
             }
-            let rate = line.text.contains("%") ? ratePattern.firstMatch(in: line.text).flatMap { $0[1] }.flatMap(Money.parse) : nil
+            let rate = line.text.contains("%" as Character) ? ratePattern.firstMatch(in: line.text).flatMap { $0[1] }.flatMap(Money.parse) : nil
             result.append(AmountLine(line: line, amounts: found, label: label, role: role, rate: rate))
         }
         for i in result.indices.dropLast() where result[i].amounts.isEmpty && result[i].role != .other

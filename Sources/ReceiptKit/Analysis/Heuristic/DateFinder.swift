@@ -61,9 +61,9 @@ enum DateFinder {
     private static let compactPattern = Pattern(#"(?<!\d)(20\d{2})(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])(?!\d)"#)
     private static let timePattern = Pattern(#"\d{1,2}\s?[:.]\s?\d{2}(\s?[:.]\s?\d{2})?\s*(AM|PM)?|\d{1,2}\s?(AM|PM)\b"#)
 
-    private static let dateLabels = ["DATE", "DATED", "TARIKH", "DATUM", "FECHA", "DATA", "TIME", "TRANS", "TXN",
+    private static let dateLabels: PhraseList = ["DATE", "DATED", "TARIKH", "DATUM", "FECHA", "DATA", "TIME", "TRANS", "TXN",
                                      "SALE", "INVOICE DATE", "BILL DATE", "ORDER DATE", "TRANSACTION"]
-    private static let otherDateLabels = ["EXP", "EXPIRY", "EXPIRES", "EXPIRATION", "VALID", "UNTIL", "BEST BEFORE",
+    private static let otherDateLabels: PhraseList = ["EXP", "EXPIRY", "EXPIRES", "EXPIRATION", "VALID", "UNTIL", "BEST BEFORE",
                                           "USE BY", "PRINTED", "PRINT", "DUE DATE", "BIRTH", "DOB", "SINCE", "RETURN BY",
                                           "RETURNS", "RETURN", "BEFORE", "GOOD THRU", "GOOD THROUGH", "VALID TILL",
                                           "EXCHANGE", "OFFER", "ENDS", "EXPIRE", "SURVEY", "REDEEM", "VOID AFTER"]
@@ -76,7 +76,7 @@ enum DateFinder {
             let text = repairDigits(line.upper)
             guard text.contains(where: \.isNumber) else { continue }
             let hasWords = text.contains(where: \.isLetter)
-            let hasSeparators = text.contains("/") || text.contains("-") || text.contains(".")
+            let hasSeparators = text.contains(where: { $0 == "/" || $0 == "-" || $0 == "." })
             let label = LabelText(line.text)
             var context = 0.0
             if label.hasAny(dateLabels) { context += 2 }

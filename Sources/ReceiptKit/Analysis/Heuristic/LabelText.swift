@@ -9,6 +9,7 @@ struct LabelText: Sendable {
     let compact: String
     let words: [String]
     private let wordSet: Set<String>
+    private let compactBytes: [UInt8]
 
     /// Keywords that OCR often misreads by one letter (`TOTAI`, `T0TAL`, `CHANGF`).
     static let vocabulary: [String] = [
@@ -34,21 +35,48 @@ struct LabelText: Sendable {
         self.wordSet = Set(words)
         self.spaced = " " + words.joined(separator: " ") + " "
         self.compact = words.joined()
+        self.compactBytes = Array(compact.utf8)
     }
 
     /// True when the row holds the phrase as whole words (`"GRAND TOTAL"`), or glued
     /// (`GRANDTOTAL`) for phrases of several words and at least five letters.
     func has(_ phrase: String) -> Bool {
-        if !phrase.contains(" ") { return wordSet.contains(phrase) }
-        if spaced.contains(" " + phrase + " ") { return true }
-        if phrase.contains(" ") {
-            let glued = phrase.replacingOccurrences(of: " ", with: "")
-            return glued.count >= 5 && compact.contains(glued)
+        guard phrase.utf8.contains(0x20) else { return wordSet.contains(phrase) }
+        return has(Phrase(phrase))
+    }
+
+    func has(_ phrase: Phrase) -> Bool {
+        guard let first = phrase.parts.first else { return false }
+        if phrase.parts.count == 1 { return wordSet.contains(first) }
+        if wordSet.contains(first) {
+            // Consecutive whole words.
+            var i = 0
+            while i + phrase.parts.count <= words.count {
+                if words[i] == first, (1..<phrase.parts.count).allSatisfy({ words[i + $0] == phrase.parts[$0] }) { return true }
+                i += 1
+            }
+        }
+        return phrase.glued.count >= 5 && LabelText.containsBytes(compactBytes, phrase.glued)
+    }
+
+    func hasAny(_ phrases: PhraseList) -> Bool {
+        !wordSet.isDisjoint(with: phrases.single) || phrases.multi.contains(where: has)
+    }
+
+    private static func containsBytes(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
+        guard needle.count <= haystack.count else { return false }
+        var i = 0
+        while i + needle.count <= haystack.count {
+            if haystack[i] == needle[0] {
+                var j = 1
+                while j < needle.count && haystack[i + j] == needle[j] { j += 1 }
+                if j == needle.count { return true }
+            }
+            i += 1
         }
         return false
     }
 
-    func hasAny(_ phrases: [String]) -> Bool { phrases.contains(where: has) }
 
     /// `TAX1` → `TAX`, `1`; `GST6` → `GST`, `6`.
     private static func splitTrailingDigits(_ word: String) -> [String] {
@@ -109,5 +137,32 @@ struct LabelText: Sendable {
             swap(&previous, &current)
         }
         return previous[b.count]
+    }
+}
+
+/// A label phrase split once into its words.
+struct Phrase: Sendable {
+    let parts: [String]
+    /// The words with no spaces, as bytes (for labels OCR printed without spaces).
+    let glued: [UInt8]
+
+    init(_ text: String) {
+        parts = text.split(separator: " ").map(String.init)
+        glued = Array(parts.joined().utf8)
+    }
+}
+
+/// Phrases prepared for fast matching; array literals convert to it.
+struct PhraseList: Sendable, ExpressibleByArrayLiteral {
+    let single: Set<String>
+    let multi: [Phrase]
+
+    init(_ phrases: [String]) {
+        single = Set(phrases.filter { !$0.utf8.contains(0x20) })
+        multi = phrases.filter { $0.utf8.contains(0x20) }.map(Phrase.init)
+    }
+
+    init(arrayLiteral elements: String...) {
+        self.init(elements)
     }
 }

@@ -14,7 +14,7 @@ struct TaxFinding: Sendable, Equatable {
 enum TaxFinder {
     private static let ratePattern = Pattern(#"(\d{1,2}(?:[.,]\d{1,3})?)\s?%"#)
     /// Rows naming a tax number or a heading, not an amount of tax.
-    private static let notAmounts = ["TAX INVOICE", "GST NO", "GST ID", "GST REG", "VAT NO", "VAT REG", "TAX ID",
+    private static let notAmounts: PhraseList = ["TAX INVOICE", "GST NO", "GST ID", "GST REG", "VAT NO", "VAT REG", "TAX ID",
                                      "TAX NO", "VAT NUMBER", "GST REG NO", "TAX CODE", "TAX EXEMPT", "VAT ID",
                                      "UST ID", "UST IDNR", "STEUERNUMMER", "STEUER NR", "TAX REG", "SST NO", "SST ID",
                                      "GSTIN", "TIN", "TAX REGISTRATION"]

@@ -11,10 +11,10 @@ struct VendorFinding: Sendable, Equatable {
 /// (`TAX INVOICE`, `WELCOME`, `RECEIPT`) are skipped; a row naming a company (`SDN BHD`, `LTD`,
 /// `GMBH`, …) is preferred, and `trading as` names win over the legal name.
 enum VendorFinder {
-    static let companySuffixes = ["SDN BHD", "SDN", "BHD", "BERHAD", "S B", "LTD", "LIMITED", "PLC", "INC", "LLC",
+    static let companySuffixes: PhraseList = ["SDN BHD", "SDN", "BHD", "BERHAD", "S B", "LTD", "LIMITED", "PLC", "INC", "LLC",
                                   "GMBH", "PTE", "CORP", "CORPORATION", "CO LTD", "S L", "S A", "SARL", "B V", "BV",
                                   "SRL", "S R L", "ENTERPRISE", "ENTERPRISES", "TRADING", "PTY", "LLP", "S P A"]
-    static let skipWords = [
+    static let skipWords: PhraseList = [
         "TAX INVOICE", "INVOICE", "RECEIPT", "WELCOME", "THANK", "THANKS", "CASHIER", "TABLE", "DATE", "TIME",
         "ORDER", "SIMPLIFIED", "OFFICIAL", "COPY", "MEMBER", "TEL", "FAX", "PHONE", "TELEPHONE", "HP", "MOBILE",
         "EMAIL", "E MAIL", "WWW", "COM", "HTTP", "HTTPS", "GST", "VAT", "REG", "REGISTRATION", "CO REG", "ROC",
@@ -24,7 +24,7 @@ enum VendorFinder {
         "RECHNUNG", "QUITTUNG", "BON", "KASSENBON", "TICKET", "DUPLICATE", "REPRINT", "FEEDBACK", "SURVEY",
         "VISIT", "WIFI", "FOLLOW", "LIKE US", "TAX", "TRN", "ID", "OPERATOR", "STAFF", "CLERK", "COUNTER",
     ]
-    static let addressWords = [
+    static let addressWords: PhraseList = [
         "JALAN", "JLN", "LOT", "NO", "TAMAN", "LORONG", "PERSIARAN", "LEBUH", "KAMPUNG", "KG", "BANDAR", "BATU",
         "ROAD", "RD", "STREET", "ST", "AVENUE", "AVE", "BLVD", "BOULEVARD", "LANE", "LN", "DRIVE", "DR", "WAY",
         "HIGHWAY", "HWY", "SUITE", "STE", "FLOOR", "FLR", "BLOCK", "BLK", "UNIT", "LEVEL", "PLAZA", "CENTRE",
@@ -50,7 +50,8 @@ enum VendorFinder {
         var names = [String](repeating: "", count: rows.count)
         for (position, line) in rows.enumerated() {
             // "Trading as" names win.
-            if let range = line.upper.range(of: "T/A ") ?? line.upper.range(of: "TRADING AS ") {
+            if line.upper.contains("/" as Character) || line.upper.contains("TRADING"),
+               let range = line.upper.range(of: "T/A ") ?? line.upper.range(of: "TRADING AS ") {
                 let name = clean(String(line.text[range.upperBound...]))
                 if name.count >= 3 { return VendorFinding(name: name, confidence: 0.8) }
             }
@@ -177,7 +178,9 @@ enum VendorFinder {
             }
         }
         var name = tokens.joined(separator: " ")
-        name = name.replacingOccurrences(of: #"(?<=[A-Za-z])[?’`](?=[Ss]\b)"#, with: "'", options: .regularExpression)
+        if name.contains(where: { $0 == "?" || $0 == "’" || $0 == "`" }) {
+            name = name.replacingOccurrences(of: #"(?<=[A-Za-z])[?’`](?=[Ss]\b)"#, with: "'", options: .regularExpression)
+        }
         if name.uppercased().hasSuffix(" BHO") { name = String(name.dropLast(3)) + "BHD" }
         return name.trimmingCharacters(in: CharacterSet(charactersIn: " .,:;-_|"))
     }
