@@ -164,8 +164,13 @@ enum AmountParser {
     }
 
     private static func joinSplit(_ a: String, _ b: String) -> String? {
-        let aDigits = a.trimmingCharacters(in: CharacterSet(charactersIn: ".,"))
-        let bDigits = b.trimmingCharacters(in: CharacterSet(charactersIn: ".,"))
+        guard let bFirst = b.first, bFirst.isNumber || bFirst == "." || bFirst == ",", b.count <= 3,
+              let aLast = a.last, aLast.isNumber || aLast == "." || aLast == "," else { return nil }
+        func trimSeparators(_ t: String) -> String {
+            String(t.drop { $0 == "." || $0 == "," }.reversed().drop { $0 == "." || $0 == "," }.reversed())
+        }
+        let aDigits = trimSeparators(a)
+        let bDigits = trimSeparators(b)
         let aSep = a.hasSuffix(".") || a.hasSuffix(",")
         let bSep = b.hasPrefix(".") || b.hasPrefix(",")
         guard aSep != bSep, !aDigits.isEmpty, aDigits.last?.isNumber == true,
