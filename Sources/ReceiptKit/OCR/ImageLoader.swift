@@ -48,7 +48,7 @@ struct ImageLoader {
             if format == .jpeg {
                 var warnings: Int32 = 0
                 // Decoding only the luminance needs a quarter of the memory of RGB.
-                let hint = preprocessing.enabled ? Int32(L_JPEG_READ_LUMINANCE) : 0
+                let hint = preprocessing.enabled && ProcessInfo.processInfo.environment["RECEIPTS_DEV_COLOR"] == nil ? Int32(L_JPEG_READ_LUMINANCE) : 0
                 return pixReadMemJpeg(base, raw.count, 0, 1, &warnings, hint)
             }
             return pixReadMem(base, raw.count)
@@ -66,7 +66,7 @@ struct ImageLoader {
             image = turned
         }
         let sourceWidth = image.width, sourceHeight = image.height
-        if image.depth != 8 || pixGetColormap(image.pix) != nil {
+        if (image.depth != 8 && !(image.depth == 32 && ProcessInfo.processInfo.environment["RECEIPTS_DEV_COLOR"] != nil)) || pixGetColormap(image.pix) != nil {
             guard let gray = image.transformed({ pixConvertTo8($0, 0) }) else {
                 throw ReceiptError(.badImage, file: file, "cannot convert the image to grayscale (\(image.depth) bits per pixel)")
             }

@@ -39,7 +39,7 @@ struct PipelineOptions: ParsableArguments {
         let engine = try ocr.makeEngine(threads: workers, logger: logger)
         let analyzer: any ReceiptAnalyzer
         do {
-            analyzer = try remote.makeAnalyzer(heuristic: MinimalAnalyzer(), imagePreparer: engine.imagePreparer, logger: logger)
+            analyzer = try remote.makeAnalyzer(heuristic: HeuristicAnalyzer(), imagePreparer: engine.imagePreparer, logger: logger)
         } catch let error as ValidationError {
             printError(error.message)
             throw ExitCode(2)
