@@ -19,13 +19,17 @@ public struct ReceiptProcessor: ReceiptProcessing {
 
     public func process(imageData: Data, displayPath: String) async throws -> ProcessedReceipt {
         let ocr = try await engine.recognize(imageData: imageData, file: displayPath)
+        return ProcessedReceipt(ocr: ocr, analysis: try await analyze(ocr: ocr, imageData: imageData, displayPath: displayPath))
+    }
+
+    /// Runs the analyzer on an OCR result of `imageData` (second passes read `imageData` again).
+    public func analyze(ocr: OCRResult, imageData: Data, displayPath: String) async throws -> ReceiptAnalysis {
         let input = AnalysisInput(
             source: displayPath, ocr: ocr,
             reread: { [engine] pass in try await engine.recognize(imageData: imageData, file: displayPath, pass: pass) },
             imageData: imageData)
         do {
-            let analysis = try await analyzer.analyze(input, options: options)
-            return ProcessedReceipt(ocr: ocr, analysis: analysis)
+            return try await analyzer.analyze(input, options: options)
         } catch let error as ReceiptError {
             throw error
         } catch let error as AnalysisError {
