@@ -99,7 +99,7 @@ public final class OCREngine: Sendable {
     private static let openMPWarning = OnceFlag()
 
     private static func warnAboutOpenMPOnce(_ logger: Logger) {
-        guard ProcessInfo.processInfo.environment["OMP_THREAD_LIMIT"] == nil, openMPWarning.take() else { return }
+        guard (ProcessInfo.processInfo.environment["OMP_THREAD_LIMIT"] ?? "").isEmpty, openMPWarning.take() else { return }
         logger.warning("OMP_THREAD_LIMIT is not set: Tesseract's OpenMP threads make OCR several times slower; start the process with OMP_THREAD_LIMIT=1")
     }
 }
