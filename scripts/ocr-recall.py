@@ -18,7 +18,7 @@ if args[:1] == ["--jobs"]:
     jobs = int(args[1]); args = args[2:]
 here = os.path.dirname(os.path.abspath(__file__))
 root = os.path.dirname(here)
-dirs = args or [os.path.join(root, "..", "shared", "receipts", d) for d in ("sroie", "wildreceipt")]
+dirs = args or [os.path.join(root, "..", "shared", "receipts", d) for d in ("sroie", "wildreceipt")] + [os.path.join(root, "TestReceipts")]
 binary = os.environ.get("RECEIPTS_BIN", os.path.join(root, ".build", "release", "receipts"))
 
 def norm(s):
@@ -41,7 +41,8 @@ def date_forms(iso):
     return {f.upper().replace(" ", "") for f in forms}
 
 def run(image):
-    truth = json.load(open(os.path.splitext(image)[0] + ".json"))
+    stem = os.path.splitext(image)[0]
+    truth = json.load(open(stem + ".expected.json" if os.path.exists(stem + ".expected.json") else stem + ".json"))
     out = subprocess.run([binary, "ocr", image] + flags, capture_output=True, text=True,
                          env=dict(os.environ, OMP_THREAD_LIMIT="1")).stdout
     text = norm(out).upper()
@@ -52,7 +53,8 @@ def run(image):
 
 for d in dirs:
     images = sorted(os.path.join(d, f) for f in os.listdir(d)
-                    if f.lower().endswith((".jpg", ".jpeg", ".png")) and os.path.exists(os.path.join(d, os.path.splitext(f)[0] + ".json")))
+                    if f.lower().endswith((".jpg", ".jpeg", ".png", ".tif", ".tiff", ".webp", ".bmp", ".gif"))
+                    and any(os.path.exists(os.path.join(d, os.path.splitext(f)[0] + ext)) for ext in (".json", ".expected.json")))
     with ThreadPoolExecutor(jobs) as pool:
         results = list(pool.map(run, images))
     t = [r[1] for r in results if r[1] is not None]; dt = [r[2] for r in results if r[2] is not None]

@@ -8,7 +8,7 @@ struct Receipts: AsyncParsableCommand {
             Reads receipt images with Tesseract, finds vendor, date, total, tax, currency and category, \
             and drafts an expense for each. Logs go to stderr; results go to stdout.
             """,
-        subcommands: [ProcessCommand.self, OCRCommand.self, ListCommand.self, ShowCommand.self, RetryCommand.self,
+        subcommands: [ProcessCommand.self, OCRCommand.self, EvalCommand.self, ListCommand.self, ShowCommand.self, RetryCommand.self,
                       ExpensesCommand.self, ExportCommand.self, WatchCommand.self]
     )
 }

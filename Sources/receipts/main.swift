@@ -3,7 +3,7 @@ import Foundation
 
 // Debian's libtesseract uses OpenMP, which reads OMP_THREAD_LIMIT when the library loads — before
 // any Swift code runs. Without it OCR is several times slower, so re-execute once with it set.
-if ProcessInfo.processInfo.environment["OMP_THREAD_LIMIT"] == nil {
+if (ProcessInfo.processInfo.environment["OMP_THREAD_LIMIT"] ?? "").isEmpty {
     setenv("OMP_THREAD_LIMIT", "1", 1)
     execv("/proc/self/exe", CommandLine.unsafeArgv)
     // exec failed (no /proc): carry on; ReceiptKit logs a warning about the slower OCR.

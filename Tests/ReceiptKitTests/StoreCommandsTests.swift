@@ -4,27 +4,9 @@ import Testing
 
 /// Runs the real `receipts` binary's store commands on a store filled through the pipeline.
 @Suite struct StoreCommandsTests {
-    static var binary: URL {
-        URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-            .appendingPathComponent("receipts")
-    }
-
     private func run(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, out: String, err: String) {
-        let process = Process()
-        process.executableURL = Self.binary
-        process.arguments = arguments
-        var env = ProcessInfo.processInfo.environment
-        env["RECEIPTS_STORE"] = nil
-        for (key, value) in environment { env[key] = value }
-        process.environment = env
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+        let result = try ReceiptsCLI.run(arguments, environment: environment)
+        return (result.status, result.out, result.err)
     }
 
     private func filledStore(_ dir: TemporaryDirectory) async throws -> [ReceiptOutcome] {
@@ -40,7 +22,7 @@ import Testing
         return outcomes.sorted { $0.source < $1.source }
     }
 
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: StoreCommandsTests.binary.path)))
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: ReceiptsCLI.binary.path)))
     func listExpensesExportShowAndRetryWorkOnTheStore() async throws {
         let dir = try TemporaryDirectory()
         let outcomes = try await filledStore(dir)
@@ -85,7 +67,7 @@ import Testing
         #expect(pending.out.components(separatedBy: "\r\n").filter { !$0.isEmpty }.count == 2)
     }
 
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: StoreCommandsTests.binary.path)))
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: ReceiptsCLI.binary.path)))
     func theStoreLocationFollowsFlagThenEnvironmentThenXDG() throws {
         let dir = try TemporaryDirectory()
         _ = try run(["list"], environment: ["XDG_DATA_HOME": dir.path("xdg"), "HOME": dir.path("home")])

@@ -65,6 +65,13 @@ public final class OCREngine: Sendable {
         }
     }
 
+    /// Runs blocking image work on the engine's threads.
+    func runOnOCRThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.push { _ in continuation.resume(with: Result { try body() }) }
+        }
+    }
+
     /// Reads an image file.
     public func recognize(imageAt url: URL, file: String? = nil, pass: OCRPass? = nil) async throws -> OCRResult {
         let name = file ?? url.path
@@ -92,7 +99,7 @@ public final class OCREngine: Sendable {
     private static let openMPWarning = OnceFlag()
 
     private static func warnAboutOpenMPOnce(_ logger: Logger) {
-        guard ProcessInfo.processInfo.environment["OMP_THREAD_LIMIT"] == nil, openMPWarning.take() else { return }
+        guard (ProcessInfo.processInfo.environment["OMP_THREAD_LIMIT"] ?? "").isEmpty, openMPWarning.take() else { return }
         logger.warning("OMP_THREAD_LIMIT is not set: Tesseract's OpenMP threads make OCR several times slower; start the process with OMP_THREAD_LIMIT=1")
     }
 }

@@ -18,14 +18,33 @@ public struct ReceiptProcessor: ReceiptProcessing {
     }
 
     public func process(imageData: Data, displayPath: String) async throws -> ProcessedReceipt {
+        let clock = ContinuousClock()
+        let start = clock.now
         let ocr = try await engine.recognize(imageData: imageData, file: displayPath)
+        let ocrDone = clock.now
+        var analysis = try await analyze(ocr: ocr, imageData: imageData, displayPath: displayPath)
+        let end = clock.now
+        // How long this receipt took (OCR includes waiting for a free OCR thread).
+        analysis.details.append(("timings", .object([
+            ("ocrMs", .int(Self.milliseconds(ocrDone - start))),
+            ("analysisMs", .int(Self.milliseconds(end - ocrDone))),
+            ("totalMs", .int(Self.milliseconds(end - start))),
+        ])))
+        return ProcessedReceipt(ocr: ocr, analysis: analysis)
+    }
+
+    private static func milliseconds(_ d: Duration) -> Int {
+        Int(d.components.seconds * 1000 + d.components.attoseconds / 1_000_000_000_000_000)
+    }
+
+    /// Runs the analyzer on an OCR result of `imageData` (second passes read `imageData` again).
+    public func analyze(ocr: OCRResult, imageData: Data, displayPath: String) async throws -> ReceiptAnalysis {
         let input = AnalysisInput(
             source: displayPath, ocr: ocr,
             reread: { [engine] pass in try await engine.recognize(imageData: imageData, file: displayPath, pass: pass) },
             imageData: imageData)
         do {
-            let analysis = try await analyzer.analyze(input, options: options)
-            return ProcessedReceipt(ocr: ocr, analysis: analysis)
+            return try await analyzer.analyze(input, options: options)
         } catch let error as ReceiptError {
             throw error
         } catch let error as AnalysisError {

@@ -12,6 +12,11 @@ struct ProcessCommand: AsyncParsableCommand {
             .bmp .gif .heic). Receipts are read on all cores; each result is printed when its receipt is \
             done, so the order may differ from the input order.
 
+            Every receipt goes through the store (see --store): it is recorded as pending, then completed \
+            with its analysis and a drafted expense, or failed with its error. Images already in the store \
+            (same bytes) are not read again: their stored result is printed (use --force to read them \
+            again). An interrupted run loses nothing: run it again and it carries on.
+
             Output (--format): ndjson (default when stdout is not a terminal) prints one JSON object per line:
               {"file", "receiptId", "ocrStatus": "completed"|"failed", "analysis": {...}|null,
                "expense": {...}|null, "error": "<one line>"|null}
@@ -30,78 +35,53 @@ struct ProcessCommand: AsyncParsableCommand {
     @Option(help: "Output format: ndjson, json, csv or table (default: table on a terminal, else ndjson).")
     var format: OutputFormatOption?
 
-    @Option(help: "Receipts read at once (default: the number of cores).")
-    var workers: Int = ProcessInfo.processInfo.activeProcessorCount
+    @Flag(help: "Read images again even when the store already has them.")
+    var force = false
 
-    @Option(help: "Currency (ISO 4217) to assume when a receipt shows none (default: leave it empty).")
-    var defaultCurrency: String?
-
-    @Option(help: "How to read an ambiguous date like 03/04/2024 when the receipt gives no hint: day-first or month-first.")
-    var dateOrder: DateOrder = .dayFirst
-
-    @Option(help: "Taxonomy file (JSON) with the expense categories; see the README for its format.")
-    var taxonomy: String?
-
-    @OptionGroup var ocr: OCROptions
+    @OptionGroup var pipeline: PipelineOptions
+    @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var logging: LoggingOptions
-
-    func validate() throws {
-        guard workers >= 1 && workers <= 256 else { throw ValidationError("--workers must be between 1 and 256.") }
-        if let defaultCurrency, !(defaultCurrency.count == 3 && defaultCurrency.allSatisfy(\.isLetter)) {
-            throw ValidationError("--default-currency must be a three-letter ISO 4217 code such as GBP.")
-        }
-    }
 
     func run() async throws {
         let logger = logging.bootstrap()
-        let analysisOptions = AnalysisOptions(
-            taxonomy: try loadTaxonomy(taxonomy), defaultCurrency: defaultCurrency?.uppercased(), dateOrder: dateOrder)
-        let engine = try ocr.makeEngine(threads: workers, logger: logger)
-        defer { engine.shutdown() }
-        let processor = ReceiptProcessor(engine: engine, analyzer: makeAnalyzer(), options: analysisOptions, logger: logger)
+        let processor = try pipeline.makeProcessor(logger: logger)
+        defer { processor.engine.shutdown() }
+        let receiptPipeline: ReceiptPipeline
+        do {
+            receiptPipeline = try ReceiptPipeline(
+                storePath: storeOptions.resolvedPath(), processor: processor,
+                configuration: .init(taxonomy: processor.options.taxonomy, workers: pipeline.workers), logger: logger)
+        } catch {
+            printError("\(error)")
+            throw ExitCode(1)
+        }
 
         let items = InputCollector().collect(paths)
         let writer = RecordWriter(format: format?.value ?? .automatic, columns: Self.columns)
         let progress = ProgressBar(total: items.count)
         writer.begin()
         var failures = 0
-        await withTaskGroup(of: ReceiptRecord.self) { group in
-            var next = 0
-            func startNext() {
-                guard next < items.count else { return }
-                let item = items[next]
-                next += 1
-                group.addTask { await Self.process(item, processor: processor, taxonomy: analysisOptions.taxonomy) }
-            }
-            for _ in 0..<min(items.count, workers * 2) { startNext() }
-            for await record in group {
-                if record.ocrStatus == .failed { failures += 1 }
+        // Paths that cannot be receipts at all (missing, folders named like images) are reported
+        // by the store as failed receipts too, so they show up in `receipts list --status failed`.
+        let batch: [BatchItem] = items.map { .file($0.path) }
+        do {
+            for try await outcome in receiptPipeline.process(batch, force: force) {
+                let failed = outcome.receipt.ocrStatus == .failed
+                if failed { failures += 1 }
                 progress.clear()
-                writer.write(record.json)
-                progress.advance(failed: record.ocrStatus == .failed)
-                startNext()
+                writer.write(outcome.record.json)
+                progress.advance(failed: failed)
             }
+        } catch {
+            progress.finish()
+            writer.end()
+            printError("\(error)")
+            throw ExitCode(1)
         }
         writer.end()
         progress.finish()
         if items.isEmpty { printError("no receipt images found in \(paths.joined(separator: " "))") }
         if failures > 0 { throw ExitCode(1) }
-    }
-
-    static func process(_ item: InputCollector.Item, processor: ReceiptProcessor, taxonomy: Taxonomy) async -> ReceiptRecord {
-        let id = UUID()
-        guard case let .file(path) = item else {
-            guard case let .invalid(path, reason) = item else { fatalError("unreachable") }
-            return ReceiptRecord(file: path, receiptId: id, ocrStatus: .failed, error: "\(path): \(reason)")
-        }
-        do {
-            let result = try await processor.process(imageAt: URL(fileURLWithPath: path), displayPath: path)
-            let expense = Expense.draft(from: result.analysis, receiptId: id, taxonomy: taxonomy)
-            return ReceiptRecord(file: path, receiptId: id, ocrStatus: .completed, analysis: result.analysis, expense: expense)
-        } catch {
-            let message = (error as? ReceiptError)?.description ?? "\(path): \(error)"
-            return ReceiptRecord(file: path, receiptId: id, ocrStatus: .failed, error: message)
-        }
     }
 
     static let columns: [Column] = [
@@ -111,20 +91,6 @@ struct ProcessCommand: AsyncParsableCommand {
         Column("currency", "analysis.currency", width: 8), Column("category", "analysis.category", width: 11),
         Column("review", "analysis.confidence.needsReview", width: 6), Column("error", "error", width: 40),
     ]
-
-    func makeAnalyzer() -> any ReceiptAnalyzer {
-        MinimalAnalyzer()
-    }
-}
-
-func loadTaxonomy(_ path: String?) throws -> Taxonomy {
-    guard let path else { return .default }
-    do {
-        return try Taxonomy(contentsOf: URL(fileURLWithPath: path))
-    } catch {
-        printError("\(error)")
-        throw ExitCode(2)
-    }
 }
 
 struct OutputFormatOption: ExpressibleByArgument {
@@ -135,5 +101,3 @@ struct OutputFormatOption: ExpressibleByArgument {
     }
     static var allValueStrings: [String] { OutputFormat.allCases.map(\.rawValue) }
 }
-
-extension DateOrder: ExpressibleByArgument {}

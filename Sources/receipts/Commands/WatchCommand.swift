@@ -81,9 +81,7 @@ struct WatchCommand: AsyncParsableCommand {
     @Flag(name: .customLong("no-recursive"), help: "Do not watch subfolders.")
     var noRecursive = false
 
-    @OptionGroup var analysis: AnalysisFlags
-    @OptionGroup var ocr: OCROptions
-    @OptionGroup var remote: RemoteOptions
+    @OptionGroup var pipeline: PipelineOptions
     @OptionGroup var logging: LoggingOptions
 
     func validate() throws {
@@ -99,11 +97,18 @@ struct WatchCommand: AsyncParsableCommand {
 
     func run() async throws {
         let (logger, queueLogger) = bootstrapLogging()
-        let (processor, engine) = try PipelineFactory.makeProcessor(ocr: ocr, analysis: analysis, remote: remote, logger: queueLogger)
-        defer { engine.shutdown() }
+        let processor = try self.pipeline.makeProcessor(logger: queueLogger)
+        defer { processor.engine.shutdown() }
         let storePath = storeOptions.resolvedPath()
-        let pipeline = try PipelineFactory.makePipeline(storePath: storePath, processor: processor, analysis: processor.options,
-                                                        workers: analysis.workers, logger: queueLogger)
+        let pipeline: ReceiptPipeline
+        do {
+            pipeline = try ReceiptPipeline(
+                storePath: storePath, processor: processor,
+                configuration: .init(taxonomy: processor.options.taxonomy, workers: self.pipeline.workers), logger: queueLogger)
+        } catch let error as StoreError {
+            printError(error.description)
+            throw ExitCode(2)
+        }
         // A store kept inside the watched folder is never taken as input.
         let storeFile = URL(fileURLWithPath: storePath).standardizedFileURL.path
         let excluded = [storeFile, storeFile + "-wal", storeFile + "-shm", storeFile + "-journal",
@@ -111,7 +116,7 @@ struct WatchCommand: AsyncParsableCommand {
         let intake = IntakeService(pipeline: pipeline, configuration: IntakeConfiguration(
             directory: directory, processedDirectory: processed, failedDirectory: failed, keep: keep,
             recursive: !noRecursive, pollInterval: poll, stabilityDelay: stable, rescanInterval: rescan,
-            ignorePatterns: ignore, excludedPaths: excluded, once: once, maxInFlight: max(4, analysis.workers * 2)),
+            ignorePatterns: ignore, excludedPaths: excluded, once: once, maxInFlight: max(4, self.pipeline.workers * 2)),
             logger: logger)
 
         var configuration = ServiceGroupConfiguration(

@@ -1,0 +1,52 @@
+# Quick start (Debian/Ubuntu; apt needs root or sudo):
+#   make run    install what is missing, build, and process TestReceipts/ into the default store
+#   make test   install what is missing and run the whole test suite
+SHELL := /bin/bash
+.DEFAULT_GOAL := run
+
+# System packages: Tesseract + Leptonica (OCR), English language data, the tesseract CLI (tests and
+# benchmark compare against it), SQLite headers (the embedded store), libcurl (URLSession).
+APT_PACKAGES := libtesseract-dev libleptonica-dev tesseract-ocr tesseract-ocr-eng libsqlite3-dev libcurl4 pkg-config
+
+# Debian's libtesseract uses OpenMP: one thread per OCR engine, or OCR is several times slower.
+export OMP_THREAD_LIMIT := 1
+
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+RECEIPTS := .build/release/receipts
+
+.PHONY: run test deps build bench eval clean
+
+deps:
+	@missing=""; for p in $(APT_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing system packages:$$missing"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+	@command -v swift >/dev/null || { echo "Swift 6.1 or later is needed: https://www.swift.org/install/linux/"; exit 1; }
+
+build: deps
+	swift build -c release --product receipts
+
+# The main job: OCR + analysis of every receipt in TestReceipts/ (the broken files in
+# TestReceipts/bad/ fail on purpose, each with a one-line error), stored in the default store.
+run: build
+	@$(RECEIPTS) process TestReceipts/ --format table; status=$$?; \
+	if [ $$status -eq 1 ]; then echo "(receipts in TestReceipts/bad/ are broken on purpose: they fail with their error above)"; \
+	elif [ $$status -ne 0 ]; then exit $$status; fi
+
+test: deps
+	swift build --build-tests
+	swift test --skip-build
+
+# Throughput and memory against the tesseract CLI (see scripts/bench).
+bench: build
+	scripts/bench
+
+# Field accuracy on the labelled receipts.
+eval: build
+	$(RECEIPTS) eval TestReceipts $(wildcard ../shared/receipts/sroie ../shared/receipts/wildreceipt)
+
+clean:
+	rm -rf .build

@@ -1,0 +1,152 @@
+import Foundation
+
+/// What an amount on a receipt row stands for, judged from the row's label.
+enum AmountRole: Sendable, Hashable {
+    /// The amount payable; `strength` 1–12 (GRAND TOTAL 12, TOTAL 7, AMOUNT 3).
+    case total(strength: Int)
+    case subtotal
+    case tax
+    case quantity
+    case discount
+    case tip
+    case change
+    case cash
+    case card
+    case rounding
+    /// No label that matters.
+    case other
+
+    var isPayment: Bool { self == .cash || self == .card }
+
+    var totalStrength: Int {
+        if case let .total(s) = self { return s }
+        return 0
+    }
+
+    static let taxWords: PhraseList = ["TAX", "VAT", "GST", "SST", "HST", "PST", "QST", "MWST", "UST", "TVA", "IVA", "BTW",
+                           "MOMS", "IMPUESTO", "IMPUESTOS", "STEUER", "SALESTAX", "IGV", "PPN", "TAXES", "IMP"]
+    static let inclusiveWords: PhraseList = ["INCL", "INCLUSIVE", "INCLUDING", "INCLUDES", "INCLUDED", "INC", "INKL", "ENTHALTEN",
+                                 "INCLUS", "INCLUSO", "INCLUDE", "TTC"]
+    static let strongTotals: PhraseList = [
+        "GRAND TOTAL", "TOTAL DUE", "AMOUNT DUE", "AMT DUE", "BALANCE DUE", "BAL DUE", "TOTAL PAYABLE",
+        "AMOUNT PAYABLE", "NETT TOTAL", "NET TOTAL", "TOTAL ROUNDED", "ROUNDED TOTAL", "TOTAL AMOUNT",
+        "TOTAL AMT", "TOTAL TTC", "TO PAY", "AMOUNT TO PAY", "PLEASE PAY", "SUMME", "GESAMT", "GESAMTBETRAG",
+        "JUMLAH", "JUMLAH BESAR", "TOTAL SALES", "TOTAL INCL", "TOTAL INCLUSIVE", "TOTAL INCLUDING", "TOTAAL",
+        "TE BETALEN", "TOTALE", "IMPORTE", "MONTANT", "A PAYER", "BETRAG", "ZU ZAHLEN", "TOTAL A PAGAR",
+        "TOTAL EUROS", "TOTAL EUR", "TOTAL RM", "TOTAL USD", "TOTAL GBP", "NETT AMOUNT", "NETT", "TOTAL NETT",
+        "PAYABLE", "GRANDTOTAL", "TOTAL TO PAY", "INVOICE TOTAL", "BILL TOTAL", "TOTAL BILL", "AMOUNT TENDERED DUE",
+    ]
+    static let changeWords: PhraseList = ["CHANGE", "CHG", "KEMBALI", "BAKI", "CHANGE DUE", "RUCKGELD", "RENDU", "CAMBIO",
+                              "WISSELGELD", "VUELTO", "CHANGE AMOUNT"]
+    static let roundingWords: PhraseList = ["ROUNDING", "ROUND", "RND", "ROUNDING ADJ", "ADJUSTMENT", "ADJ", "PENGENAPAN",
+                                "ROUNDING ADJUSTMENT", "ROUNDED ADJ"]
+    static let subtotalWords: PhraseList = ["SUBTOTAL", "SUB TOTAL", "SUB TTL", "SUBTTL", "SUB TOT", "SUBTOT", "TOTAL EXCL",
+                                "EXCLUDING", "EXCL", "EXCLUSIVE", "BEFORE TAX", "PRE TAX", "NETTO", "TOTAL EXCLUDING",
+                                "ZWISCHENSUMME", "SOUS TOTAL", "NET SALES", "NETT SALES", "TOTAL HT", "BASE",
+                                "TOTAL BEFORE", "AMOUNT BEFORE", "SUBTL"]
+    static let quantityWords: PhraseList = ["QTY", "QUANTITY", "ITEMS", "ITEM", "ITEM S", "PCS", "UNITS", "NO OF", "COUNT",
+                                "ARTICLES", "ARTIKEL", "TOTAL QTY", "ITEMS SOLD", "ITEM COUNT", "ITEMCOUNT"]
+    static let discountWords: PhraseList = ["DISCOUNT", "DISC", "SAVING", "SAVINGS", "SAVED", "YOU SAVE", "VOUCHER", "COUPON",
+                                "PROMO", "REBATE", "RABATT", "REMISE", "DESCUENTO", "MEMBER PRICE"]
+    static let tipWords: PhraseList = ["TIP", "TIPS", "GRATUITY", "SERVICE CHARGE", "SVC CHG", "SERVICE CHG"]
+    static let cashWords: PhraseList = ["CASH", "TENDER", "TENDERED", "PAID", "PAYMENT", "AMOUNT PAID", "AMOUNT TENDERED",
+                            "TUNAI", "BAR", "PAY", "PAID AMOUNT", "ESPECES", "EFECTIVO", "CONTADO", "RECEIVED", "CUSTOMER S PAYMENT"]
+    static let cardWords: PhraseList = ["VISA", "MASTERCARD", "MASTER", "MC", "AMEX", "AMERICAN EXPRESS", "DEBIT", "CREDIT",
+                            "CARD", "EFTPOS", "DISCOVER", "CC", "PAYPAL", "NETS", "MAESTRO", "CHARGE", "EC",
+                            "KARTE", "CARTE", "TARJETA", "CB", "VPAY", "CONTACTLESS", "APPLE PAY", "GOOGLE PAY",
+                            "JCB", "UNIONPAY", "DINERS", "AMEX CARD", "CREDIT CARD", "DEBIT CARD", "GIFT CARD"]
+    static let totalWords: PhraseList = ["TOTAL", "TTL", "TOT", "TOTL"]
+    static let weakTotalWords: PhraseList = ["AMOUNT", "AMT", "DUE", "BALANCE", "SUM", "NET"]
+
+    /// The role of a row's amounts, from its label.
+    static func classify(_ label: LabelText) -> AmountRole {
+        if label.hasAny(changeWords) { return .change }
+        let hasTotalWord = label.hasAny(totalWords) || label.has("GRANDTOTAL")
+        if label.hasAny(roundingWords) && !label.hasAny(["TOTAL ROUNDED", "ROUNDED TOTAL", "GRAND TOTAL"]) {
+            if !(hasTotalWord && label.has("AFTER")) { return .rounding }
+        }
+        if label.hasAny(subtotalWords) && !label.has("GRAND TOTAL") { return .subtotal }
+        if label.hasAny(quantityWords) && !label.hasAny(["TOTAL AMOUNT", "AMOUNT DUE", "GRAND TOTAL"]) { return .quantity }
+        if label.hasAny(discountWords) { return .discount }
+        if label.hasAny(tipWords) && !label.hasAny(["TOTAL INCL", "GRAND TOTAL"]) { return .tip }
+        let inclusive = label.hasAny(inclusiveWords)
+        if inclusive && label.hasAny(["SALES", "AMOUNT", "AMT", "PAYABLE"]) && !hasTotalWord { return .total(strength: 7) }
+        if label.hasAny(taxWords) || label.compact.hasSuffix("TAX") {
+            if !(hasTotalWord && inclusive) {
+                if label.hasAny(["TOTAL TAX", "TAX TOTAL", "TOTAL GST", "GST TOTAL", "TOTAL VAT", "VAT TOTAL",
+                                 "TOTAL SST", "SST TOTAL"]) || !hasTotalWord || label.has("GST SUMMARY") {
+                    return .tax
+                }
+                if !inclusive && !label.hasAny(strongTotals) { return .tax }
+            }
+        }
+        if label.hasAny(strongTotals) { return .total(strength: 12) }
+        if hasTotalWord { return .total(strength: 7) }
+        if label.hasAny(cardWords) { return .card }
+        if label.hasAny(cashWords) { return .cash }
+        if label.hasAny(weakTotalWords) { return .total(strength: 3) }
+        return .other
+    }
+}
+
+/// A receipt row with its amounts and the role they play.
+struct AmountLine: Sendable {
+    var line: ReceiptLine
+    var amounts: [AmountToken]
+    var label: LabelText
+    var role: AmountRole
+    /// True when the amounts were taken from the next row (label and amount printed on two rows).
+    var borrowed = false
+    /// A percentage printed on the row (a tax rate), if any.
+    var rate: Decimal?
+
+    private static let ratePattern = Pattern(#"(\d{1,2}(?:[.,]\d{1,3})?)\s?%"#)
+    private static let bareNumber = Pattern(#"^\d{3,6}$"#)
+    private static let oneDecimal = Pattern(#"^[^\d]{0,3}(\d{1,5}[.,]\d)[^\d%]{0,2}$"#)
+
+    /// The row's amounts, each row's label deciding their role. A label row without an amount
+    /// takes the amounts of the next row when that row has no label of its own.
+    static func build(_ document: ReceiptDocument) -> [AmountLine] {
+        var result: [AmountLine] = []
+        for line in document.lines {
+            let amounts = AmountParser.amounts(in: line.text)
+            var label = LabelText(labelPart(of: line.text, without: amounts))
+            let role = AmountRole.classify(label)
+            var found = amounts
+            if found.isEmpty, role.totalStrength >= 7 || role == .subtotal || role.isPayment || role == .tax {
+                // "TOTAL 1000": the decimal point was lost; read the last bare number as cents.
+                let tokens = line.text.split(whereSeparator: \.isWhitespace).map(String.init)
+                if let i = tokens.lastIndex(where: { bareNumber.matches($0) }), let cents = Decimal(string: tokens[i]) {
+                    found = [AmountToken(value: cents / 100, tokenIndex: i, repaired: true)]
+                    label = LabelText(labelPart(of: line.text, without: found))
+                } else if let i = tokens.lastIndex(where: { oneDecimal.matches($0) }),
+                          let m = oneDecimal.firstMatch(in: tokens[i]), let value = m[1].flatMap(Money.parse) {
+                    // "18.8\"": the last decimal was lost or misread.
+                    found = [AmountToken(value: value, tokenIndex: i, repaired: true)]
+                    label = LabelText(labelPart(of: line.text, without: found))
+                }
+            }
+            let rate = line.text.contains("%" as Character) ? ratePattern.firstMatch(in: line.text).flatMap { $0[1] }.flatMap(Money.parse) : nil
+            result.append(AmountLine(line: line, amounts: found, label: label, role: role, rate: rate))
+        }
+        for i in result.indices.dropLast() where result[i].amounts.isEmpty && result[i].role != .other
+            && !result[i].label.has("SUMMARY") {
+            let next = result[i + 1]
+            let letters = next.label.words.filter { $0.count >= 3 && $0.contains(where: \.isLetter) }
+            if !next.amounts.isEmpty && (letters.isEmpty || next.role == .other && next.amounts.count == 1 && letters.count <= 1) {
+                result[i].amounts = next.amounts
+                result[i].borrowed = true
+            }
+        }
+        return result
+    }
+
+    /// The text of the row without its amount tokens.
+    static func labelPart(of text: String, without amounts: [AmountToken]) -> String {
+        guard !amounts.isEmpty else { return text }
+        let tokens = text.split(whereSeparator: \.isWhitespace)
+        var skip = Set<Int>()
+        for a in amounts { for k in a.tokenIndex..<(a.tokenIndex + a.tokenCount) { skip.insert(k) } }
+        return tokens.enumerated().filter { !skip.contains($0.offset) }.map { String($0.element) }.joined(separator: " ")
+    }
+}

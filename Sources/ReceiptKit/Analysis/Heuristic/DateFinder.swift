@@ -1,0 +1,230 @@
+import Foundation
+
+/// The transaction date read from a receipt.
+struct DateFinding: Sendable, Equatable {
+    var date: CalendarDate
+    /// 0–1.
+    var confidence: Double
+}
+
+/// Finds the transaction date among the dates a receipt prints.
+///
+/// Formats: `DD/MM/YYYY`, `DD-MM-YY`, `DD.MM.YYYY`, `MM/DD/YYYY`, `YYYY-MM-DD`, `YYYY/MM/DD`,
+/// `D MMM YYYY`, `DD MMM YY`, `DD-MMM-YYYY`, `MMM D, YYYY`, `DDMMMYY`, `YYYYMMDD` and the like, with
+/// English and common European month names. A numeric date valid both ways (03/04/2024) is read
+/// in the order the receipt's other dates prove, else the one its currency or country implies,
+/// else the configured default. A date is a calendar date: no time zone is ever involved.
+enum DateFinder {
+    struct Candidate {
+        var date: CalendarDate
+        /// The other reading of an ambiguous numeric date.
+        var alternative: CalendarDate?
+        var line: Int
+        var score: Double
+    }
+
+    static let monthNames: [(String, Int)] = [
+        ("JANUARY", 1), ("JANUARI", 1), ("JANVIER", 1), ("JANUAR", 1), ("JANV", 1), ("JAN", 1), ("ENERO", 1), ("ENE", 1),
+        ("GENNAIO", 1), ("GEN", 1), ("JAN", 1),
+        ("FEBRUARY", 2), ("FEBRUARI", 2), ("FEBRUAR", 2), ("FEVRIER", 2), ("FÉVRIER", 2), ("FEVR", 2), ("FÉVR", 2),
+        ("FEBRERO", 2), ("FEBBRAIO", 2), ("FEB", 2), ("FEV", 2), ("FÉV", 2),
+        ("MARCH", 3), ("MARET", 3), ("MÄRZ", 3), ("MAERZ", 3), ("MARS", 3), ("MARZO", 3), ("MAART", 3), ("MAR", 3),
+        ("MRZ", 3), ("MRT", 3), ("MÄR", 3),
+        ("APRIL", 4), ("AVRIL", 4), ("ABRIL", 4), ("APRILE", 4), ("APR", 4), ("AVR", 4), ("ABR", 4),
+        ("MAY", 5), ("MEI", 5), ("MAI", 5), ("MAYO", 5), ("MAGGIO", 5), ("MAG", 5),
+        ("JUNE", 6), ("JUNI", 6), ("JUIN", 6), ("JUNIO", 6), ("GIUGNO", 6), ("JUN", 6), ("GIU", 6),
+        ("JULY", 7), ("JULI", 7), ("JUILLET", 7), ("JUIL", 7), ("JULIO", 7), ("LUGLIO", 7), ("JUL", 7), ("LUG", 7),
+        ("AUGUST", 8), ("OGOS", 8), ("AOUT", 8), ("AOÛT", 8), ("AGOSTO", 8), ("AUGUSTUS", 8), ("AUG", 8), ("AGO", 8),
+        ("SEPTEMBER", 9), ("SEPTEMBRE", 9), ("SEPTIEMBRE", 9), ("SETTEMBRE", 9), ("SEPT", 9), ("SEP", 9), ("SET", 9),
+        ("OCTOBER", 10), ("OKTOBER", 10), ("OCTOBRE", 10), ("OCTUBRE", 10), ("OTTOBRE", 10), ("OCT", 10), ("OKT", 10),
+        ("OTT", 10),
+        ("NOVEMBER", 11), ("NOVEMBRE", 11), ("NOVIEMBRE", 11), ("NOV", 11),
+        ("DECEMBER", 12), ("DISEMBER", 12), ("DEZEMBER", 12), ("DECEMBRE", 12), ("DÉCEMBRE", 12), ("DICIEMBRE", 12),
+        ("DICEMBRE", 12), ("DEC", 12), ("DEZ", 12), ("DÉC", 12), ("DIC", 12), ("DES", 12),
+    ]
+
+    /// A word that may be a month name (checked against `monthNames` afterwards).
+    private static let monthAlternation = "([A-ZÀ-Ý]{3,9})"
+    private static let monthTable: [String: Int] = Dictionary(monthNames, uniquingKeysWith: { a, _ in a })
+
+    /// `2018-01-25`, `2018/01/25`, `2018.01.25`.
+    private static let isoPattern = Pattern(#"(?<!\d)((?:19|20)\d{2})\s?([-/.])\s?(\d{1,2})\s?\2\s?(\d{1,2})(?!\d)"#)
+    /// `25/01/2018`, `25-01-18`, `1.2.2018`, `01/25/2018`.
+    private static let numericPattern = Pattern(#"(?<![\d.,])(\d{1,2})\s?([-/.])\s?(\d{1,2})\s?\2\s?(\d{4}|\d{2})(?![\d,]|\.\d)"#)
+    /// `2 APR 2018`, `14/JUN/2017`, `24-MAR-18`, `16AUG2015`, `21NOV'15`, `23 juin 2016`.
+    private static let dayMonthPattern = Pattern(#"(?<![\d])(\d{1,2})(?:ST|ND|RD|TH|ER)?[\s\-/.,]*"# + monthAlternation
+                                                 + #"\.?[\s\-/.,']*((?:19|20)\d{2}|\d{2})(?!\d)"#, caseInsensitive: false)
+    /// `OCT 3, 2016`, `MAY08.17`, `Aug09,2012`, `January 5th 2020`.
+    private static let monthDayPattern = Pattern(#"(?<![A-Z])"# + monthAlternation
+                                                 + #"\.?[\s\-/.]*(\d{1,2})(?:ST|ND|RD|TH)?[\s,.'\-/]*((?:19|20)\d{2}|'?\d{2})(?![\d:])"#, caseInsensitive: false)
+    /// `20180428`.
+    private static let compactPattern = Pattern(#"(?<!\d)(20\d{2})(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])(?!\d)"#)
+    private static let timePattern = Pattern(#"\d{1,2}\s?[:.]\s?\d{2}(\s?[:.]\s?\d{2})?\s*(AM|PM)?|\d{1,2}\s?(AM|PM)\b"#)
+
+    private static let dateLabels: PhraseList = ["DATE", "DATED", "TARIKH", "DATUM", "FECHA", "DATA", "TIME", "TRANS", "TXN",
+                                     "SALE", "INVOICE DATE", "BILL DATE", "ORDER DATE", "TRANSACTION"]
+    private static let otherDateLabels: PhraseList = ["EXP", "EXPIRY", "EXPIRES", "EXPIRATION", "VALID", "UNTIL", "BEST BEFORE",
+                                          "USE BY", "PRINTED", "PRINT", "DUE DATE", "BIRTH", "DOB", "SINCE", "RETURN BY",
+                                          "RETURNS", "RETURN", "BEFORE", "GOOD THRU", "GOOD THROUGH", "VALID TILL",
+                                          "EXCHANGE", "OFFER", "ENDS", "EXPIRE", "SURVEY", "REDEEM", "VOID AFTER"]
+
+    static func find(_ document: ReceiptDocument, orderHint: DateOrder?, defaultOrder: DateOrder) -> DateFinding? {
+        let latestYear = CalendarDate.today().year + 1
+        var candidates: [Candidate] = []
+        var dayFirstEvidence = 0, monthFirstEvidence = 0
+        for line in document.lines {
+            let text = repairDigits(line.upper)
+            guard text.contains(where: \.isNumber) else { continue }
+            let hasWords = text.contains(where: \.isLetter)
+            let hasSeparators = text.contains(where: { $0 == "/" || $0 == "-" || $0 == "." })
+            let label = LabelText(line.text)
+            var context = 0.0
+            if label.hasAny(dateLabels) { context += 2 }
+            if timePattern.matches(text) { context += 1.5 }
+            if label.hasAny(otherDateLabels) { context -= 6 }
+            var found: [(date: CalendarDate, alternative: CalendarDate?, quality: Double)] = []
+            for m in hasSeparators ? isoPattern.matches(in: text) : [] {
+                if let y = Int(m.groups[1]!), let mo = Int(m.groups[3]!), let d = Int(m.groups[4]!),
+                   let date = CalendarDate(year: y, month: mo, day: d) {
+                    found.append((date, nil, 1))
+                }
+            }
+            for m in hasSeparators ? numericPattern.matches(in: text) : [] {
+                guard let a = Int(m.groups[1]!), let b = Int(m.groups[3]!), let y = year(m.groups[4]!) else { continue }
+                let dayFirst = CalendarDate(year: y, month: b, day: a)
+                let monthFirst = CalendarDate(year: y, month: a, day: b)
+                let quality = m.groups[4]!.count == 4 ? 1.0 : 0.6
+                switch (dayFirst, monthFirst) {
+                case let (d?, m?) where d != m:
+                    found.append((d, m, quality))
+                case let (d?, _):
+                    if monthFirst == nil { dayFirstEvidence += 1 }
+                    found.append((d, nil, quality))
+                case let (nil, m?):
+                    monthFirstEvidence += 1
+                    found.append((m, nil, quality))
+                default: break
+                }
+            }
+            for m in hasWords ? dayMonthPattern.matches(in: text) : [] {
+                if let d = Int(m.groups[1]!), let mo = month(m.groups[2]!), let y = year(m.groups[3]!),
+                   let date = CalendarDate(year: y, month: mo, day: d) {
+                    found.append((date, nil, 1.2))
+                }
+            }
+            for m in hasWords ? monthDayPattern.matches(in: text) : [] {
+                if let mo = month(m.groups[1]!), let d = Int(m.groups[2]!), let y = year(m.groups[3]!),
+                   let date = CalendarDate(year: y, month: mo, day: d) {
+                    found.append((date, nil, 1.1))
+                }
+            }
+            if found.isEmpty {
+                for m in compactPattern.matches(in: text) {
+                    if let y = Int(m.groups[1]!), let mo = Int(m.groups[2]!), let d = Int(m.groups[3]!),
+                       let date = CalendarDate(year: y, month: mo, day: d) {
+                        found.append((date, nil, 0.3))
+                    }
+                }
+            }
+            for f in found {
+                var score = context + f.quality
+                var date = f.date
+                if date.year > latestYear, let fixed = repairYear(date, latest: latestYear) {
+                    date = fixed
+                    score -= 1
+                }
+                if !(1995...latestYear).contains(date.year) { score -= 4 }
+                let alternative = f.alternative.flatMap { repairYear($0, latest: latestYear) }
+                candidates.append(Candidate(date: date, alternative: alternative, line: line.index, score: score))
+            }
+        }
+        guard !candidates.isEmpty else { return nil }
+        // Resolve ambiguous numeric dates.
+        let order: DateOrder
+        if dayFirstEvidence > monthFirstEvidence { order = .dayFirst }
+        else if monthFirstEvidence > dayFirstEvidence { order = .monthFirst }
+        else { order = orderHint ?? defaultOrder }
+        let orderProven = dayFirstEvidence != monthFirstEvidence || orderHint != nil
+        for i in candidates.indices {
+            if let alt = candidates[i].alternative, order == .monthFirst {
+                candidates[i].date = alt
+            }
+        }
+        // The same date printed twice counts for it.
+        var counts: [CalendarDate: Int] = [:]
+        for c in candidates { counts[c.date, default: 0] += 1 }
+        var best = candidates[0]
+        var bestScore = -Double.infinity
+        for c in candidates {
+            let score = c.score + Double(min(counts[c.date]! - 1, 2)) * 0.75 - Double(c.line) * 0.01
+            if score > bestScore { best = c; bestScore = score }
+        }
+        var confidence = 0.6 + min(0.3, max(0, bestScore) * 0.08)
+        if best.alternative != nil && !orderProven { confidence = min(confidence, 0.5) }
+        if bestScore < 0 { confidence = 0.2 }
+        return DateFinding(date: best.date, confidence: confidence)
+    }
+
+    /// The month a name stands for: a full name or an abbreviation (`SEPT`, `JANV`, `DEZ`).
+    static func month(_ name: String) -> Int? {
+        let n = name.uppercased()
+        if let m = monthTable[n] { return m }
+        // A longer spelling of a known name ("JANUARYS" is not; "SEPTEMBRE" is in the table).
+        if n.count > 3, let m = monthTable[String(n.prefix(3))], monthNames.contains(where: { $0.0.hasPrefix(n) && $0.1 == m }) {
+            return m
+        }
+        return nil
+    }
+
+    /// Two-digit years: up to 50 are 20YY, later ones 19YY.
+    static func year(_ text: String) -> Int? {
+        let digits = text.filter(\.isNumber)
+        guard let y = Int(digits) else { return nil }
+        switch digits.count {
+        case 4: return y
+        case 2: return y <= 50 ? 2000 + y : 1900 + y
+        default: return nil
+        }
+    }
+
+    /// Undoes OCR letter-for-digit slips next to digits (`D2/O2/17` → `02/02/17`, `21NOV'I5` →
+    /// `21NOV'15`): a letter OCR confuses with a digit becomes that digit when a neighbour is a
+    /// digit and no neighbour is another letter.
+    static func repairDigits(_ text: String) -> String {
+        var chars = Array(text)
+        guard chars.contains(where: { AmountParser.confusable($0) != nil }) else { return text }
+        func isSeparator(_ c: Character?) -> Bool { c == nil || c == "/" || c == "-" || c == "." || c == " " || c == "'" || c == ":" || c == "," }
+        for _ in 0..<2 {
+            for i in chars.indices {
+                guard let digit = AmountParser.confusable(chars[i]) else { continue }
+                let prev: Character? = i > 0 ? chars[i - 1] : nil
+                let next: Character? = i + 1 < chars.count ? chars[i + 1] : nil
+                let prevOK = prev?.isNumber == true || isSeparator(prev)
+                let nextOK = next?.isNumber == true || isSeparator(next)
+                if prevOK && nextOK && (prev?.isNumber == true || next?.isNumber == true) {
+                    chars[i] = digit
+                }
+            }
+        }
+        return String(chars)
+    }
+
+    /// A year OCR misread by one digit (`2048`, `2617` for 2018, 2017) when it lies in the future.
+    static func repairYear(_ date: CalendarDate, latest: Int) -> CalendarDate? {
+        guard date.year > latest else { return date }
+        var digits = Array(String(date.year))
+        let swaps: [Character: [Character]] = ["4": ["1"], "6": ["0"], "8": ["0", "1"], "9": ["0"], "7": ["1"], "3": ["1"], "5": ["1"]]
+        for i in digits.indices.reversed() {
+            for replacement in swaps[digits[i]] ?? [] {
+                let original = digits[i]
+                digits[i] = replacement
+                if let y = Int(String(digits)), (1995...latest).contains(y),
+                   let fixed = CalendarDate(year: y, month: date.month, day: date.day) {
+                    return fixed
+                }
+                digits[i] = original
+            }
+        }
+        return nil
+    }
+}

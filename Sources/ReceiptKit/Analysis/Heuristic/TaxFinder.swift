@@ -1,0 +1,95 @@
+import Foundation
+
+struct TaxFinding: Sendable, Equatable {
+    var value: Decimal
+    var confidence: Double
+    /// True when computed from a printed rate and the total (nothing printed as the tax amount).
+    var computed: Bool
+}
+
+/// Finds the tax: VAT, GST, SST, TAX, SALES TAX, MwSt/USt, TVA, IVA, BTW rows.
+///
+/// Handles tax added on top (subtotal + tax = total) and tax included in the total
+/// (tax = total × rate / (100 + rate)); several rates are summed.
+enum TaxFinder {
+    private static let ratePattern = Pattern(#"(\d{1,2}(?:[.,]\d{1,3})?)\s?%"#)
+    /// Rows naming a tax number or a heading, not an amount of tax.
+    private static let notAmounts: PhraseList = ["TAX INVOICE", "GST NO", "GST ID", "GST REG", "VAT NO", "VAT REG", "TAX ID",
+                                     "TAX NO", "VAT NUMBER", "GST REG NO", "TAX CODE", "TAX EXEMPT", "VAT ID",
+                                     "UST ID", "UST IDNR", "STEUERNUMMER", "STEUER NR", "TAX REG", "SST NO", "SST ID",
+                                     "GSTIN", "TIN", "TAX REGISTRATION"]
+
+    static func find(_ rows: [AmountLine], total: Decimal?) -> TaxFinding? {
+        struct Candidate { var value: Decimal; var rate: Decimal?; var summary: Bool; var line: Int; var consistent: Bool }
+        var candidates: [Candidate] = []
+        var inclusiveRate: Decimal? = nil
+        let subtotals = rows.filter { $0.role == .subtotal }.compactMap { $0.amounts.last?.value }
+        for row in rows {
+            let label = row.label
+            let isTaxRow = label.hasAny(AmountRole.taxWords) || label.compact.hasSuffix("TAX")
+            guard isTaxRow, !label.hasAny(notAmounts) || !row.amounts.isEmpty && !label.has("TAX INVOICE") else { continue }
+            let rate = ratePattern.firstMatch(in: row.line.text).flatMap { $0[1] }.flatMap(Money.parse)
+            if row.amounts.isEmpty {
+                if let rate, rate > 0, rate < 30, label.hasAny(AmountRole.inclusiveWords) { inclusiveRate = rate }
+                continue
+            }
+            if row.role.totalStrength >= 7 {
+                // "TOTAL INCL. GST 6% 9.00": the amount is the total; remember the rate.
+                if let rate, rate > 0, rate < 30 { inclusiveRate = rate }
+                continue
+            }
+            let values = row.amounts.map(\.value).filter { $0 >= 0 }
+            guard !values.isEmpty else { continue }
+            let limit = total ?? values.max()!
+            // The tax among the row's amounts: one consistent with a base on the same row or the total.
+            var chosen: Decimal? = nil
+            var consistent = false
+            if let rate, rate > 0 {
+                let bases = values + (total.map { [$0] } ?? []) + subtotals
+                outer: for v in values.sorted() where total == nil || v < limit {
+                    for base in bases where base > v {
+                        let added = (base * rate / 100).rounded(scale: 2)
+                        let included = (base * rate / (100 + rate)).rounded(scale: 2)
+                        if TotalFinder.close(added, v) || TotalFinder.close(included, v) {
+                            chosen = v
+                            consistent = true
+                            break outer
+                        }
+                    }
+                }
+            }
+            if chosen == nil {
+                let allowed = values.filter { total == nil || $0 < limit }
+                guard !allowed.isEmpty else { continue }
+                chosen = values.count >= 2 && rate != nil ? allowed.min() : allowed.last
+            }
+            if let total, let c = chosen, subtotals.contains(where: { TotalFinder.close($0 + c, total) }) { consistent = true }
+            let summary = label.hasAny(["TOTAL TAX", "TAX TOTAL", "TOTAL GST", "GST TOTAL", "TOTAL VAT", "VAT TOTAL"])
+            candidates.append(Candidate(value: chosen!, rate: rate, summary: summary, line: row.line.index,
+                                        consistent: consistent))
+        }
+        if let c = candidates.first(where: { $0.consistent }) {
+            return TaxFinding(value: c.value, confidence: 0.85, computed: false)
+        }
+        if let c = candidates.first(where: { $0.summary }) {
+            return TaxFinding(value: c.value, confidence: 0.7, computed: false)
+        }
+        // Several rates: one amount per distinct rate, summed.
+        var perRate: [Decimal: Decimal] = [:]
+        for c in candidates { if let r = c.rate, perRate[r] == nil { perRate[r] = c.value } }
+        if perRate.count >= 2 {
+            let sum = perRate.values.reduce(0, +)
+            if total == nil || sum < total! {
+                return TaxFinding(value: sum, confidence: 0.5, computed: false)
+            }
+        }
+        if let first = candidates.first {
+            return TaxFinding(value: first.value, confidence: 0.6, computed: false)
+        }
+        if let inclusiveRate, let total {
+            return TaxFinding(value: (total * inclusiveRate / (100 + inclusiveRate)).rounded(scale: 2),
+                              confidence: 0.5, computed: true)
+        }
+        return nil
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+
+/// The total a receipt's rows support, with the evidence for it.
+struct TotalFinding: Sendable {
+    var value: Decimal
+    /// 0–1.
+    var confidence: Double
+    /// The best label score behind the value (12 = GRAND TOTAL and the like, 7 = TOTAL).
+    var labelStrength: Int
+    /// Arithmetic on the receipt agrees with the value (subtotal + tax, cash − change, a card
+    /// payment of the same amount, the sum of the line items, a repeat under another total label).
+    var crossChecked: Bool
+    /// The evidence score (for comparing findings from several OCR passes).
+    var score: Double
+}
+
+/// Picks the total among a receipt's amounts: label ranking first, then cross-checks.
+enum TotalFinder {
+    static func find(_ rows: [AmountLine], lineItemSum: Decimal? = nil) -> TotalFinding? {
+        var byValue: [Decimal: [(AmountRole, AmountLine, AmountToken)]] = [:]
+        var roleValues: [AmountRole: [Decimal]] = [:]
+        var all: [Decimal] = []
+        let everyAmount = Set(rows.flatMap { $0.amounts.map(\.value) })
+        for var row in rows {
+            let picked = pick(row)
+            // "(TOTAL INCLUDED GST @ 6%: 0.42)": an amount that is the tax of another amount at
+            // the row's rate is the tax, whatever the label says.
+            if row.role.totalStrength > 0, let rate = row.rate, rate > 0, rate < 30, let p = picked,
+               row.label.hasAny(AmountRole.taxWords),
+               everyAmount.contains(where: { x in x > p.value && (close((x * rate / (100 + rate)).rounded(scale: 2), p.value)
+                                                                  || close((x * rate / 100).rounded(scale: 2), p.value)) }) {
+                row.role = .tax
+            }
+            for token in row.amounts {
+                all.append(token.value)
+                let role: AmountRole = token == picked ? row.role : .other
+                if token == picked {
+                    roleValues[bucket(row.role), default: []].append(token.value)
+                }
+                byValue[token.value, default: []].append((role, row, token))
+            }
+        }
+        let subtotals = roleValues[.subtotal] ?? []
+        let taxes = roleValues[.tax] ?? []
+        let cash = roleValues[.cash] ?? []
+        let change = (roleValues[.change] ?? []).map(abs)
+        let cards = roleValues[.card] ?? []
+        let roundings = (roleValues[.rounding] ?? []).filter { $0 != 0 && abs($0) < 0.1 }
+        let discounts = (roleValues[.discount] ?? []).map(abs)
+        let tips = roleValues[.tip] ?? []
+        let strongTotals = Set(byValue.filter { $0.value.contains { $0.0.totalStrength >= 7 } }.keys)
+        let maxPlain = all.filter { v in
+            !(byValue[v]?.allSatisfy { $0.0.isPayment || $0.0 == .change } ?? false)
+        }.max()
+
+        // Paid minus change is the total even when OCR lost the total's own row.
+        for c in cash {
+            for ch in change where ch > 0 && c - ch > 0 && byValue[c - ch] == nil {
+                byValue[c - ch] = []
+            }
+        }
+        let labelled = byValue.mapValues { $0.map { $0.0.totalStrength }.max() ?? 0 }
+
+        var best: (value: Decimal, score: Double, strength: Int, checked: Bool, line: Int)? = nil
+        for (value, occurrences) in byValue where value > 0 {
+            let strength = occurrences.map { $0.0.totalStrength }.max() ?? 0
+            let paymentOnly = occurrences.allSatisfy { $0.0.isPayment }
+            var score = Double(strength)
+            if occurrences.isEmpty {
+                score = 1
+            } else if strength == 0 {
+                if occurrences.contains(where: { $0.0 == .card }) { score = 3 }
+                else if occurrences.contains(where: { $0.0 == .cash }) { score = 1 }
+                else if occurrences.contains(where: { $0.0 == .subtotal }) { score = 1 }
+                else if occurrences.allSatisfy({ $0.0 == .other }) { score = 0.5 }
+                else { continue }
+            }
+            // Repeats on other rows under a total or payment label.
+            let supportingRows = Set(occurrences.filter { $0.0.totalStrength > 0 || $0.0 == .card }.map { $0.1.line.index })
+            var checked = false
+            if supportingRows.count >= 2 { score += min(3, 1.5 * Double(supportingRows.count - 1)); checked = true }
+            let otherRows = Set(occurrences.map { $0.1.line.index }).subtracting(supportingRows)
+            score += min(1.5, 0.5 * Double(max(0, otherRows.count - (supportingRows.isEmpty ? 1 : 0))))
+            if cards.contains(value) && strength > 0 { score += 2; checked = true }
+            if cash.contains(where: { c in change.contains { c - $0 == value } }) { score += 4; checked = true }
+            if subtotals.contains(where: { s in
+                taxes.contains { close(s + $0, value) } || close(s + taxes.reduce(0, +), value) && !taxes.isEmpty
+                    || discounts.contains { d in taxes.contains { close(s - d + $0, value) } || close(s - d, value) }
+            }) { score += 4; checked = true }
+            else if isMultiple(value, of: 0.05), subtotals.contains(where: { s in
+                taxes.contains { t in let sum = s + t; return abs(sum - value) < 0.03 && !close(sum, value) }
+            }) { score += 3; checked = true }
+            if subtotals.contains(where: { value > $0 * Decimal(string: "1.3")! + 1 }) && tips.isEmpty { score -= 3 }
+            if roundings.contains(where: { r in strongTotals.contains(value - r) || strongTotals.contains(value + r) }),
+               isMultiple(value, of: 0.05) { score += 3; checked = true }
+            if let lineItemSum, close(lineItemSum, value) { score += 2; checked = true }
+            if subtotals.contains(value) && taxes.allSatisfy({ $0 == 0 }) { score += 0.5 }
+            if value == maxPlain { score += 1 }
+            if subtotals.contains(where: { $0 > value }) && discounts.isEmpty { score -= 3 }
+            if taxes.contains(where: { $0 >= value }) { score -= 3 }
+            if paymentOnly && cash.contains(value) && change.contains(where: { $0 > 0 }) { score -= 2 }
+            if occurrences.allSatisfy({ $0.2.repaired }) { score -= 0.5 }
+            // A bigger amount under an equal or stronger total label: this one is a partial total.
+            if strength > 0, labelled.contains(where: { $0.key > value && $0.value >= max(strength, 7) }) { score -= 1.5 }
+            let lastLine = occurrences.filter { $0.0.totalStrength == strength }.map { $0.1.line.index }.max() ?? 0
+            if best == nil || score > best!.score || score == best!.score && value > best!.value {
+                best = (value, score, strength, checked, lastLine)
+            }
+        }
+        guard let best else { return nil }
+        var confidence = min(1, 0.25 + Double(min(best.strength, 10)) * 0.05 + (best.checked ? 0.3 : 0))
+        if best.strength == 0 { confidence = min(confidence, 0.3) }
+        return TotalFinding(value: best.value, confidence: confidence, labelStrength: best.strength,
+                            crossChecked: best.checked, score: best.score)
+    }
+
+    /// The amount of a row that its label refers to: the rightmost one (the amount column).
+    static func pick(_ row: AmountLine) -> AmountToken? {
+        row.amounts.last
+    }
+
+    private static func bucket(_ role: AmountRole) -> AmountRole {
+        if case .total = role { return .total(strength: 0) }
+        return role
+    }
+
+    static func close(_ a: Decimal, _ b: Decimal) -> Bool { abs(a - b) <= Decimal(string: "0.011")! }
+
+    static func isMultiple(_ value: Decimal, of step: Decimal) -> Bool {
+        var q = value / step
+        var r = Decimal()
+        NSDecimalRound(&r, &q, 0, .plain)
+        return abs(r - q) < Decimal(string: "0.0001")!
+    }
+}

@@ -1,0 +1,187 @@
+import Foundation
+
+struct VendorFinding: Sendable, Equatable {
+    var name: String
+    var confidence: Double
+}
+
+/// Finds the merchant's name among the header rows.
+///
+/// Rows that are addresses, phone/fax numbers, registration numbers or generic headings
+/// (`TAX INVOICE`, `WELCOME`, `RECEIPT`) are skipped; a row naming a company (`SDN BHD`, `LTD`,
+/// `GMBH`, …) is preferred, and `trading as` names win over the legal name.
+enum VendorFinder {
+    static let companySuffixes: PhraseList = ["SDN BHD", "SDN", "BHD", "BERHAD", "S B", "LTD", "LIMITED", "PLC", "INC", "LLC",
+                                  "GMBH", "PTE", "CORP", "CORPORATION", "CO LTD", "S L", "S A", "SARL", "B V", "BV",
+                                  "SRL", "S R L", "ENTERPRISE", "ENTERPRISES", "TRADING", "PTY", "LLP", "S P A"]
+    static let skipWords: PhraseList = [
+        "TAX INVOICE", "INVOICE", "RECEIPT", "WELCOME", "THANK", "THANKS", "CASHIER", "TABLE", "DATE", "TIME",
+        "ORDER", "SIMPLIFIED", "OFFICIAL", "COPY", "MEMBER", "TEL", "FAX", "PHONE", "TELEPHONE", "HP", "MOBILE",
+        "EMAIL", "E MAIL", "WWW", "COM", "HTTP", "HTTPS", "GST", "VAT", "REG", "REGISTRATION", "CO REG", "ROC",
+        "ABN", "TIN", "SST", "NO", "COMPANY NO", "BUSINESS", "SERVER", "HOST", "GUEST", "GUESTS", "CHECK", "CHK",
+        "TRANS", "TERMINAL", "STORE", "STORE NO", "OPEN", "HOURS", "DAILY", "MON", "TUE", "WED", "THU", "FRI",
+        "SAT", "SUN", "CUSTOMER", "BILL", "POS", "TILL", "CASH", "SALE", "SALES", "DOCUMENT", "FACTURA", "FACTURE",
+        "RECHNUNG", "QUITTUNG", "BON", "KASSENBON", "TICKET", "DUPLICATE", "REPRINT", "FEEDBACK", "SURVEY",
+        "VISIT", "WIFI", "FOLLOW", "LIKE US", "TAX", "TRN", "ID", "OPERATOR", "STAFF", "CLERK", "COUNTER",
+    ]
+    static let addressWords: PhraseList = [
+        "JALAN", "JLN", "LOT", "NO", "TAMAN", "LORONG", "PERSIARAN", "LEBUH", "KAMPUNG", "KG", "BANDAR", "BATU",
+        "ROAD", "RD", "STREET", "ST", "AVENUE", "AVE", "BLVD", "BOULEVARD", "LANE", "LN", "DRIVE", "DR", "WAY",
+        "HIGHWAY", "HWY", "SUITE", "STE", "FLOOR", "FLR", "BLOCK", "BLK", "UNIT", "LEVEL", "PLAZA", "CENTRE",
+        "CENTER", "MALL", "SQUARE", "SQ", "PARKWAY", "PKWY", "PLACE", "PL", "COURT", "CT", "STRASSE", "STR",
+        "STRAAT", "RUE", "CALLE", "VIA", "PIAZZA", "PLATZ", "AVDA", "AVENIDA", "CARRER", "WEG", "GASSE",
+        "SELANGOR", "KUALA LUMPUR", "JOHOR", "MALAYSIA", "PENANG", "PERAK", "MELAKA", "PAHANG", "SABAH",
+        "SARAWAK", "KEDAH", "KELANTAN", "TERENGGANU", "PERLIS", "PUTRAJAYA", "NEGERI SEMBILAN", "SINGAPORE",
+        "USA", "UK", "UNITED KINGDOM", "PO BOX", "P O BOX", "KAWASAN", "PERINDUSTRIAN", "SEKSYEN", "PUSAT",
+        "KOMPLEKS", "WISMA", "MUKIM", "JAYA", "INDUSTRIAL", "ESTATE", "PARK", "TMN", "LRG", "JLN", "SG", "SUNGAI",
+    ]
+    private static let phonePattern = Pattern(#"(\+?\d[\d\s\-().]{6,}\d)"#)
+    private static let postcodePattern = Pattern(#"\b\d{5}\b|\b[A-Z]{1,2}\d[A-Z\d]?\s+\d[A-Z]{2}\b"#, caseInsensitive: false)
+
+    static func find(_ document: ReceiptDocument, rows amountRows: [AmountLine]? = nil) -> VendorFinding? {
+        let amountRows = amountRows ?? AmountLine.build(document)
+        // The header ends where the amounts start.
+        let end = amountRows.first(where: { !$0.amounts.isEmpty && $0.line.index >= 3 })?.line.index ?? document.lines.count
+        let header = Array(document.lines.prefix(min(end, 14)))
+        let rows = header.isEmpty ? Array(document.lines.prefix(8)) : header
+        var best: (name: String, score: Double, row: Int, company: Bool)? = nil
+        var addressSeen = false
+        var plausible = [Bool](repeating: false, count: rows.count)
+        var names = [String](repeating: "", count: rows.count)
+        for (position, line) in rows.enumerated() {
+            // "Trading as" names win.
+            if line.upper.contains("/" as Character) || line.upper.contains("TRADING"),
+               let range = line.upper.range(of: "T/A ") ?? line.upper.range(of: "TRADING AS ") {
+                let name = clean(String(line.text[range.upperBound...]))
+                if name.count >= 3 { return VendorFinding(name: name, confidence: 0.8) }
+            }
+            let name = clean(confidentText(line))
+            let label = LabelText(name)
+            names[position] = name
+            let company = label.hasAny(companySuffixes) && !label.hasAny(["CO REG", "COMPANY NO", "REG NO", "ROC"])
+            guard isPlausibleName(name, label: label) else {
+                if isAddress(line.text) { addressSeen = true }
+                continue
+            }
+            plausible[position] = true
+            var score = 10 - Double(position) * 1.2
+            if company { score += 9 }
+            if addressSeen && !company { score -= 4 }
+            score += (line.confidence - 70) / 15
+            let letters = name.filter(\.isLetter).count
+            score += min(3, Double(letters) / 5)
+            if name == name.uppercased() { score += 0.5 }
+            if best == nil || score > best!.score { best = (name, score, position, company) }
+        }
+        guard var best else { return nil }
+        let bestLabel = LabelText(best.name)
+        // A company suffix printed on the next row ("ABC TRADING" / "SDN BHD (12345-X)",
+        // "AIK HUAT ENTERPRISE" / "(SETIA ALAM) SDN BHD").
+        let legal = ["SDN", "BHD", "BERHAD", "LTD", "LIMITED", "INC", "LLC", "GMBH", "PLC"]
+        if best.row + 1 < rows.count, !bestLabel.hasAny(["SDN", "BHD", "BERHAD", "S B", "LTD", "LIMITED", "INC", "LLC", "GMBH"]) {
+            let next = LabelText(names[best.row + 1])
+            if let first = next.words.first, let last = next.words.last,
+               legal.contains(first) || legal.contains(last) && next.words.count <= 4 && !isAddress(names[best.row + 1]) {
+                best.name += " " + names[best.row + 1]
+                best.company = true
+            }
+        }
+        // A company name wrapped over two rows: "LEMON TREE RESTAURANT" / "JTJ FOODS SDN BHD".
+        if best.company, best.row > 0, plausible[best.row - 1], bestLabel.words.count <= 5,
+           similarHeight(rows[best.row - 1], rows[best.row]),
+           rows[best.row - 1].confidence >= 60, !LabelText(names[best.row - 1]).hasAny(companySuffixes),
+           names[best.row - 1].filter(\.isLetter).count >= 4,
+           (names[best.row - 1] == names[best.row - 1].uppercased()) == (best.name == best.name.uppercased()) {
+            best.name = names[best.row - 1] + " " + best.name
+        }
+        let confidence = min(0.9, max(0.2, best.score / 25))
+        return VendorFinding(name: best.name, confidence: confidence)
+    }
+
+    /// The row's text without low-confidence specks at either end.
+    static func confidentText(_ line: ReceiptLine) -> String {
+        guard !line.words.isEmpty else { return line.text }
+        var words = line.words[...]
+        func speck(_ w: OCRWord) -> Bool {
+            w.confidence < 40 && (w.text.count <= 2 || w.text != w.text.uppercased() && w.text.count <= 4)
+        }
+        while words.count > 1, let w = words.first, speck(w) { words = words.dropFirst() }
+        while words.count > 1, let w = words.last, speck(w) { words = words.dropLast() }
+        return words.map(\.text).joined(separator: " ")
+    }
+
+    /// Printed in the same font size (a logo line is taller than the legal name under it).
+    static func similarHeight(_ a: ReceiptLine, _ b: ReceiptLine) -> Bool {
+        guard let ha = a.words.map(\.box.height).max(), let hb = b.words.map(\.box.height).max(), ha > 0, hb > 0 else { return true }
+        return Double(max(ha, hb)) <= 1.3 * Double(min(ha, hb))
+    }
+
+    static func isAddress(_ text: String) -> Bool {
+        let label = LabelText(text)
+        return label.hasAny(addressWords) || postcodePattern.matches(text.uppercased())
+    }
+
+    static func isPlausibleName(_ name: String, label: LabelText) -> Bool {
+        let letters = name.filter(\.isLetter).count
+        guard letters >= 3 else { return false }
+        let visible = name.filter { !$0.isWhitespace }.count
+        guard Double(letters) / Double(max(1, visible)) >= 0.6 else { return false }
+        if label.hasAny(skipWords) && !label.hasAny(companySuffixes) { return false }
+        if label.hasAny(addressWords) && !label.hasAny(companySuffixes) { return false }
+        if phonePattern.matches(name) { return false }
+        if postcodePattern.matches(name.uppercased()) && !label.hasAny(companySuffixes) { return false }
+        // Mostly one-letter fragments: OCR noise. ("MR D.I.Y. (M)" is fine: its tokens are whole.)
+        let tokens = name.split(whereSeparator: \.isWhitespace)
+        let solid = tokens.filter { $0.filter { $0.isLetter || $0.isNumber }.count >= 2 }
+        guard label.words.contains(where: { $0.count >= 3 }),
+              Double(solid.count) / Double(max(1, tokens.count)) >= 0.5 else { return false }
+        // A branch name in brackets: "(IOI PUCHONG)".
+        if name.hasPrefix("(") && name.hasSuffix(")") { return false }
+        return true
+    }
+
+    /// Removes OCR noise around a name: stray punctuation, one-letter fragments at the ends,
+    /// and common misreadings of company suffixes (`SON BHD` → `SDN BHD`).
+    static func clean(_ text: String) -> String {
+        var tokens = text.split(whereSeparator: \.isWhitespace).map(String.init)
+        let trim = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "&()'.")).inverted
+        tokens = tokens.map { $0.trimmingCharacters(in: trim) }.filter { !$0.isEmpty }
+        func isJunk(_ t: String) -> Bool {
+            t.count == 1 && t != "&" || t.count == 2 && t != t.uppercased() || !t.contains(where: { $0.isLetter || $0.isNumber })
+        }
+        while tokens.count > 1, let first = tokens.first, isJunk(first) { tokens.removeFirst() }
+        while tokens.count > 1, let last = tokens.last, isJunk(last) { tokens.removeLast() }
+        // "SON BHD", "SDN BILD", "SIN BHD": the Malaysian company suffix misread.
+        for i in tokens.indices.dropLast() {
+            let a = tokens[i].uppercased().trimmingCharacters(in: CharacterSet(charactersIn: ".")),
+                b = tokens[i + 1].uppercased().trimmingCharacters(in: CharacterSet(charactersIn: "."))
+            if a.count == 3, LabelText.editDistance(a, "SDN") <= 1, (3...4).contains(b.count),
+               LabelText.editDistance(b, "BHD") <= (b.count == 4 ? 2 : 1) {
+                tokens[i] = tokens[i].hasSuffix(".") ? "SDN." : "SDN"
+                tokens[i + 1] = tokens[i + 1].hasSuffix(".") ? "BHD." : "BHD"
+            }
+        }
+        // Registration numbers after the name: "(1248717-W)", "273500-U", "(139386 X)".
+        if let suffixEnd = tokens.lastIndex(where: { ["BHD", "BHD.", "S/B", "BERHAD", "LTD", "LTD.", "LIMITED", "SB"].contains($0.uppercased()) }),
+           suffixEnd + 1 < tokens.count,
+           tokens[(suffixEnd + 1)...].contains(where: { $0.filter(\.isNumber).count >= 2 }) {
+            tokens.removeSubrange((suffixEnd + 1)...)
+        }
+        while tokens.count > 1, let last = tokens.last, last.filter(\.isNumber).count >= 3 || last.hasPrefix("(") && last.contains(where: \.isNumber) {
+            tokens.removeLast()
+        }
+        tokens = tokens.map { t in
+            switch t.uppercased() {
+            case "5/B", "S/8", "5/8": return "S/B"
+            case _ where t.contains("¥"): return t.replacingOccurrences(of: "¥", with: "Y")
+            default: return t
+            }
+        }
+        var name = tokens.joined(separator: " ")
+        if name.contains(where: { $0 == "?" || $0 == "’" || $0 == "`" }) {
+            name = name.replacingOccurrences(of: #"(?<=[A-Za-z])[?’`](?=[Ss]\b)"#, with: "'", options: .regularExpression)
+        }
+        if name.uppercased().hasSuffix(" BHO") { name = String(name.dropLast(3)) + "BHD" }
+        return name.trimmingCharacters(in: CharacterSet(charactersIn: " .,:;-_|"))
+    }
+}

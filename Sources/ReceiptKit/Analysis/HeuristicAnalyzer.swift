@@ -1,0 +1,131 @@
+import Foundation
+
+/// The default analyzer: local rules over the OCR text, offline and fast (well under a
+/// millisecond or so per receipt text; see the dev benchmark).
+///
+/// When the first OCR pass gives no total, or a total no cross-check confirms, and the input
+/// can re-read the image, it asks for further passes (`rereadPasses`, plus a close-up of the
+/// totals rows when their amounts were unreadable) and keeps the best-supported reading.
+public struct HeuristicAnalyzer: ReceiptAnalyzer {
+    public let name = "heuristic"
+    /// Second passes tried in order while the total stays unconfirmed.
+    public var rereadPasses: [OCRPass]
+
+    public static let defaultRereadPasses: [OCRPass] = [
+        OCRPass(pageSegmentationMode: 4),
+        OCRPass(pageSegmentationMode: 6, scale: 1.5),
+    ]
+
+    public init(rereadPasses: [OCRPass] = HeuristicAnalyzer.defaultRereadPasses) {
+        self.rereadPasses = rereadPasses
+    }
+
+    public func analyze(_ input: AnalysisInput, options: AnalysisOptions) async throws -> ReceiptAnalysis {
+        var reading = Reading(ocr: input.ocr, options: options)
+        var passes = 1
+        if let reread = input.reread, reading.wantsReread {
+            var planned: [OCRPass] = []
+            if let region = reading.totalsRegion() {
+                planned.append(OCRPass(pageSegmentationMode: 6, scale: 2, region: region))
+            }
+            planned.append(contentsOf: rereadPasses)
+            for pass in planned where reading.wantsReread {
+                try Task.checkCancellation()
+                guard let ocr = try? await reread(pass) else { continue }
+                passes += 1
+                reading.merge(Reading(ocr: ocr, options: options, isPartial: pass.region != nil))
+            }
+        }
+        var analysis = reading.analysis(options: options, analyzer: name)
+        if passes > 1 { analysis.details.append(("ocrPasses", .int(passes))) }
+        return analysis
+    }
+
+    /// Analyzes one OCR result with no further passes (synchronous; for benchmarks and tools).
+    public func analyze(ocr: OCRResult, options: AnalysisOptions = AnalysisOptions()) -> ReceiptAnalysis {
+        Reading(ocr: ocr, options: options).analysis(options: options, analyzer: name)
+    }
+
+    /// Analyzes plain receipt text, one printed row per line.
+    public func analyze(text: String, options: AnalysisOptions = AnalysisOptions()) -> ReceiptAnalysis {
+        Reading(document: ReceiptDocument(text: text), options: options).analysis(options: options, analyzer: name)
+    }
+}
+
+/// What the rules read from one OCR pass (or several merged).
+struct Reading {
+    var document: ReceiptDocument
+    var rows: [AmountLine]
+    var total: TotalFinding?
+    var date: DateFinding?
+    var vendor: VendorFinding?
+    var currency: CurrencyFinding?
+    var lineItems: [LineItem]
+    /// A second pass agreed with this one on the total.
+    var confirmedByReread = false
+
+    init(ocr: OCRResult, options: AnalysisOptions, isPartial: Bool = false) {
+        self.init(document: ReceiptDocument(ocr: ocr), options: options, isPartial: isPartial)
+    }
+
+    init(document: ReceiptDocument, options: AnalysisOptions, isPartial: Bool = false) {
+        self.document = document
+        rows = AmountLine.build(document)
+        lineItems = isPartial ? [] : LineItemParser.parse(rows)
+        let itemSum = !lineItems.isEmpty ? lineItems.compactMap(\.amount).reduce(0, +) : nil
+        total = TotalFinder.find(rows, lineItemSum: itemSum)
+        currency = isPartial ? nil : CurrencyDetector.detect(document, amounts: rows)
+        date = isPartial ? nil : DateFinder.find(document, orderHint: currency?.dateOrder, defaultOrder: options.dateOrder)
+        vendor = isPartial ? nil : VendorFinder.find(document, rows: rows)
+    }
+
+    var wantsReread: Bool {
+        guard let total else { return true }
+        return !(total.crossChecked || confirmedByReread) && total.labelStrength < 12
+    }
+
+    /// The rows of the totals block when a total label was read without a readable amount.
+    func totalsRegion() -> BoundingBox? {
+        guard document.imageWidth > 0 else { return nil }
+        let unreadable = rows.filter { $0.role.totalStrength >= 7 && ($0.amounts.isEmpty || $0.amounts.allSatisfy(\.repaired)) }
+        guard let first = unreadable.first?.line.box else { return nil }
+        let margin = max(first.height * 3, 20)
+        let y = max(0, first.y - margin)
+        let maxY = min(document.imageHeight, first.maxY + margin)
+        return BoundingBox(x: 0, y: y, width: document.imageWidth, height: maxY - y)
+    }
+
+    /// Takes another pass into account: a total both passes read is confirmed; otherwise the
+    /// better-supported one wins. Fields the first pass missed are taken from the other.
+    mutating func merge(_ other: Reading) {
+        if let t = total, let o = other.total, t.value == o.value {
+            confirmedByReread = true
+            total?.confidence = min(1, t.confidence + 0.2)
+        } else if let o = other.total, total == nil || o.score > total!.score {
+            total = o
+        }
+        if date == nil { date = other.date }
+        if vendor == nil { vendor = other.vendor }
+        if currency == nil { currency = other.currency }
+    }
+
+    func analysis(options: AnalysisOptions, analyzer: String) -> ReceiptAnalysis {
+        let taxFinding = TaxFinder.find(rows, total: total?.value)
+        let category = CategoryClassifier.forTaxonomy(options.taxonomy).classify(document, vendor: vendor?.name)
+        var currencyCode = currency?.code
+        var currencyConfidence = currency?.confidence ?? 0
+        if currencyCode == nil, let fallback = options.defaultCurrency {
+            currencyCode = fallback
+            currencyConfidence = 0.3
+        }
+        var confidence = FieldConfidence(
+            vendor: vendor?.confidence ?? 0, date: date?.confidence ?? 0, total: total?.confidence ?? 0,
+            tax: taxFinding?.confidence ?? 0, currency: currencyConfidence, category: category.confidence)
+        confidence.needsReview = vendor == nil || date == nil || total == nil
+            || confidence.total < 0.6 || confidence.date < 0.5
+            || (taxFinding.map { t in total.map { t.value >= $0.value } ?? false } ?? false)
+        return ReceiptAnalysis(vendor: vendor?.name, date: date?.date, total: total?.value, tax: taxFinding?.value,
+                               currency: currencyCode, category: category.name, lineItems: lineItems,
+                               confidence: confidence, analyzer: analyzer)
+    }
+}

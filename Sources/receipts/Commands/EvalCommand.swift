@@ -1,0 +1,130 @@
+import ArgumentParser
+import Foundation
+import Logging
+import ReceiptKit
+
+struct EvalCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "eval",
+        abstract: "Measure field accuracy on folders of labelled receipts.",
+        discussion: """
+            Each DIR holds images, each beside its ground truth: a same-name .json (the format of \
+            ../shared/receipts) or <name>.expected.json (TestReceipts). Every image goes through OCR and \
+            the analyzer (no store is used) and each field is scored where the truth is not null: vendor \
+            ignoring case, spaces and punctuation; amounts as decimals; dates exactly; currency; category.
+
+            Prints one line per folder with per-field accuracy; --misses lists every wrong field (file, \
+            expected, got); --format json prints the report for machines.
+
+            --ocr-cache DIR keeps each image's first OCR pass as <name>.tsv in DIR and reuses it on the \
+            next run (analyzer work then runs in seconds; second passes still read the image).
+            """)
+
+    @Argument(help: "Folders of labelled receipts.")
+    var folders: [String]
+
+    @Flag(help: "List every wrong field: file, field, expected, got.")
+    var misses = false
+
+    @Option(help: "Output: text or json.")
+    var format: ReportFormat = .text
+
+    @Option(help: ArgumentHelp("Folder to keep first-pass OCR results in, for fast re-runs.", valueName: "DIR"))
+    var ocrCache: String?
+
+    @OptionGroup var pipeline: PipelineOptions
+    @OptionGroup var logging: LoggingOptions
+
+    enum ReportFormat: String, ExpressibleByArgument, CaseIterable {
+        case text, json
+    }
+
+    func run() async throws {
+        let logger = logging.bootstrap()
+        var sets: [(String, [LabelledReceipt])] = []
+        for folder in folders {
+            do {
+                sets.append((folder, try LabelledFolder.load(URL(fileURLWithPath: folder))))
+            } catch {
+                printError("\(error)")
+                throw ExitCode(2)
+            }
+        }
+        let processor = try pipeline.makeProcessor(logger: logger)
+        defer { processor.engine.shutdown() }
+        if let ocrCache { try FileManager.default.createDirectory(atPath: ocrCache, withIntermediateDirectories: true) }
+
+        var reports: [FolderReport] = []
+        let started = Date()
+        var count = 0
+        for (folder, receipts) in sets {
+            var scorer = EvaluationScorer(folder: (folder as NSString).lastPathComponent.isEmpty ? folder : folder)
+            let progress = ProgressBar(total: receipts.count)
+            let cacheDir = ocrCache.map { "\($0)/\(Self.cacheKey(folder))" }
+            if let cacheDir { try? FileManager.default.createDirectory(atPath: cacheDir, withIntermediateDirectories: true) }
+            await withTaskGroup(of: (LabelledReceipt, ReceiptAnalysis?, String?).self) { group in
+                var next = 0
+                func startNext() {
+                    guard next < receipts.count else { return }
+                    let receipt = receipts[next]
+                    next += 1
+                    group.addTask {
+                        do {
+                            let analysis = try await Self.analyze(receipt, processor: processor, cacheDir: cacheDir)
+                            return (receipt, analysis, nil)
+                        } catch {
+                            return (receipt, nil, "\(error)")
+                        }
+                    }
+                }
+                for _ in 0..<pipeline.workers * 2 { startNext() }
+                for await (receipt, analysis, error) in group {
+                    scorer.add(file: receipt.name, truth: receipt.truth, analysis: analysis, error: error)
+                    progress.advance(failed: analysis == nil)
+                    startNext()
+                }
+            }
+            progress.finish()
+            count += receipts.count
+            reports.append(scorer.report)
+        }
+        let elapsed = Date().timeIntervalSince(started)
+
+        switch format {
+        case .json:
+            print(EvaluationReport(folders: reports).json(includeMisses: misses).prettySerialized())
+        case .text:
+            for report in reports {
+                print(report.summaryLine)
+                if misses {
+                    for miss in report.misses.sorted(by: { ($0.field.rawValue, $0.file) < ($1.field.rawValue, $1.file) }) {
+                        print("  \(miss.field.rawValue)\t\(miss.file)\texpected \(miss.expected)\tgot \(miss.got)")
+                    }
+                }
+            }
+            FileHandle.standardError.write(Data(String(format: "%d receipts in %.1f s (%.2f receipts/s)\n",
+                                                       count, elapsed, Double(count) / max(elapsed, 0.001)).utf8))
+        }
+    }
+
+    static func cacheKey(_ folder: String) -> String {
+        let trimmed = folder.hasSuffix("/") ? String(folder.dropLast()) : folder
+        return trimmed.replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: ".", with: "_")
+    }
+
+    static func analyze(_ receipt: LabelledReceipt, processor: ReceiptProcessor, cacheDir: String?) async throws -> ReceiptAnalysis {
+        guard let cacheDir else {
+            return try await processor.process(imageAt: receipt.image, displayPath: receipt.name).analysis
+        }
+        let data = try ReceiptFile.read(receipt.image, file: receipt.name)
+        let cacheFile = "\(cacheDir)/\(receipt.name).tsv"
+        let ocr: OCRResult
+        if let tsv = try? String(contentsOfFile: cacheFile, encoding: .utf8) {
+            ocr = OCRResult(tesseractTSV: tsv)
+        } else {
+            ocr = try await processor.engine.recognize(imageData: data, file: receipt.name)
+            try? ocr.tesseractTSV.write(toFile: cacheFile, atomically: true, encoding: .utf8)
+        }
+        return try await processor.analyze(ocr: ocr, imageData: data, displayPath: receipt.name)
+    }
+}

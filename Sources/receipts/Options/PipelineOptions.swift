@@ -1,0 +1,61 @@
+import ArgumentParser
+import Foundation
+import Logging
+import ReceiptKit
+
+/// Everything needed to read receipts: OCR, analyzer, taxonomy, store and workers. Shared by the
+/// commands that process receipts (`process`, `watch`, `eval`).
+struct PipelineOptions: ParsableArguments {
+    @Option(help: "Receipts read at once (default: the number of cores).")
+    var workers: Int = ProcessInfo.processInfo.activeProcessorCount
+
+    @Option(help: "Currency (ISO 4217) to assume when a receipt shows none (default: leave it empty).")
+    var defaultCurrency: String?
+
+    @Option(help: "How to read an ambiguous date like 03/04/2024 when the receipt gives no other hint: day-first or month-first.")
+    var dateOrder: DateOrder = .dayFirst
+
+    @Option(help: "Taxonomy file (JSON) with the expense categories and their tax-deductible share; see the README.")
+    var taxonomy: String?
+
+    @OptionGroup(title: "OCR") var ocr: OCROptions
+    @OptionGroup(title: "Analyzer") var remote: RemoteOptions
+
+    func validate() throws {
+        guard workers >= 1 && workers <= 256 else { throw ValidationError("--workers must be between 1 and 256.") }
+        if let defaultCurrency, !(defaultCurrency.count == 3 && defaultCurrency.allSatisfy(\.isLetter)) {
+            throw ValidationError("--default-currency must be a three-letter ISO 4217 code such as GBP.")
+        }
+    }
+
+    func analysisOptions() throws -> AnalysisOptions {
+        AnalysisOptions(taxonomy: try loadTaxonomy(taxonomy), defaultCurrency: defaultCurrency?.uppercased(),
+                        dateOrder: dateOrder)
+    }
+
+    /// The OCR engine (one thread per worker) and the chosen analyzer, ready to process receipts.
+    func makeProcessor(logger: Logger) throws -> ReceiptProcessor {
+        let options = try analysisOptions()
+        let engine = try ocr.makeEngine(threads: workers, logger: logger)
+        let analyzer: any ReceiptAnalyzer
+        do {
+            analyzer = try remote.makeAnalyzer(heuristic: HeuristicAnalyzer(), imagePreparer: engine.imagePreparer, logger: logger)
+        } catch let error as ValidationError {
+            printError(error.message)
+            throw ExitCode(2)
+        }
+        return ReceiptProcessor(engine: engine, analyzer: analyzer, options: options, logger: logger)
+    }
+}
+
+func loadTaxonomy(_ path: String?) throws -> Taxonomy {
+    guard let path else { return .default }
+    do {
+        return try Taxonomy(contentsOf: URL(fileURLWithPath: path))
+    } catch {
+        printError("\(error)")
+        throw ExitCode(2)
+    }
+}
+
+extension DateOrder: ExpressibleByArgument {}

@@ -1,0 +1,46 @@
+import Foundation
+import Testing
+@testable import ReceiptKit
+
+@Suite struct DateFinderTests {
+    func date(_ text: String, hint: DateOrder? = nil, order: DateOrder = .dayFirst) -> String? {
+        DateFinder.find(ReceiptDocument(text: text), orderHint: hint, defaultOrder: order)?.date.description
+    }
+
+    @Test(arguments: [
+        ("Date: 25/01/2018 1:22:56PM", "2018-01-25"), ("18-11-18 13:58 SH01", "2018-11-18"),
+        ("2 Apr 2018 18:40", "2018-04-02"), ("14/JUN/2017", "2017-06-14"), ("24-MAR-18 11:02", "2018-03-24"),
+        ("11.02.2018 12:03", "2018-02-11"), ("2016-07-31 10:22", "2016-07-31"), ("2016/05/01", "2016-05-01"),
+        ("OCT 3, 2016 7:45 PM", "2016-10-03"), ("21NOV'15 13:56", "2015-11-21"), ("THU AUG 09, 2012", "2012-08-09"),
+        ("jeudi 23 juin 2016", "2016-06-23"), ("Datum: 05.03.2019", "2019-03-05"), ("20180428 0012", "2018-04-28"),
+        ("Date:D2/O2/17 19:34", "2017-02-02"),
+    ])
+    func readsPrintedFormats(line: String, expected: String) {
+        #expect(date(line) == expected)
+    }
+
+    @Test func impossibleValuesSettleTheOrder() {
+        // 13/03 can only be day-first; the ambiguous 03/04 follows it.
+        #expect(date("03/04/2024 10:00\nREF 13/03/2024", order: .monthFirst) == "2024-04-03")
+        #expect(date("12/25/2023 5:10 PM", order: .dayFirst) == "2023-12-25")
+    }
+
+    @Test func currencyEvidenceThenDefault() {
+        #expect(date("03/04/2024 10:00", hint: .monthFirst) == "2024-03-04")
+        #expect(date("03/04/2024 10:00", hint: .dayFirst, order: .monthFirst) == "2024-04-03")
+        #expect(date("03/04/2024 10:00", order: .monthFirst) == "2024-03-04")
+    }
+
+    @Test func transactionDateBeatsExpiry() {
+        let text = """
+        EXP 09/27
+        VOUCHER VALID UNTIL 31/12/2024
+        12/06/2024 14:22
+        """
+        #expect(date(text) == "2024-06-12")
+    }
+
+    @Test func futureYearMisreadIsRepaired() {
+        #expect(date("14 Mar 2048 18:40") == "2018-03-14")
+    }
+}

@@ -1,0 +1,141 @@
+import Foundation
+import Testing
+@testable import ReceiptKit
+
+@Suite struct VendorFinderTests {
+    func vendor(_ text: String) -> String? { VendorFinder.find(ReceiptDocument(text: text))?.name }
+
+    @Test func skipsHeadingsAddressesAndNumbers() {
+        let text = """
+        TAX INVOICE
+        WELCOME
+        BRIGHTWAY HARDWARE SDN BHD (123456-K)
+        NO 12, JALAN MAJU 3, TAMAN MAJU
+        43000 KAJANG, SELANGOR
+        TEL: 03-8736 1234
+        GST ID: 001234567890
+        """
+        #expect(vendor(text) == "BRIGHTWAY HARDWARE SDN BHD")
+    }
+
+    @Test func firstNameLineOfAPlainReceipt() {
+        let text = """
+        Harbour Fish Bar
+        21 Quay Street
+        Bristol BS1 4DB
+        Tel 0117 555 0199
+        """
+        #expect(vendor(text) == "Harbour Fish Bar")
+    }
+
+    @Test func repairsTheCompanySuffix() {
+        #expect(vendor("KEDAI RUNCIT MESRA SON BHD\nJALAN BESAR") == "KEDAI RUNCIT MESRA SDN BHD")
+    }
+
+    @Test func companySuffixOnTheNextRow() {
+        #expect(vendor("GOLDEN LEAF TRADING\nSDN BHD (98765-A)\nLOT 5, JALAN SS2") == "GOLDEN LEAF TRADING SDN BHD")
+    }
+
+    @Test func tradingAsNameWins() {
+        #expect(vendor("NORTHGATE MOTORS LTD\nT/A QUICKFIT AUTOCENTRE\n12 Mill Lane") == "QUICKFIT AUTOCENTRE")
+    }
+}
+
+@Suite struct TaxFinderTests {
+    func tax(_ text: String) -> Decimal? {
+        let rows = AmountLine.build(ReceiptDocument(text: text))
+        return TaxFinder.find(rows, total: TotalFinder.find(rows)?.value)?.value
+    }
+
+    @Test func salesTaxAddedOnTop() {
+        #expect(tax("SUBTOTAL 18.50\nSALES TAX 8.875% 1.64\nTOTAL 20.14") == Decimal(string: "1.64"))
+    }
+
+    @Test func vatIncludedRowWithBaseAndTax() {
+        #expect(tax("TOTAL 28.95\nBTW 6% 28.95 1.64") == Decimal(string: "1.64"))
+    }
+
+    @Test func includedRateWithoutAnAmountIsComputed() {
+        // 24.00 × 20 / 120 = 4.00
+        #expect(tax("TOTAL £24.00\nPRICES INCLUDE VAT AT 20%") == Decimal(string: "4.00"))
+    }
+
+    @Test func severalRatesAreSummed() {
+        let text = """
+        SUBTOTAL 100.00
+        GST 5% 2.00
+        PST 7% 4.20
+        TOTAL 106.20
+        """
+        #expect(tax(text) == Decimal(string: "6.20"))
+    }
+
+    @Test func taxNumbersAreNotTaxAmounts() {
+        #expect(tax("GST REG NO: 001234567890\nTOTAL 9.00") == nil)
+    }
+
+    @Test(arguments: ["MwSt 19% 3.19", "TVA 20,0% 2,50", "IVA 10% 0,43", "VAT 20% 1.87", "SST 6% 0.60", "GST 0.51"])
+    func readsTaxLabelsOfSeveralCountries(line: String) throws {
+        let expected = try #require(AmountParser.amounts(in: line).last?.value)
+        #expect(tax(line + "\nTOTAL 99.99") == expected)
+    }
+}
+
+@Suite struct CurrencyDetectorTests {
+    func currency(_ text: String) -> String? {
+        let doc = ReceiptDocument(text: text)
+        return CurrencyDetector.detect(doc, amounts: AmountLine.build(doc))?.code
+    }
+
+    @Test(arguments: [
+        ("TOTAL £12.50", "GBP"), ("SUMME 16,70 €", "EUR"), ("TOTAL RM 9.00", "MYR"), ("TOTAL US$ 5.00", "USD"),
+        ("AMOUNT DUE S$ 14.20", "SGD"), ("TOTAL AED 45.00", "AED"), ("TOTAL CHF 18.40", "CHF"),
+    ])
+    func symbolsAndCodes(text: String, expected: String) {
+        #expect(currency(text) == expected)
+    }
+
+    @Test func countryEvidence() {
+        #expect(currency("KEDAI MAJU SDN BHD\nJALAN AMPANG, KUALA LUMPUR\nTOTAL 9.00") == "MYR")
+        #expect(currency("JOE'S DINER\nAUSTIN, TX 78701\nTOTAL $12.40") == "USD")
+        // Malaysian tills sometimes print `$` for ringgit.
+        #expect(currency("KEDAI MAJU SDN BHD\nSELANGOR\nTOTAL $9.00") == "MYR")
+    }
+
+    @Test func unknownStaysUnknown() {
+        #expect(currency("CORNER SHOP\nTOTAL $12.40") == nil)
+        #expect(currency("CORNER SHOP\nTOTAL 12.40") == nil)
+    }
+}
+
+@Suite struct CategoryClassifierTests {
+    func category(_ text: String) -> String {
+        CategoryClassifier(taxonomy: .default).classify(ReceiptDocument(text: text), vendor: nil).name
+    }
+
+    @Test func fuel() {
+        #expect(category("SHELL ASHFORD\nPUMP 04 UNLEADED\n40.12 L @ 1.459\nTOTAL £58.54") == "Fuel")
+    }
+
+    @Test func maintenance() {
+        #expect(category("KWIK FIT\nMOT TEST 54.85\n2 X TYRE 185/65R15 120.00") == "Maintenance")
+    }
+
+    @Test func insurance() {
+        #expect(category("ACME INSURANCE\nPOLICY NUMBER MC-123\nANNUAL PREMIUM 420.00") == "Insurance")
+    }
+
+    @Test func vehicleTax() {
+        #expect(category("DVLA\nVEHICLE TAX 12 MONTHS\nTOTAL 180.00") == "Vehicle Tax")
+    }
+
+    @Test func restaurantIsOther() {
+        #expect(category("HARBOUR FISH BAR\n21 Quay Street\nTable 4\nCOD & CHIPS 9.50\nTOTAL 9.50\nSERVICE NOT INCLUDED") == "Other")
+    }
+
+    @Test func customTaxonomy() throws {
+        let taxonomy = try Taxonomy(json: JSONValue.parse(#"{"categories": [{"name": "Meals", "keywords": ["chips", "cod"]}, {"name": "Misc"}]}"#))
+        let found = CategoryClassifier(taxonomy: taxonomy).classify(ReceiptDocument(text: "COD & CHIPS 9.50"), vendor: nil)
+        #expect(found.name == "Meals")
+    }
+}

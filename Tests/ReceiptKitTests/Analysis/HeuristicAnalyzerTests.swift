@@ -1,0 +1,119 @@
+import Foundation
+import Testing
+@testable import ReceiptKit
+
+/// Builds an OCR result from text rows (one word box per token) for analyzer tests.
+func ocrResult(_ text: String) -> OCRResult {
+    var lines: [OCRLine] = []
+    for (i, row) in text.split(separator: "\n").enumerated() {
+        var x = 10
+        let words = row.split(separator: " ").map { (token: Substring) -> OCRWord in
+            defer { x += token.count * 12 + 12 }
+            return OCRWord(text: String(token), confidence: 95, box: BoundingBox(x: x, y: 10 + i * 30, width: token.count * 12, height: 20) as BoundingBox)
+        }
+        lines.append(OCRLine(words: words, box: BoundingBox(x: 10, y: 10 + i * 30, width: max(1, x - 10), height: 20)))
+    }
+    return OCRResult(text: text, lines: lines, meanConfidence: 95, imageWidth: 800, imageHeight: 40 + lines.count * 30,
+                     sourceWidth: 800, sourceHeight: 40 + lines.count * 30)
+}
+
+/// Counts re-reads and answers each with a fixed OCR result.
+actor RereadRecorder {
+    private(set) var passes: [OCRPass] = []
+    func record(_ pass: OCRPass) { passes.append(pass) }
+}
+
+@Suite struct HeuristicAnalyzerTests {
+    let fuelReceipt = """
+    SHELL FOREST HILL
+    123 London Road
+    London SE23 3AB
+    VAT No: GB 123 4567 89
+    14/03/2024 08:12
+    PUMP 03 UNLEADED
+    38.21 L @ 1.529 £58.42
+    TOTAL £58.42
+    VAT 20% £9.74
+    VISA £58.42
+    """
+
+    @Test func readsAWholeReceipt() async throws {
+        let analysis = try await HeuristicAnalyzer().analyze(AnalysisInput(source: "fuel.jpg", ocr: ocrResult(fuelReceipt)),
+                                                             options: AnalysisOptions())
+        #expect(analysis.vendor == "SHELL FOREST HILL")
+        #expect(analysis.date?.description == "2024-03-14")
+        #expect(analysis.total == Decimal(string: "58.42"))
+        #expect(analysis.tax == Decimal(string: "9.74"))
+        #expect(analysis.currency == "GBP")
+        #expect(analysis.category == "Fuel")
+        #expect(analysis.analyzer == "heuristic")
+        #expect(!analysis.confidence.needsReview)
+        #expect(analysis.json.serialized().contains(#""total":58.42"#))
+    }
+
+    @Test func missingTotalNeedsReview() {
+        let analysis = HeuristicAnalyzer().analyze(text: "CORNER SHOP\n12/03/2024\nTHANK YOU")
+        #expect(analysis.total == nil)
+        #expect(analysis.confidence.needsReview)
+        #expect(analysis.confidence.total == 0)
+    }
+
+    @Test func defaultCurrencyOnlyWhenConfigured() {
+        let text = "CORNER SHOP\n12/03/2024\nTOTAL 4.20"
+        #expect(HeuristicAnalyzer().analyze(text: text).currency == nil)
+        #expect(HeuristicAnalyzer().analyze(text: text, options: AnalysisOptions(defaultCurrency: "EUR")).currency == "EUR")
+    }
+
+    @Test func rereadsWhenTheTotalIsMissingAndMergesTheSecondPass() async throws {
+        let recorder = RereadRecorder()
+        let first = ocrResult("CORNER SHOP\n12/03/2024\nMILK 1.10\nBREAD 1.20\nTHANK YOU")
+        let second = ocrResult("CORNER SHOP\nMILK 1.10\nBREAD 1.20\nTOTAL 2.30\nCASH 5.00\nCHANGE 2.70")
+        let input = AnalysisInput(source: "shop.jpg", ocr: first, reread: { pass in
+            await recorder.record(pass)
+            return second
+        })
+        let analysis = try await HeuristicAnalyzer().analyze(input, options: AnalysisOptions())
+        #expect(analysis.total == Decimal(string: "2.30"))
+        #expect(analysis.date?.description == "2024-03-12")
+        let passes = await recorder.passes
+        #expect(passes.count == 1, "a confirmed total stops further passes")
+        #expect(passes.first?.pageSegmentationMode == 4)
+    }
+
+    @Test func noRereadWhenTheTotalIsConfirmed() async throws {
+        let recorder = RereadRecorder()
+        let input = AnalysisInput(source: "fuel.jpg", ocr: ocrResult(fuelReceipt), reread: { pass in
+            await recorder.record(pass)
+            return ocrResult("")
+        })
+        _ = try await HeuristicAnalyzer().analyze(input, options: AnalysisOptions())
+        #expect(await recorder.passes.isEmpty)
+    }
+
+    @Test func aFailingRereadKeepsTheFirstReading() async throws {
+        struct Broken: Error {}
+        let input = AnalysisInput(source: "x.jpg", ocr: ocrResult("CORNER SHOP\nMILK 1.10"), reread: { _ in throw Broken() })
+        let analysis = try await HeuristicAnalyzer().analyze(input, options: AnalysisOptions())
+        #expect(analysis.vendor == "CORNER SHOP")
+    }
+
+    @Test func emptyTextGivesAnEmptyAnalysisForReview() {
+        let analysis = HeuristicAnalyzer().analyze(ocr: ocrResult(""))
+        #expect(analysis.vendor == nil && analysis.total == nil && analysis.date == nil)
+        #expect(analysis.confidence.needsReview)
+    }
+
+    @Test func labelAndAmountInSeparateColumnsAreJoinedByTheirBoxes() {
+        // Tesseract returned the amount column as separate lines at the same height.
+        let label = OCRLine(words: [OCRWord(text: "TOTAL", confidence: 95, box: BoundingBox(x: 10, y: 100, width: 60, height: 20))],
+                            box: BoundingBox(x: 10, y: 100, width: 60, height: 20))
+        let item = OCRLine(words: [OCRWord(text: "TEA", confidence: 95, box: BoundingBox(x: 10, y: 60, width: 40, height: 20)),
+                                   OCRWord(text: "2.50", confidence: 95, box: BoundingBox(x: 300, y: 60, width: 50, height: 20))],
+                           box: BoundingBox(x: 10, y: 60, width: 340, height: 20))
+        let amount = OCRLine(words: [OCRWord(text: "9.99", confidence: 95, box: BoundingBox(x: 300, y: 101, width: 50, height: 20))],
+                             box: BoundingBox(x: 300, y: 101, width: 50, height: 20))
+        let ocr = OCRResult(text: "", lines: [item, label, amount], meanConfidence: 95, imageWidth: 400, imageHeight: 200,
+                            sourceWidth: 400, sourceHeight: 200)
+        #expect(ReceiptDocument(ocr: ocr).lines.map(\.text) == ["TEA 2.50", "TOTAL 9.99"])
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import Testing
+@testable import ReceiptKit
+
+/// Real images through real Tesseract.
+@Suite struct OCREngineTests {
+    static let engine: OCREngine = try! OCREngine(threads: 2, logger: TestSupport.logger)
+    static let rawEngine: OCREngine = try! OCREngine(configuration: OCRConfiguration(preprocessing: .none), threads: 1,
+                                                     logger: TestSupport.logger)
+
+    /// The `tesseract` CLI's text for an image with --psm 6.
+    static func tesseractCLI(_ path: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/tesseract")
+        process.arguments = [path, "stdout", "--psm", "6"]
+        var env = ProcessInfo.processInfo.environment
+        env["OMP_THREAD_LIMIT"] = "1"
+        process.environment = env
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    @Test("Without preprocessing the text is exactly what `tesseract IMG stdout --psm 6` prints",
+          arguments: ["uk-fuel-unleaded.jpg", "uk-supermarket.jpg", "us-diner.jpg", "uk-fuel-diesel.png"])
+    func matchesTesseractCLI(name: String) async throws {
+        let path = ReceiptsCLI.testReceipt(name)
+        try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/tesseract"), "the tesseract CLI is not installed")
+        let ours = try await Self.rawEngine.recognize(imageAt: URL(fileURLWithPath: path))
+        #expect(ours.text == (try Self.tesseractCLI(path)))
+    }
+
+    @Test func wordsCarryConfidenceAndBoxesInsideTheImage() async throws {
+        let result = try await Self.engine.recognize(imageAt: URL(fileURLWithPath: ReceiptsCLI.testReceipt("uk-parking.jpg")))
+        #expect(result.lines.count > 5)
+        #expect(result.meanConfidence > 50)
+        let words = result.words
+        #expect(words.contains { $0.text.contains("TOTAL") || $0.text.contains("Total") })
+        for word in words {
+            #expect((0...100).contains(word.confidence))
+            #expect(word.box.x >= 0 && word.box.y >= 0 && word.box.width > 0 && word.box.height > 0)
+            #expect(word.box.maxX <= result.imageWidth && word.box.maxY <= result.imageHeight)
+        }
+        // Lines read top to bottom.
+        let tops = result.lines.map(\.box.y)
+        #expect(tops == tops.sorted())
+    }
+
+    @Test("Every supported format decodes and reads", arguments: [
+        ("uk-fuel-diesel.png", "52.33"), ("uk-garage-mot.tiff", "MOT"), ("uk-vehicle-tax.webp", "DVLA"),
+        ("fr-garage.bmp", "TTC"), ("uk-parking-ticket.gif", "PARKING"),
+    ])
+    func readsEveryFormat(name: String, expected: String) async throws {
+        let result = try await Self.engine.recognize(imageAt: URL(fileURLWithPath: ReceiptsCLI.testReceipt(name)))
+        #expect(result.text.uppercased().contains(expected.uppercased()), "\(name): \(result.text.prefix(300))")
+    }
+
+    @Test func appliesExifOrientation() async throws {
+        let path = ReceiptsCLI.testReceipt("exif-orientation-6.jpg")
+        let truth = try LabelledFolder.readTruth(URL(fileURLWithPath: ReceiptsCLI.testReceipt("exif-orientation-6.expected.json")))
+        let upright = try await Self.engine.recognize(imageAt: URL(fileURLWithPath: path))
+        let total = try #require(truth.total).moneyString
+        #expect(upright.text.contains(total))
+        // The stored pixels are sideways: read as stored, the total is not there.
+        let sideways = try await Self.rawEngine.recognize(imageAt: URL(fileURLWithPath: path))
+        #expect(!sideways.text.contains(total))
+        #expect(upright.sourceHeight > upright.sourceWidth)
+    }
+
+    @Test func smallPhotosAreScaledUpAndHugeScansDown() async throws {
+        let small = try await Self.engine.recognize(imageAt: URL(fileURLWithPath: ReceiptsCLI.testReceipt("photo-lowres-carwash.jpg")))
+        #expect(small.sourceWidth < 400)
+        #expect(small.imageWidth >= 2 * small.sourceWidth)
+        let scan = try await Self.engine.recognize(imageAt: URL(fileURLWithPath: ReceiptsCLI.testReceipt("scan-a4-pub.jpg")))
+        #expect(scan.sourceWidth * scan.sourceHeight > 30_000_000)
+        #expect(scan.imageWidth * scan.imageHeight <= Preprocessing.standard.maximumPixels)
+        #expect(scan.text.contains("TOTAL") || scan.text.contains("Total"))
+    }
+
+    @Test func aMissingLanguageNamesThePackageToInstall() throws {
+        #expect {
+            _ = try OCREngine(configuration: OCRConfiguration(languages: "eng+xyz"), threads: 1, logger: TestSupport.logger)
+        } throws: { error in
+            "\(error)".contains("tesseract-ocr-xyz") && "\(error)".contains("xyz.traineddata")
+        }
+    }
+
+    @Test func engineWorkOverlapsOnSeveralThreads() async throws {
+        // Eight receipts on a two-thread engine all complete, with results matching each image.
+        let names = ["uk-parking.jpg", "us-diner.jpg", "uk-insurance.jpg", "de-tankstelle.jpg"]
+        let results = try await withThrowingTaskGroup(of: (String, String).self) { group in
+            for name in names + names {
+                group.addTask {
+                    (name, try await Self.engine.recognize(imageAt: URL(fileURLWithPath: ReceiptsCLI.testReceipt(name))).text)
+                }
+            }
+            return try await group.reduce(into: [(String, String)]()) { $0.append($1) }
+        }
+        #expect(results.count == 8)
+        for name in names {
+            let texts = Set(results.filter { $0.0 == name }.map(\.1))
+            #expect(texts.count == 1, "the same image read twice gave different text: \(name)")
+        }
+    }
+}

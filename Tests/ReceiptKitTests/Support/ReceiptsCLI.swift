@@ -1,0 +1,64 @@
+import Foundation
+
+/// Runs the real `receipts` executable built beside the test bundle.
+enum ReceiptsCLI {
+    static var binary: URL {
+        URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+            .appendingPathComponent("receipts")
+    }
+
+    /// The repository root (for TestReceipts/ and prompts/).
+    static let repositoryRoot: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    static func testReceipt(_ name: String) -> String {
+        repositoryRoot.appendingPathComponent("TestReceipts").appendingPathComponent(name).path
+    }
+
+    /// ../shared/receipts/<set>, or nil when the shared data is not there.
+    static func sharedSet(_ name: String) -> String? {
+        let path = repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/receipts/\(name)").path
+        return FileManager.default.fileExists(atPath: path) ? path : nil
+    }
+
+    struct Result {
+        var status: Int32
+        var out: String
+        var err: String
+
+        /// Each stdout line parsed as JSON.
+        func ndjson() throws -> [JSONValue] {
+            try out.split(separator: "\n").map { try JSONValue.parse(String($0)) }
+        }
+    }
+
+    /// Runs `receipts ARGS`; stderr goes to a file so a chatty run cannot block on a full pipe.
+    static func run(_ arguments: [String], environment: [String: String] = [:], currentDirectory: String? = nil) throws -> Result {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env["RECEIPTS_STORE"] = nil
+        env["GEMINI_API_KEY"] = nil
+        for (key, value) in environment { env[key] = value.isEmpty ? nil : value }
+        process.environment = env
+        if let currentDirectory { process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory) }
+        let errFile = FileManager.default.temporaryDirectory.appendingPathComponent("receipts-stderr-\(UUID().uuidString)")
+        FileManager.default.createFile(atPath: errFile.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: errFile) }
+        let errHandle = try FileHandle(forWritingTo: errFile)
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = errHandle
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        try errHandle.close()
+        let errData = (try? Data(contentsOf: errFile)) ?? Data()
+        return Result(status: process.terminationStatus, out: String(decoding: outData, as: UTF8.self),
+                      err: String(decoding: errData, as: UTF8.self))
+    }
+}
+
+import ReceiptKit
