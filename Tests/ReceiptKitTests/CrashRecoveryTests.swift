@@ -50,7 +50,7 @@ import Testing
             try await Task.sleep(for: .milliseconds(20))
         }
         kill(first.processIdentifier, SIGKILL)
-        first.waitUntilExit()
+        try await OffPool.run { first.waitUntilExit() }
         #expect(first.terminationReason == .uncaughtSignal)
         let atCrash = try counts(store)
         #expect((atCrash["completed"] ?? 0) >= 6)
@@ -60,8 +60,11 @@ import Testing
         let secondOutput = Pipe()
         let started = Date()
         let second = try start(arguments, output: secondOutput)
-        let data = secondOutput.fileHandleForReading.readDataToEndOfFile()
-        second.waitUntilExit()
+        let data = try await OffPool.run {
+            let data = secondOutput.fileHandleForReading.readDataToEndOfFile()
+            second.waitUntilExit()
+            return data
+        }
         #expect(second.terminationStatus == 0)
         // Receipts held by the killed process are taken back at once (its process is gone), not
         // after the 60 s lease.

@@ -33,7 +33,12 @@ enum ReceiptsCLI {
     }
 
     /// Runs `receipts ARGS`; stderr goes to a file so a chatty run cannot block on a full pipe.
-    static func run(_ arguments: [String], environment: [String: String] = [:], currentDirectory: String? = nil) throws -> Result {
+    /// Runs `receipts ARGS` off the cooperative pool (see `OffPool`).
+    static func run(_ arguments: [String], environment: [String: String] = [:], currentDirectory: String? = nil) async throws -> Result {
+        try await OffPool.run { try runBlocking(arguments, environment: environment, currentDirectory: currentDirectory) }
+    }
+
+    private static func runBlocking(_ arguments: [String], environment: [String: String], currentDirectory: String?) throws -> Result {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
