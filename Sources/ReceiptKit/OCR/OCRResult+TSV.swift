@@ -18,9 +18,7 @@ extension OCRResult {
 
         func flush() {
             guard !words.isEmpty else { return }
-            let minX = words.map(\.box.x).min()!, minY = words.map(\.box.y).min()!
-            let maxX = words.map(\.box.maxX).max()!, maxY = words.map(\.box.maxY).max()!
-            let line = OCRLine(words: words, box: BoundingBox(x: minX, y: minY, width: maxX - minX, height: maxY - minY))
+            let line = OCRLine(words: words)
             lines.append(line)
             text += line.text + "\n"
             words = []

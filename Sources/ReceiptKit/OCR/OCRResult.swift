@@ -39,6 +39,13 @@ public struct OCRLine: Sendable, Equatable {
         self.box = box
     }
 
+    /// A line around `words` (which must not be empty): its box is the union of theirs.
+    public init(words: [OCRWord]) {
+        let minX = words.map(\.box.x).min() ?? 0, minY = words.map(\.box.y).min() ?? 0
+        let maxX = words.map(\.box.maxX).max() ?? 0, maxY = words.map(\.box.maxY).max() ?? 0
+        self.init(words: words, box: BoundingBox(x: minX, y: minY, width: maxX - minX, height: maxY - minY))
+    }
+
     /// The words joined by single spaces.
     public var text: String { words.map(\.text).joined(separator: " ") }
 }

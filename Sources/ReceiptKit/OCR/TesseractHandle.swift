@@ -41,9 +41,7 @@ final class TesseractHandle {
         var words: [OCRWord] = []
         func flush() {
             guard !words.isEmpty else { return }
-            let minX = words.map(\.box.x).min()!, minY = words.map(\.box.y).min()!
-            let maxX = words.map(\.box.maxX).max()!, maxY = words.map(\.box.maxY).max()!
-            lines.append(OCRLine(words: words, box: BoundingBox(x: minX, y: minY, width: maxX - minX, height: maxY - minY)))
+            lines.append(OCRLine(words: words))
             words = []
         }
         if let iterator = TessBaseAPIGetIterator(raw) {
