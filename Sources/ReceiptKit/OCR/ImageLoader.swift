@@ -91,11 +91,7 @@ struct ImageLoader {
             image = cropped
         }
         var scale = 1.0
-        if let height = Self.medianCharacterHeight(image), preprocessing.targetCharacterHeight > 0 {
-            // Scale so characters are the height Tesseract reads best.
-            let wanted = Double(preprocessing.targetCharacterHeight) / height
-            if wanted > 1.2 || wanted < 0.7 { scale = min(preprocessing.maximumUpscale, max(0.4, wanted)) }
-        } else if image.width < preprocessing.minimumWidth {
+        if image.width < preprocessing.minimumWidth {
             scale = min(preprocessing.maximumUpscale, Double(preprocessing.minimumWidth) / Double(image.width))
         }
         let limit = Double(preprocessing.maximumPixels) * (pass.map { $0.scale * $0.scale } ?? 1)
@@ -121,32 +117,6 @@ struct ImageLoader {
             image = bin
         }
         return image
-    }
-
-    /// The median height in pixels of character-like dark blobs, or nil when there are too few to
-    /// tell (then the width rule applies).
-    static func medianCharacterHeight(_ image: LeptonicaImage) -> Double? {
-        guard let gray = image.depth == 8 ? image : image.transformed({ pixConvertRGBToLuminance($0) }),
-              let binary = gray.transformed({ pixConvertTo1($0, 128) }) else { return nil }
-        guard var boxa = pixConnCompBB(binary.pix, 8) else { return nil }
-        defer {
-            var b: UnsafeMutablePointer<BOXA>? = boxa
-            boxaDestroy(&b)
-        }
-        let count = Int(boxaGetCount(boxa))
-        var heights: [Int32] = []
-        heights.reserveCapacity(count)
-        let maxHeight = Int32(max(8, image.height / 8))
-        for i in 0..<count {
-            var x: Int32 = 0, y: Int32 = 0, w: Int32 = 0, h: Int32 = 0
-            boxaGetBoxGeometry(boxa, Int32(i), &x, &y, &w, &h)
-            // A character is taller than a speck, shorter than a logo, and not a long rule.
-            if h >= 5 && h <= maxHeight && w >= 1 && w <= 2 * h { heights.append(h) }
-        }
-        _ = boxa
-        guard heights.count >= 20 else { return nil }
-        heights.sort()
-        return Double(heights[heights.count / 2])
     }
 
     /// For page scans with a receipt on a blank page: the bounding box of the dark content, when it

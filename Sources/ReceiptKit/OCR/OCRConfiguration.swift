@@ -35,18 +35,14 @@ public struct Preprocessing: Sendable, Equatable {
     public var maximumPixels: Int
     /// Crops a receipt out of a mostly blank page scan before scaling.
     public var cropToContent: Bool
-    /// Images are scaled so the median character is about this many pixels tall (0: use
-    /// `minimumWidth` instead).
-    public var targetCharacterHeight: Int
 
     public init(enabled: Bool = true, minimumWidth: Int = 1000, maximumUpscale: Double = 3.5,
-                maximumPixels: Int = 6_000_000, cropToContent: Bool = true, targetCharacterHeight: Int = 30) {
+                maximumPixels: Int = 6_000_000, cropToContent: Bool = true) {
         self.enabled = enabled
         self.minimumWidth = minimumWidth
         self.maximumUpscale = maximumUpscale
         self.maximumPixels = maximumPixels
         self.cropToContent = cropToContent
-        self.targetCharacterHeight = targetCharacterHeight
     }
 
     public static let standard = Preprocessing()

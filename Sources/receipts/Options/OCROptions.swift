@@ -23,9 +23,6 @@ struct OCROptions: ParsableArguments {
     @Option(name: .customLong("max-ocr-megapixels"), help: ArgumentHelp("Scale bigger images down to this size before OCR.", visibility: .hidden))
     var maximumOCRMegapixels = Double(Preprocessing.standard.maximumPixels) / 1e6
 
-    @Option(name: .customLong("char-height"), help: ArgumentHelp("Scale images so characters are about this many pixels tall (0: by width).", visibility: .hidden))
-    var characterHeight = Preprocessing.standard.targetCharacterHeight
-
     @Flag(name: .customLong("no-crop"), help: ArgumentHelp("Do not crop page scans to the receipt.", visibility: .hidden))
     var noCrop = false
 
@@ -46,8 +43,7 @@ struct OCROptions: ParsableArguments {
             },
             maxPixels: Int(maxMegapixels * 1_000_000),
             preprocessing: noPreprocess ? .none : Preprocessing(
-                minimumWidth: minimumWidth, maximumPixels: Int(maximumOCRMegapixels * 1e6), cropToContent: !noCrop,
-                targetCharacterHeight: characterHeight))
+                minimumWidth: minimumWidth, maximumPixels: Int(maximumOCRMegapixels * 1e6), cropToContent: !noCrop))
     }
 
     func makeEngine(threads: Int, logger: Logger) throws -> OCREngine {
