@@ -123,12 +123,13 @@ struct ImageLoader {
     /// is clearly smaller than the page. Nil when there is nothing to crop.
     static func cropToContent(_ image: LeptonicaImage) -> LeptonicaImage? {
         guard image.pixelCount > 4_000_000 else { return nil }
-        // Work on a 1/8 reduction: fast, and specks vanish.
-        guard let reduced = image.transformed({ pixScaleAreaMap2($0) })?.transformed({ pixScaleAreaMap2($0) })?
-            .transformed({ pixScaleAreaMap2($0) }),
-              let small = reduced.depth == 8 ? reduced : reduced.transformed({ pixConvertTo8($0, 0) }),
+        // Work on a 1/8 reduction that keeps each cell's darkest pixel, so thin print survives;
+        // closing joins the print of the receipt into one blob, opening drops scanner specks.
+        guard let gray = image.depth == 8 ? image : image.transformed({ pixConvertTo8($0, 0) }),
+              let small = gray.transformed({ pixScaleGrayMinMax($0, 8, 8, Int32(L_CHOOSE_MIN)) }),
               let binary = small.transformed({ pixThresholdToBinary($0, 160) }),
-              let opened = binary.transformed({ pixOpenBrick(nil, $0, 3, 3) })
+              let closed = binary.transformed({ pixCloseBrick(nil, $0, 7, 7) }),
+              let opened = closed.transformed({ pixOpenBrick(nil, $0, 3, 3) })
         else { return nil }
         var box: UnsafeMutablePointer<BOX>? = nil
         guard pixClipBoxToForeground(opened.pix, nil, nil, &box) == 0, box != nil else { return nil }
@@ -136,7 +137,7 @@ struct ImageLoader {
         var x: Int32 = 0, y: Int32 = 0, w: Int32 = 0, h: Int32 = 0
         boxGetGeometry(box, &x, &y, &w, &h)
         let area = Double(w * h) / Double(small.pixelCount)
-        guard area < 0.6 else { return nil }
+        guard area < 0.6, area > 0.03 else { return nil }
         let margin: Int32 = 4
         let fx = max(0, (x - margin) * 8), fy = max(0, (y - margin) * 8)
         let fw = min(Int32(image.width) - fx, (w + 2 * margin) * 8), fh = min(Int32(image.height) - fy, (h + 2 * margin) * 8)

@@ -62,8 +62,8 @@ import Testing
 
     @Test func knownValuesArePrintedExactly() async throws {
         let dir = try TemporaryDirectory()
-        let result = try await ReceiptsCLI.run(["process", ReceiptsCLI.testReceipt("uk-parking.jpg"), "--store", dir.storePath])
-        let truth = try LabelledFolder.readTruth(URL(fileURLWithPath: ReceiptsCLI.testReceipt("uk-parking.expected.json")))
+        let result = try await ReceiptsCLI.run(["process", ReceiptsCLI.testReceipt("us-diner.jpg"), "--store", dir.storePath])
+        let truth = try LabelledFolder.readTruth(URL(fileURLWithPath: ReceiptsCLI.testReceipt("us-diner.expected.json")))
         let total = try #require(truth.total)
         #expect(result.out.contains("\"total\":\(total.plainString)"), "\(result.out)")
     }
@@ -95,7 +95,7 @@ import Testing
     @Test func ocrPrintsTextAndTSV() async throws {
         let text = try await ReceiptsCLI.run(["ocr", ReceiptsCLI.testReceipt("uk-parking.jpg")])
         #expect(text.status == 0)
-        #expect(text.out.uppercased().contains("TOTAL"))
+        #expect(text.out.contains("CASTLEGATE PARKING"))
         let tsv = try await ReceiptsCLI.run(["ocr", "--tsv", ReceiptsCLI.testReceipt("uk-parking.jpg")])
         #expect(tsv.out.hasPrefix(OCRResult.tsvHeader))
         let parsed = OCRResult(tesseractTSV: tsv.out)
