@@ -16,6 +16,9 @@ import Testing
         #expect(JSONValue.decimal(value).serialized() == "23.45")
         #expect(JSONValue.decimal(Decimal(string: "0.1")! + Decimal(string: "0.2")!).serialized() == "0.3")
         #expect(Decimal(string: "205.5")!.moneyString == "205.50")
+        #expect(JSONValue.money(Decimal(string: "33.5")).serialized() == "33.50")
+        #expect(JSONValue.money(Decimal(string: "1.459")).serialized() == "1.459")
+        #expect(JSONValue.money(Decimal(string: "-2")).serialized() == "-2.00")
     }
 
     @Test func jsonRoundTripKeepsNumberText() throws {

@@ -38,6 +38,15 @@ extension JSONValue {
         return .number(value.plainString)
     }
 
+    /// A money amount as printed on a receipt: at least two decimals, never rounded (`33.50`, `1.459`).
+    public static func money(_ value: Decimal?) -> JSONValue {
+        guard let value else { return .null }
+        var text = value.plainString
+        let decimals = text.firstIndex(of: ".").map { text.distance(from: $0, to: text.endIndex) - 1 } ?? -1
+        if decimals < 0 { text += ".00" } else if decimals < 2 { text += String(repeating: "0", count: 2 - decimals) }
+        return .number(text)
+    }
+
     public static func int(_ value: Int?) -> JSONValue {
         guard let value else { return .null }
         return .number(String(value))

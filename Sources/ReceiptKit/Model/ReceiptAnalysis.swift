@@ -86,8 +86,8 @@ extension ReceiptAnalysis {
         var pairs: [(String, JSONValue)] = [
             ("vendor", .optionalString(vendor)),
             ("date", .optionalString(date?.description)),
-            ("total", .decimal(total)),
-            ("tax", .decimal(tax)),
+            ("total", .money(total)),
+            ("tax", .money(tax)),
             ("currency", .optionalString(currency)),
             ("category", .optionalString(category)),
             ("lineItems", .array(lineItems.map(\.json))),
@@ -120,8 +120,8 @@ extension LineItem {
         .object([
             ("description", .string(description)),
             ("quantity", .decimal(quantity)),
-            ("unitPrice", .decimal(unitPrice)),
-            ("amount", .decimal(amount)),
+            ("unitPrice", .money(unitPrice)),
+            ("amount", .money(amount)),
         ])
     }
 
