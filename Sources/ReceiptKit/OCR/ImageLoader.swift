@@ -54,7 +54,13 @@ struct ImageLoader {
                 // their colour, which Tesseract's own thresholding reads better than our grayscale
                 // (measured on ../shared/receipts: dates found 78% vs 74% on SROIE).
                 let hint = preprocessing.enabled && pixels > Self.luminanceOnlyAbove ? Int32(L_JPEG_READ_LUMINANCE) : 0
-                return pixReadMemJpeg(base, raw.count, 0, 1, &warnings, hint)
+                // libjpeg can decode at 1/2 or 1/4 size for almost nothing: huge page scans are
+                // decoded smaller instead of decoded whole and scaled down (peak memory).
+                var reduction: Int32 = 1
+                if preprocessing.enabled {
+                    while reduction < 4 && pixels / Int(reduction * reduction) > 4 * preprocessing.maximumPixels { reduction *= 2 }
+                }
+                return pixReadMemJpeg(base, raw.count, 0, reduction, &warnings, hint)
             }
             return pixReadMem(base, raw.count)
         }
@@ -90,33 +96,48 @@ struct ImageLoader {
         if preprocessing.cropToContent, let cropped = Self.cropToContent(image) {
             image = cropped
         }
-        var scale = 1.0
-        if image.width < preprocessing.minimumWidth {
-            scale = min(preprocessing.maximumUpscale, Double(preprocessing.minimumWidth) / Double(image.width))
-        }
-        let limit = Double(preprocessing.maximumPixels) * (pass.map { $0.scale * $0.scale } ?? 1)
-        if Double(image.pixelCount) * scale * scale > limit {
-            scale = (limit / Double(image.pixelCount)).squareRoot()
-        }
-        if let pass { scale *= pass.scale }
-        if abs(scale - 1) > 0.02, let scaled = image.transformed({ pixScale($0, Float(scale), Float(scale)) }) {
-            image = scaled
-        }
+        var scale = baseScale(width: image.width, pixels: image.pixelCount)
         if let region = pass?.region {
-            let s = pass?.scale ?? 1
-            let box = boxCreateValid(Int32(Double(region.x) * s), Int32(Double(region.y) * s),
-                                     Int32(Double(region.width) * s), Int32(Double(region.height) * s))
-            var b = box
-            defer { boxDestroy(&b) }
+            // The region is in the coordinates of the first pass's image: cut it out of this one
+            // before scaling, so a close-up of a few lines never scales the whole page.
+            let box = boxCreateValid(Int32(Double(region.x) / scale), Int32(Double(region.y) / scale),
+                                     Int32((Double(region.width) / scale).rounded(.up)),
+                                     Int32((Double(region.height) / scale).rounded(.up)))
+            var owned = box
+            defer { boxDestroy(&owned) }
             if let box, let clipped = image.transformed({ pixClipRectangle($0, box, nil) }) {
                 image = clipped
             }
+        }
+        if let pass {
+            scale *= pass.scale
+            // Every pass stays within the pixel budget (memory and time).
+            let limit = Double(preprocessing.maximumPixels)
+            if Double(image.pixelCount) * scale * scale > limit {
+                scale = (limit / Double(image.pixelCount)).squareRoot()
+            }
+        }
+        if abs(scale - 1) > 0.02, let scaled = image.transformed({ pixScale($0, Float(scale), Float(scale)) }) {
+            image = scaled
         }
         if pass?.binarize == true,
            let bin = image.transformed({ pixBackgroundNormSimple($0, nil, nil) }) {
             image = bin
         }
         return image
+    }
+
+    /// The first pass's scale: narrow photos up to `minimumWidth`, big scans down to `maximumPixels`.
+    private func baseScale(width: Int, pixels: Int) -> Double {
+        var scale = 1.0
+        if width < preprocessing.minimumWidth {
+            scale = min(preprocessing.maximumUpscale, Double(preprocessing.minimumWidth) / Double(width))
+        }
+        let limit = Double(preprocessing.maximumPixels)
+        if Double(pixels) * scale * scale > limit {
+            scale = (limit / Double(pixels)).squareRoot()
+        }
+        return scale
     }
 
     /// For page scans with a receipt on a blank page: the bounding box of the dark content, when it

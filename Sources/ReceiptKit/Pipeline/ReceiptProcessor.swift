@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 
 /// The real `ReceiptProcessing`: Tesseract OCR, then an analyzer that may ask for a second,
 /// targeted OCR pass over the same image.
@@ -8,12 +9,15 @@ public struct ReceiptProcessor: ReceiptProcessing {
     public let analyzer: any ReceiptAnalyzer
     public let options: AnalysisOptions
     public let logger: Logger
+    /// Second OCR passes an analyzer may ask for per receipt (each costs about one more OCR).
+    public let maxExtraPasses: Int
 
     public init(engine: OCREngine, analyzer: any ReceiptAnalyzer, options: AnalysisOptions = AnalysisOptions(),
-                logger: Logger = Logger(label: "receipts.pipeline")) {
+                maxExtraPasses: Int = 2, logger: Logger = Logger(label: "receipts.pipeline")) {
         self.engine = engine
         self.analyzer = analyzer
         self.options = options
+        self.maxExtraPasses = max(0, maxExtraPasses)
         self.logger = logger
     }
 
@@ -41,7 +45,12 @@ public struct ReceiptProcessor: ReceiptProcessing {
     public func analyze(ocr: OCRResult, imageData: Data, displayPath: String) async throws -> ReceiptAnalysis {
         let input = AnalysisInput(
             source: displayPath, ocr: ocr,
-            reread: { [engine] pass in try await engine.recognize(imageData: imageData, file: displayPath, pass: pass) },
+            reread: { [engine, budget = PassBudget(maxExtraPasses)] pass in
+                guard budget.take() else {
+                    throw ReceiptError(.ocrFailed, file: displayPath, "no more OCR passes allowed for this receipt")
+                }
+                return try await engine.recognize(imageData: imageData, file: displayPath, pass: pass)
+            },
             imageData: imageData)
         do {
             return try await analyzer.analyze(input, options: options)
@@ -59,5 +68,20 @@ public struct ReceiptProcessor: ReceiptProcessing {
     public func process(imageAt url: URL, displayPath: String? = nil) async throws -> ProcessedReceipt {
         let name = displayPath ?? url.path
         return try await process(imageData: try ReceiptFile.read(url, file: name), displayPath: name)
+    }
+}
+
+/// Counts the extra OCR passes of one receipt.
+private final class PassBudget: Sendable {
+    private let remaining: Mutex<Int>
+
+    init(_ passes: Int) { remaining = Mutex(passes) }
+
+    func take() -> Bool {
+        remaining.withLock { left in
+            guard left > 0 else { return false }
+            left -= 1
+            return true
+        }
     }
 }
