@@ -73,10 +73,13 @@ struct ImageLoader {
             return Loaded(image: image, sourceWidth: image.width, sourceHeight: image.height)
         }
 
-        if format == .jpeg, let turned = Self.applyOrientation(ExifOrientation.read(jpeg: data), to: image) {
+        let orientation = format == .jpeg ? ExifOrientation.read(jpeg: data) : .up
+        if let turned = Self.applyOrientation(orientation, to: image) {
             image = turned
         }
-        let sourceWidth = image.width, sourceHeight = image.height
+        // The size of the picture as stored (a huge JPEG may have been decoded smaller), upright.
+        let sideways = [.leftMirrored, .right, .rightMirrored, .left].contains(orientation)
+        let sourceWidth = Int(sideways ? h : w), sourceHeight = Int(sideways ? w : h)
         if pixGetColormap(image.pix) != nil, let plain = image.transformed({ pixRemoveColormap($0, Int32(REMOVE_CMAP_BASED_ON_SRC)) }) {
             image = plain
         }

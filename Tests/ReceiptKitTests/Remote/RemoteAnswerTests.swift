@@ -76,12 +76,12 @@ import Testing
         let analysis = try result.get()
         #expect(analysis.vendor == "TESCO Extra")
         #expect(analysis.date == nil)                           // not ISO: dropped, not guessed
-        #expect(analysis.json["total"]?.serialized() == "1234.5")
+        #expect(analysis.json["total"]?.serialized() == "1234.50")
         #expect(analysis.tax == nil)                            // above the total
         #expect(analysis.currency == "EUR")                     // "pounds" is no code; the configured default
         #expect(analysis.category == "Other")                   // not in the taxonomy: its fallback
         #expect(analysis.lineItems.count == 1)
-        #expect(analysis.lineItems[0].json.serialized() == #"{"description":"Milk","quantity":2,"unitPrice":0.95,"amount":1.9}"#)
+        #expect(analysis.lineItems[0].json.serialized() == #"{"description":"Milk","quantity":2,"unitPrice":0.95,"amount":1.90}"#)
         #expect(analysis.confidence.needsReview)
         #expect(analysis.confidence.total <= 0.3)
         let warnings = analysis.json["warnings"]?.arrayValue?.compactMap(\.stringValue) ?? []
@@ -97,7 +97,7 @@ import Testing
         #expect(analysis.currency == "GBP")
         #expect(analysis.category == "Vehicle Tax")
         #expect(analysis.date?.description == "2024-02-29")
-        #expect(analysis.json["total"]?.serialized() == "195")
+        #expect(analysis.json["total"]?.serialized() == "195.00")
         #expect(analysis.json["warnings"] == nil)
     }
 }
@@ -107,7 +107,7 @@ import Testing
         let json = try #require(ModelAnswer.jsonObject(in: #"{"total": 23.449999999999999, "tax": 0.1}"#))
         let outcome = AnalysisNormalizer.normalize(json, analyzer: "gemini", options: AnalysisOptions())
         #expect(outcome.analysis.total == Decimal(string: "23.449999999999999"))
-        #expect(outcome.analysis.json["tax"]?.serialized() == "0.1")
+        #expect(outcome.analysis.json["tax"]?.serialized() == "0.10")
     }
 
     @Test func currencySymbolsAndImpossibleDates() {
