@@ -75,7 +75,8 @@ struct Reading {
         let itemSum = !lineItems.isEmpty ? lineItems.compactMap(\.amount).reduce(0, +) : nil
         total = TotalFinder.find(rows, lineItemSum: itemSum)
         currency = isPartial ? nil : CurrencyDetector.detect(document, amounts: rows)
-        date = isPartial ? nil : DateFinder.find(document, orderHint: currency?.dateOrder, defaultOrder: options.dateOrder)
+        date = isPartial ? nil : DateFinder.find(document, orderHint: currency?.dateOrder ?? DateFinder.regionalOrder(document, rows: rows),
+                                                 defaultOrder: options.dateOrder)
         vendor = isPartial ? nil : VendorFinder.find(document, rows: rows)
     }
 

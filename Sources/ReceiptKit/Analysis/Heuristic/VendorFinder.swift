@@ -74,6 +74,14 @@ enum VendorFinder {
             if best == nil || score > best!.score { best = (name, score, position, company) }
         }
         guard var best else { return nil }
+        var joinedAbove = false
+        // A row that only continues the name above it: "(SEMENYIH) SDN BHD", "TRADING", "SDN. BHD.".
+        if best.row > 0, plausible[best.row - 1] || names[best.row - 1].filter(\.isLetter).count >= 4,
+           isContinuation(names[best.row]), !isAddress(names[best.row - 1]),
+           !LabelText(names[best.row - 1]).hasAny(skipWords) {
+            best.name = names[best.row - 1] + " " + best.name
+            joinedAbove = true
+        }
         let bestLabel = LabelText(best.name)
         // A company suffix printed on the next row ("ABC TRADING" / "SDN BHD (12345-X)",
         // "AIK HUAT ENTERPRISE" / "(SETIA ALAM) SDN BHD").
@@ -87,7 +95,7 @@ enum VendorFinder {
             }
         }
         // A company name wrapped over two rows: "LEMON TREE RESTAURANT" / "JTJ FOODS SDN BHD".
-        if best.company, best.row > 0, plausible[best.row - 1], bestLabel.words.count <= 5,
+        if !joinedAbove, best.company, best.row > 0, plausible[best.row - 1], bestLabel.words.count <= 5,
            similarHeight(rows[best.row - 1], rows[best.row]),
            rows[best.row - 1].confidence >= 60, !LabelText(names[best.row - 1]).hasAny(companySuffixes),
            names[best.row - 1].filter(\.isLetter).count >= 4,
@@ -96,6 +104,17 @@ enum VendorFinder {
         }
         let confidence = min(0.9, max(0.2, best.score / 25))
         return VendorFinding(name: best.name, confidence: confidence)
+    }
+
+    /// Rows that cannot be a name by themselves: only company-form words, or a bracketed
+    /// branch or region followed by the company form.
+    static func isContinuation(_ name: String) -> Bool {
+        let label = LabelText(name)
+        let forms: Set<String> = ["SDN", "BHD", "BERHAD", "S", "B", "SB", "TRADING", "ENTERPRISE", "ENTERPRISES", "LTD",
+                                  "LIMITED", "PLC", "INC", "LLC", "GMBH", "PTE", "CO", "CORP", "CORPORATION", "M"]
+        guard !label.words.isEmpty else { return false }
+        if label.words.allSatisfy(forms.contains) { return true }
+        return name.hasPrefix("(") && label.hasAny(["SDN BHD", "SDN", "BHD", "BERHAD", "S B", "LTD", "PTE"])
     }
 
     /// The row's text without low-confidence specks at either end.
@@ -143,7 +162,18 @@ enum VendorFinder {
     /// Removes OCR noise around a name: stray punctuation, one-letter fragments at the ends,
     /// and common misreadings of company suffixes (`SON BHD` → `SDN BHD`).
     static func clean(_ text: String) -> String {
-        var tokens = text.split(whereSeparator: \.isWhitespace).map(String.init)
+        var tokens = text.split(whereSeparator: \.isWhitespace).map { token -> String in
+            var t = String(token)
+            if t.contains(where: { "{}[]".contains($0) }) {
+                t = String(t.map { c -> Character in c == "{" || c == "[" ? "(" : c == "}" || c == "]" ? ")" : c })
+            }
+            // "$/B", "5/B": the "S/B" (Sendirian Berhad) suffix misread.
+            if t.count == 3, t.hasSuffix("/B") || t.hasSuffix("/8"), "$5S".contains(t.first!) { return "S/B" }
+            // "JIAWE|", "JIAWE!": a final I read as a bar.
+            if t.count >= 4, let last = t.last, last == "|" || last == "!",
+               t.dropLast().suffix(3).allSatisfy({ $0.isLetter && $0.isUppercase }) { t = String(t.dropLast()) + "I" }
+            return t
+        }
         let trim = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "&()'.")).inverted
         tokens = tokens.map { $0.trimmingCharacters(in: trim) }.filter { !$0.isEmpty }
         func isJunk(_ t: String) -> Bool {
