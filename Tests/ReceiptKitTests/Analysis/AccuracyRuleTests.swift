@@ -56,7 +56,24 @@ import Testing
         #expect(rows.allSatisfy { $0.amounts.isEmpty })
     }
 
+    @Test func maskedCardNumbersAndTaxIdsAreNotAmounts() {
+        let rows = AmountLine.build(ReceiptDocument(text: "Card **** 4417\nUSt-IdNr. DE 204 117 853"))
+        #expect(rows.allSatisfy { $0.amounts.isEmpty })
+    }
+
     // MARK: totals
+
+    @Test func grossImpliedByIncludedVATWhenTheTotalIsUnreadable() {
+        let text = """
+        PAY & DISPLAY
+        AMOUNT PAID ,9o
+        Paid by VISA
+        VAT @ 20% incl. £0.90
+        """
+        #expect(total(text) == Decimal(string: "5.40"))
+        // A readable total is never replaced.
+        #expect(total("TOTAL £5.38\nVAT @ 20% incl. £0.90") == Decimal(string: "5.38"))
+    }
 
     @Test func roundingAdjustmentGivesThePayableTotal() {
         let text = """
@@ -112,6 +129,11 @@ import Testing
         #expect(date(line) == expected)
     }
 
+    @Test func misreadDayWithATwoDigitYearOnlyAsALastResort() {
+        #expect(date("GREEN GROCER\n93/10/24 118822 OP 12") == "2024-10-03")
+        #expect(date("93/10/24 118822\nSALE 14/10/2024 10:02") == "2024-10-14")
+    }
+
     @Test func dollarAmountsReadAmbiguousDatesMonthFirst() {
         let text = "04/06/2019 11:30 AM\nBURGER $8.99\nTOTAL $8.99"
         let document = ReceiptDocument(text: text)
@@ -133,6 +155,25 @@ import Testing
         let rows = [("SINAR TIMUR HARDWARE", 56), ("TRADING", 40), ("001234567-T", 30), ("12, JALAN SS 2/4", 30)]
         #expect(vendor(rows: rows) == "SINAR TIMUR HARDWARE TRADING")
         #expect(vendor(rows: [("GOLDEN PALM", 40), ("SDN BHD", 40), ("LOT 5, JALAN 3", 30)]) == "GOLDEN PALM SDN BHD")
+    }
+
+    @Test func brandAboveTheLegalNameWins() {
+        let text = """
+        Northfield Plumbing
+        Northfield Plumbing Services Ltd, 14 Mill Road,
+        Leeds LS2 7AB
+        """
+        #expect(vendor(text) == "Northfield Plumbing")
+        #expect(vendor("Westway Couriers Ltd, 3 Dock Street\nLeeds LS1 4AA") == "Westway Couriers Ltd")
+    }
+
+    @Test func largerPrintWinsOverSmallLines() {
+        let rows = [("QPS", 46), ("Quick Parcel Services", 30), ("12 Dock Road", 28), ("Tel 0161 555 0100", 28)]
+        #expect(vendor(rows: rows) == "QPS")
+    }
+
+    @Test func storeNumberStaysWithTheName() {
+        #expect(vendor("Hilltop Outfitters # 212\n400 Main St") == "Hilltop Outfitters #212")
     }
 
     @Test func misreadSdnBerhadShortFormAndBraces() {

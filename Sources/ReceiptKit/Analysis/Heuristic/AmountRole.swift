@@ -102,7 +102,8 @@ struct AmountLine: Sendable {
     var rate: Decimal?
 
     /// Rows printing a number that is not money: "VAT Reg 402 7736 15", "GST No 0021 3920".
-    static let registrationWords: PhraseList = ["REG", "NO", "ID", "TEL", "NUMBER", "NR", "INVOICE", "REGISTRATION", "ACCOUNT", "ACC"]
+    static let registrationWords: PhraseList = ["REG", "NO", "ID", "TEL", "NUMBER", "NR", "INVOICE", "REGISTRATION", "ACCOUNT", "ACC",
+                                                   "IDNR", "STNR", "UID", "TIN", "GSTIN", "ABN", "REGNO", "VATNO", "STEUERNR"]
     private static let ratePattern = Pattern(#"(\d{1,2}(?:[.,]\d{1,3})?)\s?%"#)
     private static let bareNumber = Pattern(#"^\d{3,6}$"#)
     private static let oneDecimal = Pattern(#"^[^\d]{0,3}(\d{1,5}[.,]\d)[^\d%]{0,2}$"#)
@@ -117,7 +118,7 @@ struct AmountLine: Sendable {
             let role = AmountRole.classify(label)
             var found = amounts
             if found.isEmpty, role.totalStrength >= 7 || role == .subtotal || role.isPayment || role == .tax,
-               !label.hasAny(registrationWords) {
+               !label.hasAny(registrationWords), role != .card, !line.text.contains("*") {
                 // "TOTAL 1000": the decimal point was lost; read the last bare number as cents.
                 let tokens = line.text.split(whereSeparator: \.isWhitespace).map(String.init)
                 if tokens.count >= 2, let last = tokens.last, last.count == 2, last.allSatisfy(\.isASCIIDigit),

@@ -80,6 +80,7 @@ enum DateFinder {
         let latestYear = CalendarDate.today().year + 1
         var candidates: [Candidate] = []
         var dayFirstEvidence = 0, monthFirstEvidence = 0
+        var lastResort: [Candidate] = []
         for line in document.lines {
             var text = repairDigits(line.upper)
             if text.contains("O") && text.contains(where: \.isNumber), monthThenLetterO.matches(text) {
@@ -135,11 +136,17 @@ enum DateFinder {
                     }
                 }
             }
-            if found.isEmpty && hasSeparators && context > 0 {
-                // "99/02/2018", "04/42/2017": one digit of the day or month misread; tried last.
-                for m in numericPattern.matches(in: text) where m.groups[4]!.count == 4 {
-                    guard let y = Int(m.groups[4]!) else { continue }
-                    if let d = repairDayMonth(m.groups[1]!, m.groups[3]!, year: y) { found.append((d, nil, 0.1)) }
+            if found.isEmpty && hasSeparators {
+                // "99/02/2018", "63/11/24": one digit of the day or month misread. With a 4-digit
+                // year and a date label or time on the row it is a candidate; otherwise only
+                // when the receipt shows no other date.
+                for m in numericPattern.matches(in: text) {
+                    guard let y = year(m.groups[4]!), let d = repairDayMonth(m.groups[1]!, m.groups[3]!, year: y) else { continue }
+                    if m.groups[4]!.count == 4 && context > 0 {
+                        found.append((d, nil, 0.1))
+                    } else {
+                        lastResort.append(Candidate(date: d, alternative: nil, line: line.index, score: context))
+                    }
                 }
             }
             for m in hasWords ? dayMonthPattern.matches(in: text) : [] {
@@ -173,6 +180,9 @@ enum DateFinder {
                 let alternative = f.alternative.flatMap { repairYear($0, latest: latestYear) }
                 candidates.append(Candidate(date: date, alternative: alternative, line: line.index, score: score))
             }
+        }
+        if candidates.isEmpty, let repaired = lastResort.max(by: { $0.score < $1.score }), (1995...latestYear).contains(repaired.date.year) {
+            return DateFinding(date: repaired.date, confidence: 0.3)
         }
         guard !candidates.isEmpty else { return nil }
         // Resolve ambiguous numeric dates.

@@ -17,6 +17,25 @@ struct TotalFinding: Sendable {
 /// Picks the total among a receipt's amounts: label ranking first, then cross-checks.
 enum TotalFinder {
     static func find(_ rows: [AmountLine], lineItemSum: Decimal? = nil) -> TotalFinding? {
+        guard var finding = rank(rows, lineItemSum: lineItemSum) else { return impliedByIncludedTax(rows) }
+        if finding.labelStrength == 0, let implied = impliedByIncludedTax(rows), implied.score > finding.score { finding = implied }
+        return finding
+    }
+
+    /// "VAT @ 20% incl. £1.25" when no total was readable: the gross is tax × (100 + rate) / rate,
+    /// taken when that comes out at whole pence within the rounding of the printed tax.
+    static func impliedByIncludedTax(_ rows: [AmountLine]) -> TotalFinding? {
+        for row in rows where row.role == .tax && row.label.hasAny(AmountRole.inclusiveWords) {
+            guard let rate = row.rate, rate > 0, rate < 30, let tax = row.amounts.last?.value, tax > 0 else { continue }
+            let gross = tax * (100 + rate) / rate
+            let rounded = gross.rounded(scale: 2)
+            guard abs(gross - rounded) < Decimal(string: "0.0001")!, isMultiple(rounded, of: 0.05) else { continue }
+            return TotalFinding(value: rounded, confidence: 0.3, labelStrength: 0, crossChecked: false, score: 2.5)
+        }
+        return nil
+    }
+
+    static func rank(_ rows: [AmountLine], lineItemSum: Decimal? = nil) -> TotalFinding? {
         var byValue: [Decimal: [(AmountRole, AmountLine, AmountToken)]] = [:]
         var roleValues: [AmountRole: [Decimal]] = [:]
         var all: [Decimal] = []

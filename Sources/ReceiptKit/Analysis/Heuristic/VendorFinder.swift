@@ -48,6 +48,10 @@ enum VendorFinder {
         var addressSeen = false
         var plausible = [Bool](repeating: false, count: rows.count)
         var names = [String](repeating: "", count: rows.count)
+        // Print size: the name is usually the largest text of the header.
+        let heights = rows.map(textHeight)
+        let sortedHeights = heights.compactMap { $0 }.sorted()
+        let typicalHeight = sortedHeights.isEmpty ? nil : sortedHeights[sortedHeights.count / 2]
         for (position, line) in rows.enumerated() {
             // "Trading as" names win.
             if line.upper.contains("/" as Character) || line.upper.contains("TRADING"),
@@ -63,17 +67,29 @@ enum VendorFinder {
                 if isAddress(line.text) { addressSeen = true }
                 continue
             }
+            // Low-confidence fragments ("ies", "Map. iO") are what OCR makes of logos and stains.
+            if line.confidence < 50, (label.words.map(\.count).max() ?? 0) < 5 { continue }
             plausible[position] = true
             var score = 10 - Double(position) * 1.2
+            if let h = heights[position], let typical = typicalHeight, typical > 0, line.confidence >= 45 {
+                score += min(3, max(-1, 3 * (Double(h) / Double(typical) - 1)))
+            }
             if company { score += 9 }
             if addressSeen && !company { score -= 4 }
             score += (line.confidence - 70) / 15
             let letters = name.filter(\.isLetter).count
-            score += min(3, Double(letters) / 5)
+            score += min(2, Double(letters) / 6)
             if name == name.uppercased() { score += 0.5 }
             if best == nil || score > best!.score { best = (name, score, position, company) }
         }
         guard var best else { return nil }
+        // A brand printed above the legal name that starts with it ("Harbourline Insurance" over
+        // "Harbourline Insurance Services Ltd"): the trading name wins.
+        if best.company, let brand = (max(0, best.row - 2)..<best.row).first(where: { i in
+            plausible[i] && names[i].count >= 4 && EvaluationScorer.normalizedName(best.name).hasPrefix(EvaluationScorer.normalizedName(names[i]))
+        }) {
+            return VendorFinding(name: names[brand], confidence: min(0.9, max(0.2, best.score / 25)))
+        }
         var joinedAbove = false
         // A row that only continues the name above it: "(SEMENYIH) SDN BHD", "TRADING", "SDN. BHD.".
         if best.row > 0, plausible[best.row - 1] || names[best.row - 1].filter(\.isLetter).count >= 4,
@@ -115,6 +131,13 @@ enum VendorFinder {
         guard !label.words.isEmpty else { return false }
         if label.words.allSatisfy(forms.contains) { return true }
         return name.hasPrefix("(") && label.hasAny(["SDN BHD", "SDN", "BHD", "BERHAD", "S B", "LTD", "PTE"])
+    }
+
+    /// The height of the row's capital-size text (its tallest words), nil without word boxes.
+    static func textHeight(_ line: ReceiptLine) -> Int? {
+        let heights = line.words.filter { $0.text.filter(\.isLetter).count >= 2 }.map(\.box.height).sorted()
+        guard !heights.isEmpty else { return nil }
+        return heights[(heights.count - 1) * 3 / 4]
     }
 
     /// The row's text without low-confidence specks at either end.
@@ -168,13 +191,17 @@ enum VendorFinder {
                 t = String(t.map { c -> Character in c == "{" || c == "[" ? "(" : c == "}" || c == "]" ? ")" : c })
             }
             // "$/B", "5/B": the "S/B" (Sendirian Berhad) suffix misread.
-            if t.count == 3, t.hasSuffix("/B") || t.hasSuffix("/8"), "$5S".contains(t.first!) { return "S/B" }
+            if t.count == 3, t.hasSuffix("/B") || t.hasSuffix("/8") || t.hasSuffix("/R"), "$5S".contains(t.first!) { return "S/B" }
             // "JIAWE|", "JIAWE!": a final I read as a bar.
             if t.count >= 4, let last = t.last, last == "|" || last == "!",
                t.dropLast().suffix(3).allSatisfy({ $0.isLetter && $0.isUppercase }) { t = String(t.dropLast()) + "I" }
             return t
         }
-        let trim = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "&()'.")).inverted
+        // "Sports Authority # 484": the store number stays with the name.
+        for i in tokens.indices.dropLast().reversed() where tokens[i] == "#" && tokens[i + 1].allSatisfy(\.isASCIIDigit) {
+            tokens[i] += tokens.remove(at: i + 1)
+        }
+        let trim = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "&()'.#")).inverted
         tokens = tokens.map { $0.trimmingCharacters(in: trim) }.filter { !$0.isEmpty }
         func isJunk(_ t: String) -> Bool {
             t.count == 1 && t != "&" || t.count == 2 && t != t.uppercased() || !t.contains(where: { $0.isLetter || $0.isNumber })
@@ -197,7 +224,13 @@ enum VendorFinder {
            tokens[(suffixEnd + 1)...].contains(where: { $0.filter(\.isNumber).count >= 2 }) {
             tokens.removeSubrange((suffixEnd + 1)...)
         }
-        while tokens.count > 1, let last = tokens.last, last.filter(\.isNumber).count >= 3 || last.hasPrefix("(") && last.contains(where: \.isNumber) {
+        // "… Services Ltd, 3 Quay Street": the address after the company form.
+        if let suffixEnd = tokens.firstIndex(where: { ["LTD", "LTD.", "LTD,", "LIMITED", "LIMITED,", "PLC", "PLC,", "LLC", "LLC,", "INC", "INC.", "INC,", "GMBH", "GMBH,"].contains($0.uppercased()) }),
+           suffixEnd + 1 < tokens.count, tokens[suffixEnd + 1].first?.isNumber == true || isAddress(tokens[(suffixEnd + 1)...].joined(separator: " ")) {
+            tokens.removeSubrange((suffixEnd + 1)...)
+        }
+        while tokens.count > 1, let last = tokens.last, !last.hasPrefix("#"),
+              last.filter(\.isNumber).count >= 3 || last.hasPrefix("(") && last.contains(where: \.isNumber) {
             tokens.removeLast()
         }
         tokens = tokens.map { t in
