@@ -36,6 +36,21 @@ public struct HeuristicAnalyzer: ReceiptAnalyzer {
                 reading.merge(Reading(ocr: ocr, options: options, isPartial: pass.region != nil))
             }
         }
+        // A vendor name read with low confidence: read its rows again, larger, and keep the
+        // clearer reading of the same name.
+        if let reread = input.reread, let vendor = reading.vendor, vendor.readConfidence < 80,
+           let region = reading.vendorRegion() {
+            try Task.checkCancellation()
+            if let ocr = try? await reread(OCRPass(pageSegmentationMode: 6, scale: 2, region: region)) {
+                passes += 1
+                if let clearer = VendorFinder.find(ReceiptDocument(ocr: ocr)),
+                   clearer.readConfidence >= vendor.readConfidence + 5, clearer.meanConfidence >= vendor.meanConfidence,
+                   Reading.sameName(clearer.name, vendor.name),
+                   EvaluationScorer.normalizedName(clearer.name).count * 10 >= EvaluationScorer.normalizedName(vendor.name).count * 9 {
+                    reading.vendor = clearer
+                }
+            }
+        }
         var analysis = reading.analysis(options: options, analyzer: name)
         if passes > 1 { analysis.details.append(("ocrPasses", .int(passes))) }
         return analysis
@@ -81,7 +96,7 @@ struct Reading {
     }
 
     var wantsReread: Bool {
-        guard let total else { return true }
+        guard let total, date != nil else { return true }
         return !(total.crossChecked || confirmedByReread) && total.labelStrength < 12
     }
 
@@ -94,6 +109,22 @@ struct Reading {
         let y = max(0, first.y - margin)
         let maxY = min(document.imageHeight, first.maxY + margin)
         return BoundingBox(x: 0, y: y, width: document.imageWidth, height: maxY - y)
+    }
+
+    /// The band of the image holding the vendor's rows, with a row's height of margin.
+    func vendorRegion() -> BoundingBox? {
+        guard document.imageWidth > 0, let box = vendor?.box, box.height > 0 else { return nil }
+        let margin = max(box.height / 2, 12)
+        let y = max(0, box.y - margin)
+        let maxY = min(document.imageHeight, box.maxY + margin)
+        return BoundingBox(x: 0, y: y, width: document.imageWidth, height: maxY - y)
+    }
+
+    /// Two readings of the same printed name: letters and digits differ in at most a third.
+    static func sameName(_ a: String, _ b: String) -> Bool {
+        let x = EvaluationScorer.normalizedName(a), y = EvaluationScorer.normalizedName(b)
+        guard !x.isEmpty, !y.isEmpty else { return false }
+        return LabelText.editDistance(x, y) * 3 <= max(x.count, y.count)
     }
 
     /// Takes another pass into account: a total both passes read is confirmed; otherwise the

@@ -176,6 +176,31 @@ import Testing
         #expect(vendor("Hilltop Outfitters # 212\n400 Main St") == "Hilltop Outfitters #212")
     }
 
+    @Test func aVendorReadWithLowConfidenceIsReadAgainLarger() async throws {
+        var first = ocrResult("MAJU GARDEMA BAKERY SDN BHD\n12/03/2024 10:02\nBREAD 2.20\nSUBTOTAL 2.20\nTAX 0.13\nTOTAL 2.33")
+        first.lines[0].words[1].confidence = 41
+        let recorder = RereadRecorder()
+        let input = AnalysisInput(source: "bakery.jpg", ocr: first, reread: { pass in
+            await recorder.record(pass)
+            return ocrResult("MAJU GARDENIA BAKERY SDN BHD")
+        })
+        let analysis = try await HeuristicAnalyzer().analyze(input, options: AnalysisOptions())
+        #expect(analysis.vendor == "MAJU GARDENIA BAKERY SDN BHD")
+        let passes = await recorder.passes
+        #expect(passes.count == 1)
+        #expect(passes.first?.scale == 2)
+        let region = try #require(passes.first?.region)
+        #expect(region.y <= 10 && region.maxY >= 30 && region.maxY < 70, "the band around the name's row only")
+    }
+
+    @Test func aDifferentNameFromTheRereadIsNotTaken() async throws {
+        var first = ocrResult("MAJU GARDEMA BAKERY SDN BHD\n12/03/2024 10:02\nSUBTOTAL 2.20\nTAX 0.13\nTOTAL 2.33")
+        first.lines[0].words[1].confidence = 41
+        let input = AnalysisInput(source: "bakery.jpg", ocr: first, reread: { _ in ocrResult("WELCOME TO OUR SHOP") })
+        let analysis = try await HeuristicAnalyzer().analyze(input, options: AnalysisOptions())
+        #expect(analysis.vendor == "MAJU GARDEMA BAKERY SDN BHD")
+    }
+
     @Test func misreadSdnBerhadShortFormAndBraces() {
         #expect(vendor("MEGA CAKE HOUSE $/B 123456-U\nLOT 12, JALAN 3") == "MEGA CAKE HOUSE S/B")
         #expect(vendor("DELIMA {KL} SDN. BHD.\nNO 3, JALAN 4") == "DELIMA (KL) SDN. BHD")

@@ -3,6 +3,12 @@ import Foundation
 struct VendorFinding: Sendable, Equatable {
     var name: String
     var confidence: Double
+    /// Lowest OCR confidence (0–100) of the name's words.
+    var readConfidence: Double = 100
+    /// Mean OCR confidence (0–100) of the rows the name was read from.
+    var meanConfidence: Double = 100
+    /// Where those rows are on the image, when word boxes are known.
+    var box: BoundingBox? = nil
 }
 
 /// Finds the merchant's name among the header rows.
@@ -88,15 +94,18 @@ enum VendorFinder {
         if best.company, let brand = (max(0, best.row - 2)..<best.row).first(where: { i in
             plausible[i] && names[i].count >= 4 && EvaluationScorer.normalizedName(best.name).hasPrefix(EvaluationScorer.normalizedName(names[i]))
         }) {
-            return VendorFinding(name: names[brand], confidence: min(0.9, max(0.2, best.score / 25)))
+            return VendorFinding(name: names[brand], confidence: min(0.9, max(0.2, best.score / 25)),
+                                 readConfidence: weakestWord(rows[brand]), meanConfidence: rows[brand].confidence, box: rows[brand].box)
         }
         var joinedAbove = false
+        var used = best.row...best.row
         // A row that only continues the name above it: "(SEMENYIH) SDN BHD", "TRADING", "SDN. BHD.".
         if best.row > 0, plausible[best.row - 1] || names[best.row - 1].filter(\.isLetter).count >= 4,
            isContinuation(names[best.row]), !isAddress(names[best.row - 1]),
            !LabelText(names[best.row - 1]).hasAny(skipWords) {
             best.name = names[best.row - 1] + " " + best.name
             joinedAbove = true
+            used = (best.row - 1)...best.row
         }
         let bestLabel = LabelText(best.name)
         // A company suffix printed on the next row ("ABC TRADING" / "SDN BHD (12345-X)",
@@ -108,6 +117,7 @@ enum VendorFinder {
                legal.contains(first) || legal.contains(last) && next.words.count <= 4 && !isAddress(names[best.row + 1]) {
                 best.name += " " + names[best.row + 1]
                 best.company = true
+                used = used.lowerBound...(best.row + 1)
             }
         }
         // A company name wrapped over two rows: "LEMON TREE RESTAURANT" / "JTJ FOODS SDN BHD".
@@ -117,9 +127,14 @@ enum VendorFinder {
            names[best.row - 1].filter(\.isLetter).count >= 4,
            (names[best.row - 1] == names[best.row - 1].uppercased()) == (best.name == best.name.uppercased()) {
             best.name = names[best.row - 1] + " " + best.name
+            used = (best.row - 1)...used.upperBound
         }
         let confidence = min(0.9, max(0.2, best.score / 25))
-        return VendorFinding(name: best.name, confidence: confidence)
+        let usedRows = rows[used]
+        let box = usedRows.compactMap(\.box).reduce(nil as BoundingBox?) { partial, next in partial.map { $0.union(next) } ?? next }
+        return VendorFinding(name: best.name, confidence: confidence,
+                             readConfidence: usedRows.map(weakestWord).min() ?? 100,
+                             meanConfidence: usedRows.map(\.confidence).reduce(0, +) / Double(usedRows.count), box: box)
     }
 
     /// Rows that cannot be a name by themselves: only company-form words, or a bracketed
@@ -131,6 +146,13 @@ enum VendorFinder {
         guard !label.words.isEmpty else { return false }
         if label.words.allSatisfy(forms.contains) { return true }
         return name.hasPrefix("(") && label.hasAny(["SDN BHD", "SDN", "BHD", "BERHAD", "S B", "LTD", "PTE"])
+    }
+
+    /// The lowest OCR confidence among the row's words of three or more letters (its mean when
+    /// it has none): one misread word spoils a name.
+    static func weakestWord(_ line: ReceiptLine) -> Double {
+        let words = line.words.filter { $0.text.filter(\.isLetter).count >= 3 }
+        return words.map(\.confidence).min() ?? line.confidence
     }
 
     /// The height of the row's capital-size text (its tallest words), nil without word boxes.
