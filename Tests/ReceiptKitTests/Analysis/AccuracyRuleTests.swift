@@ -61,7 +61,32 @@ import Testing
         #expect(rows.allSatisfy { $0.amounts.isEmpty })
     }
 
+    @Test(arguments: [("Sales Tax $0.0]", "0.01"), ("SALES TAX 0,00.", "0.00"), ("Total $0.1]", "0.11")])
+    func bracketsAndSpecksAroundAmounts(line: String, expected: String) throws {
+        let amount = try #require(AmountParser.amounts(in: line).last)
+        #expect(amount.value == Decimal(string: expected))
+    }
+
+    @Test func aTimeGluedToTheTotalLabel() {
+        #expect(total("Sub Total: 9.10\n10/17 11:464TOTAL : 9.74\nTHANK YOU") == Decimal(string: "9.74"))
+    }
+
     // MARK: totals
+
+    @Test func aSecondPassOverturnsTheFirstOnlyWithBetterEvidence() {
+        func finding(_ v: String, _ score: Double, _ strength: Int) -> TotalFinding {
+            TotalFinding(value: Decimal(string: v)!, confidence: 0.5, labelStrength: strength, crossChecked: false, score: score)
+        }
+        // Two later passes agreeing on a misread decimal point do not beat a clearly labelled first reading.
+        #expect(Reading.vote(first: finding("356.00", 12.5, 12), others: [finding("3.56", 12.5, 12), finding("3.56", 11.5, 12)])?.value
+                == Decimal(string: "356.00"))
+        // Paid minus change from a later pass does not beat a labelled total.
+        #expect(Reading.vote(first: finding("5.99", 4, 7), others: [finding("55.99", 4.5, 0)])?.value == Decimal(string: "5.99"))
+        // A later pass with much better evidence wins, and agreement confirms it.
+        let better = Reading.vote(first: finding("12.60", 3, 3), others: [finding("18.60", 13, 12), finding("18.60", 11, 12)])
+        #expect(better?.value == Decimal(string: "18.60"))
+        #expect(better?.crossChecked == true)
+    }
 
     @Test func grossImpliedByIncludedVATWhenTheTotalIsUnreadable() {
         let text = """
@@ -141,6 +166,14 @@ import Testing
         #expect(DateFinder.regionalOrder(document, rows: rows) == .monthFirst)
         #expect(date(text, hint: DateFinder.regionalOrder(document, rows: rows)) == "2019-04-06")
         #expect(DateFinder.regionalOrder(ReceiptDocument(text: "TOTAL 8.99"), rows: AmountLine.build(ReceiptDocument(text: "TOTAL 8.99"))) == nil)
+    }
+
+    // MARK: category
+
+    @Test func motorFactorsPartsAreMaintenance() {
+        let text = "EASTSIDE MOTOR SPARES\nHEADLAMP BULB H4 8.99\nENGINE OIL 5W30 4L 27.50\nTOTAL 36.49"
+        let document = ReceiptDocument(text: text)
+        #expect(CategoryClassifier.standard.classify(document, vendor: "EASTSIDE MOTOR SPARES").name == "Maintenance")
     }
 
     // MARK: vendor

@@ -120,6 +120,11 @@ enum AmountParser {
             core.removeLast()
             suffix = "x" + suffix
         }
+        // "0,00.": a speck after the number.
+        if !shape(core), let last = core.last, last == "." || last == ",", shape(String(core.dropLast())) {
+            core.removeLast()
+            suffix = "x" + suffix
+        }
         guard shape(core) else { return nil }
         // What follows the number must not continue it.
         if let c = suffix.first {
@@ -145,7 +150,7 @@ enum AmountParser {
         switch c {
         case "O", "o", "Q", "D": return "0"
         case "S", "s": return "5"
-        case "l", "I", "|", "i", "!": return "1"
+        case "l", "I", "|", "i", "!", "]": return "1"
         case "B": return "8"
         case "Z", "z": return "2"
         default: return nil
