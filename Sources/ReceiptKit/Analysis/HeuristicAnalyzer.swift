@@ -36,6 +36,21 @@ public struct HeuristicAnalyzer: ReceiptAnalyzer {
                 reading.merge(Reading(ocr: ocr, options: options, isPartial: pass.region != nil))
             }
         }
+        // A vendor name read with low confidence: read its rows again, larger, and keep the
+        // clearer reading of the same name.
+        if let reread = input.reread, let vendor = reading.vendor, vendor.readConfidence < 80,
+           let region = reading.vendorRegion() {
+            try Task.checkCancellation()
+            if let ocr = try? await reread(OCRPass(pageSegmentationMode: 6, scale: 2, region: region)) {
+                passes += 1
+                if let clearer = VendorFinder.find(ReceiptDocument(ocr: ocr)),
+                   clearer.readConfidence >= vendor.readConfidence + 5, clearer.meanConfidence >= vendor.meanConfidence,
+                   Reading.sameName(clearer.name, vendor.name),
+                   EvaluationScorer.normalizedName(clearer.name).count * 10 >= EvaluationScorer.normalizedName(vendor.name).count * 9 {
+                    reading.vendor = clearer
+                }
+            }
+        }
         var analysis = reading.analysis(options: options, analyzer: name)
         if passes > 1 { analysis.details.append(("ocrPasses", .int(passes))) }
         return analysis
@@ -63,6 +78,9 @@ struct Reading {
     var lineItems: [LineItem]
     /// A second pass agreed with this one on the total.
     var confirmedByReread = false
+    /// The first pass's total, and the totals further passes found.
+    var firstTotal: TotalFinding?
+    var otherTotals: [TotalFinding] = []
 
     init(ocr: OCRResult, options: AnalysisOptions, isPartial: Bool = false) {
         self.init(document: ReceiptDocument(ocr: ocr), options: options, isPartial: isPartial)
@@ -74,13 +92,15 @@ struct Reading {
         lineItems = isPartial ? [] : LineItemParser.parse(rows)
         let itemSum = !lineItems.isEmpty ? lineItems.compactMap(\.amount).reduce(0, +) : nil
         total = TotalFinder.find(rows, lineItemSum: itemSum)
+        firstTotal = total
         currency = isPartial ? nil : CurrencyDetector.detect(document, amounts: rows)
-        date = isPartial ? nil : DateFinder.find(document, orderHint: currency?.dateOrder, defaultOrder: options.dateOrder)
+        date = isPartial ? nil : DateFinder.find(document, orderHint: currency?.dateOrder ?? DateFinder.regionalOrder(document, rows: rows),
+                                                 defaultOrder: options.dateOrder)
         vendor = isPartial ? nil : VendorFinder.find(document, rows: rows)
     }
 
     var wantsReread: Bool {
-        guard let total else { return true }
+        guard let total, date != nil else { return true }
         return !(total.crossChecked || confirmedByReread) && total.labelStrength < 12
     }
 
@@ -95,15 +115,64 @@ struct Reading {
         return BoundingBox(x: 0, y: y, width: document.imageWidth, height: maxY - y)
     }
 
+    /// The total the passes support best: each value's best evidence score, +1 for every
+    /// further pass that read the same value, +1.5 for the first pass (the default reading, the
+    /// best one on most receipts), -2 for an unlabelled value when some pass read a labelled
+    /// total. Later passes overturn the first one only with clearly better evidence.
+    static func vote(first: TotalFinding?, others: [TotalFinding]) -> TotalFinding? {
+        var tally: [Decimal: (best: TotalFinding, count: Int)] = [:]
+        for f in [first].compactMap({ $0 }) + others {
+            if let t = tally[f.value] {
+                tally[f.value] = (f.score > t.best.score ? f : t.best, t.count + 1)
+            } else {
+                tally[f.value] = (f, 1)
+            }
+        }
+        let labelled = tally.values.contains { $0.best.labelStrength >= 7 }
+        func support(_ v: Decimal, _ t: (best: TotalFinding, count: Int)) -> Double {
+            var s = t.best.score + Double(t.count - 1) + (v == first?.value ? 1.5 : 0)
+            if labelled && t.best.labelStrength == 0 { s -= 2 }
+            return s
+        }
+        // Ties: the first pass's value, then the larger one (never dictionary order).
+        guard let (_, winner) = tally.max(by: { a, b in
+            let sa = support(a.key, a.value), sb = support(b.key, b.value)
+            if sa != sb { return sa < sb }
+            if (a.key == first?.value) != (b.key == first?.value) { return b.key == first?.value }
+            return a.key < b.key
+        }) else { return nil }
+        var finding = winner.best
+        if winner.count > 1 {
+            finding.confidence = min(1, finding.confidence + 0.2)
+            finding.crossChecked = true
+        }
+        return finding
+    }
+
+    /// The band of the image holding the vendor's rows, with a row's height of margin.
+    func vendorRegion() -> BoundingBox? {
+        guard document.imageWidth > 0, let box = vendor?.box, box.height > 0 else { return nil }
+        let margin = max(box.height / 2, 12)
+        let y = max(0, box.y - margin)
+        let maxY = min(document.imageHeight, box.maxY + margin)
+        return BoundingBox(x: 0, y: y, width: document.imageWidth, height: maxY - y)
+    }
+
+    /// Two readings of the same printed name: letters and digits differ in at most a third.
+    static func sameName(_ a: String, _ b: String) -> Bool {
+        let x = EvaluationScorer.normalizedName(a), y = EvaluationScorer.normalizedName(b)
+        guard !x.isEmpty, !y.isEmpty else { return false }
+        return LabelText.editDistance(x, y) * 3 <= max(x.count, y.count)
+    }
+
     /// Takes another pass into account: a total both passes read is confirmed; otherwise the
     /// better-supported one wins. Fields the first pass missed are taken from the other.
     mutating func merge(_ other: Reading) {
-        if let t = total, let o = other.total, t.value == o.value {
-            confirmedByReread = true
-            total?.confidence = min(1, t.confidence + 0.2)
-        } else if let o = other.total, total == nil || o.score > total!.score {
-            total = o
+        if let o = other.total {
+            otherTotals.append(o)
+            if let first = firstTotal, first.value == o.value { confirmedByReread = true }
         }
+        total = Reading.vote(first: firstTotal, others: otherTotals)
         if date == nil { date = other.date }
         if vendor == nil { vendor = other.vendor }
         if currency == nil { currency = other.currency }

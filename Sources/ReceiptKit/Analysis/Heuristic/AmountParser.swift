@@ -36,7 +36,13 @@ enum AmountParser {
         var i = 0
         var pendingMark: String? = nil
         while i < tokens.count {
-            let token = tokens[i]
+            var token = tokens[i]
+            // "£15-12": a currency sign, then a hyphen read for the decimal point.
+            if let first = token.first, "£$€".contains(first), token.count >= 5, token.count <= 9,
+               token.dropFirst().filter({ $0 == "-" }).count == 1, token.suffix(3).first == "-",
+               token.dropFirst().allSatisfy({ $0.isASCIIDigit || $0 == "-" }) {
+                token = String(token.dropLast(3)) + "." + String(token.suffix(2))
+            }
             // A stray space inside the number: "12. 50", "12 .50", "12 , 50".
             if i + 1 < tokens.count, let joined = joinSplit(token, tokens[i + 1]),
                var amount = parse(joined) {
@@ -79,12 +85,12 @@ enum AmountParser {
         var mark: String? = nil
         var negative = false
         // Leading punctuation and sign.
-        while let c = s.first, "([{:=*#~'\"“‘>".contains(c) { s.removeFirst() }
+        while let c = s.first, "([{:=*#~'\"“‘><_«»|".contains(c) { s.removeFirst() }
         if let c = s.first, c == "-" || c == "−" || c == "–" { negative = true; s.removeFirst() }
         // Currency prefix.
         let upper = s.first?.isNumber == false ? s.uppercased() : ""
         for m in currencyMarks where !upper.isEmpty && upper.hasPrefix(m) {
-            let rest = s.dropFirst(m.count)
+            let rest = s.dropFirst(m.count).drop(while: { $0 == "_" })
             // "RS" / "RP" / "R$" only count as marks when a digit follows.
             guard let next = rest.first else { break }
             if next.isNumber || "OoSlI".contains(next) && m.count > 1 || m.count == 1 && m != "R" {
@@ -94,7 +100,7 @@ enum AmountParser {
             break
         }
         if let c = s.first, c == "-" || c == "−" { negative = true; s.removeFirst() }
-        while let c = s.first, c == ":" || c == "=" { s.removeFirst() }
+        while let c = s.first, c == ":" || c == "=" || c == "_" { s.removeFirst() }
         // The numeric core: digits, separators and letters OCR confuses with digits.
         var core = ""
         var end = s.startIndex
@@ -107,8 +113,15 @@ enum AmountParser {
             }
         }
         var suffix = s[end...]
+        // ".74", "-.02": no digit before the decimal point.
+        if core.first == ".", core.count == 3 { core = "0" + core }
         // Letters at the end may be a tax code ("9.00SR", "4.50T") read as digits ("SR" → "5R").
         while let last = core.last, !last.isNumber, confusable(last) != nil, !shape(core) {
+            core.removeLast()
+            suffix = "x" + suffix
+        }
+        // "0,00.": a speck after the number.
+        if !shape(core), let last = core.last, last == "." || last == ",", shape(String(core.dropLast())) {
             core.removeLast()
             suffix = "x" + suffix
         }
@@ -137,7 +150,7 @@ enum AmountParser {
         switch c {
         case "O", "o", "Q", "D": return "0"
         case "S", "s": return "5"
-        case "l", "I", "|", "i", "!": return "1"
+        case "l", "I", "|", "i", "!", "]": return "1"
         case "B": return "8"
         case "Z", "z": return "2"
         default: return nil
@@ -185,4 +198,9 @@ enum AmountParser {
         let t = token.uppercased().trimmingCharacters(in: CharacterSet(charactersIn: ":.()"))
         return currencyMarks.contains(t) && t != "RS." ? t : nil
     }
+}
+
+extension Character {
+    /// `0`–`9` only (not other scripts' digits, not fractions).
+    var isASCIIDigit: Bool { isASCII && isNumber }
 }

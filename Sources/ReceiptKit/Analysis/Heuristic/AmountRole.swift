@@ -69,7 +69,8 @@ enum AmountRole: Sendable, Hashable {
         if label.hasAny(quantityWords) && !label.hasAny(["TOTAL AMOUNT", "AMOUNT DUE", "GRAND TOTAL"]) { return .quantity }
         if label.hasAny(discountWords) { return .discount }
         if label.hasAny(tipWords) && !label.hasAny(["TOTAL INCL", "GRAND TOTAL"]) { return .tip }
-        let inclusive = label.hasAny(inclusiveWords)
+        // "INCLUSIVE" misread ("INCHICIVE", "INCLUSTVE") still opens with INC.
+        let inclusive = label.hasAny(inclusiveWords) || label.words.contains { $0.count >= 7 && $0.hasPrefix("INC") }
         if inclusive && label.hasAny(["SALES", "AMOUNT", "AMT", "PAYABLE"]) && !hasTotalWord { return .total(strength: 7) }
         if label.hasAny(taxWords) || label.compact.hasSuffix("TAX") {
             if !(hasTotalWord && inclusive) {
@@ -100,6 +101,9 @@ struct AmountLine: Sendable {
     /// A percentage printed on the row (a tax rate), if any.
     var rate: Decimal?
 
+    /// Rows printing a number that is not money: "VAT Reg 402 7736 15", "GST No 0021 3920".
+    static let registrationWords: PhraseList = ["REG", "NO", "ID", "TEL", "NUMBER", "NR", "INVOICE", "REGISTRATION", "ACCOUNT", "ACC",
+                                                   "IDNR", "STNR", "UID", "TIN", "GSTIN", "ABN", "REGNO", "VATNO", "STEUERNR"]
     private static let ratePattern = Pattern(#"(\d{1,2}(?:[.,]\d{1,3})?)\s?%"#)
     private static let bareNumber = Pattern(#"^\d{3,6}$"#)
     private static let oneDecimal = Pattern(#"^[^\d]{0,3}(\d{1,5}[.,]\d)[^\d%]{0,2}$"#)
@@ -113,10 +117,17 @@ struct AmountLine: Sendable {
             var label = LabelText(labelPart(of: line.text, without: amounts))
             let role = AmountRole.classify(label)
             var found = amounts
-            if found.isEmpty, role.totalStrength >= 7 || role == .subtotal || role.isPayment || role == .tax {
+            if found.isEmpty, role.totalStrength >= 7 || role == .subtotal || role.isPayment || role == .tax,
+               !label.hasAny(registrationWords), role != .card, !line.text.contains("*") {
                 // "TOTAL 1000": the decimal point was lost; read the last bare number as cents.
                 let tokens = line.text.split(whereSeparator: \.isWhitespace).map(String.init)
-                if let i = tokens.lastIndex(where: { bareNumber.matches($0) }), let cents = Decimal(string: tokens[i]) {
+                if tokens.count >= 2, let last = tokens.last, last.count == 2, last.allSatisfy(\.isASCIIDigit),
+                   let whole = tokens.dropLast().last, (1...4).contains(whole.count), whole.allSatisfy(\.isASCIIDigit),
+                   let value = Money.parse(whole + "." + last) {
+                    // "TOTAL 46 55": the decimal point was read as a space.
+                    found = [AmountToken(value: value, tokenIndex: tokens.count - 2, tokenCount: 2, repaired: true)]
+                    label = LabelText(labelPart(of: line.text, without: found))
+                } else if let i = tokens.lastIndex(where: { bareNumber.matches($0) }), let cents = Decimal(string: tokens[i]) {
                     found = [AmountToken(value: cents / 100, tokenIndex: i, repaired: true)]
                     label = LabelText(labelPart(of: line.text, without: found))
                 } else if let i = tokens.lastIndex(where: { oneDecimal.matches($0) }),
@@ -128,6 +139,22 @@ struct AmountLine: Sendable {
             }
             let rate = line.text.contains("%" as Character) ? ratePattern.firstMatch(in: line.text).flatMap { $0[1] }.flatMap(Money.parse) : nil
             result.append(AmountLine(line: line, amounts: found, label: label, role: role, rate: rate))
+        }
+        // A tax summary ("GST Summary  Amount  Tax" / "SR 6%  43.90  2.64" / "Total  43.90  2.64"):
+        // its TOTAL row sums the tax table, it is not the amount payable.
+        var summaryRows = 0
+        for i in result.indices {
+            if result[i].label.has("SUMMARY") && (result[i].label.hasAny(AmountRole.taxWords) || result[i].label.has("AMOUNT")) {
+                summaryRows = 5
+                continue
+            }
+            guard summaryRows > 0 else { continue }
+            summaryRows -= 1
+            if result[i].role.totalStrength >= 12 || result[i].role == .change || result[i].role.isPayment { summaryRows = 0; continue }
+            if result[i].role.totalStrength > 0, result[i].amounts.count >= 2,
+               result[i].label.words.filter({ $0.count >= 2 }).count <= 2 {
+                result[i].role = .tax
+            }
         }
         for i in result.indices.dropLast() where result[i].amounts.isEmpty && result[i].role != .other
             && !result[i].label.has("SUMMARY") {

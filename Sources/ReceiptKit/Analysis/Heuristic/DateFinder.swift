@@ -59,6 +59,14 @@ enum DateFinder {
                                                  + #"\.?[\s\-/.]*(\d{1,2})(?:ST|ND|RD|TH)?[\s,.'\-/]*((?:19|20)\d{2}|'?\d{2})(?![\d:])"#, caseInsensitive: false)
     /// `20180428`.
     private static let compactPattern = Pattern(#"(?<!\d)(20\d{2})(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])(?!\d)"#)
+    /// `2703/2018`: the separator between day and month was lost (4-digit years only).
+    private static let gluedDayMonthPattern = Pattern(#"(?<![\d.,])(\d{2})(\d{2})\s?[-/.]\s?((?:19|20)\d{2})(?!\d)"#)
+    /// `02,'22/2014`, `11.-02-2016`: specks around the separators (4-digit years only).
+    private static let noisyNumericPattern = Pattern(#"(?<![\d.,])(\d{1,2})\s?[-/.,'`]{1,3}\s?(\d{1,2})\s?[-/.,'`]{1,3}\s?((?:19|20)\d{2})(?!\d)"#)
+    /// `JUNO3'14`: the day's leading zero read as the letter O after a month name.
+    private static let monthThenLetterO = Pattern(#"\b(JAN|FEB|MAR|APR|MAY|JUN|JUL|AUG|SEP|OCT|NOV|DEC)O(\d)"#, caseInsensitive: false)
+    /// US and Canadian phone numbers: `(323) 939-5528`.
+    private static let northAmericanPhone = Pattern(#"\(\d{3}\)\s?\d{3}\s?-\s?\d{4}"#)
     private static let timePattern = Pattern(#"\d{1,2}\s?[:.]\s?\d{2}(\s?[:.]\s?\d{2})?\s*(AM|PM)?|\d{1,2}\s?(AM|PM)\b"#)
 
     private static let dateLabels: PhraseList = ["DATE", "DATED", "TARIKH", "DATUM", "FECHA", "DATA", "TIME", "TRANS", "TXN",
@@ -72,8 +80,13 @@ enum DateFinder {
         let latestYear = CalendarDate.today().year + 1
         var candidates: [Candidate] = []
         var dayFirstEvidence = 0, monthFirstEvidence = 0
+        var lastResort: [Candidate] = []
         for line in document.lines {
-            let text = repairDigits(line.upper)
+            var text = repairDigits(line.upper)
+            if text.contains("O") && text.contains(where: \.isNumber), monthThenLetterO.matches(text) {
+                text = monthThenLetterO.regex.stringByReplacingMatches(
+                    in: text, range: NSRange(location: 0, length: (text as NSString).length), withTemplate: "$1 0$2")
+            }
             guard text.contains(where: \.isNumber) else { continue }
             let hasWords = text.contains(where: \.isLetter)
             let hasSeparators = text.contains(where: { $0 == "/" || $0 == "-" || $0 == "." })
@@ -104,6 +117,36 @@ enum DateFinder {
                     monthFirstEvidence += 1
                     found.append((m, nil, quality))
                 default: break
+                }
+            }
+            if found.isEmpty && hasSeparators {
+                for m in noisyNumericPattern.matches(in: text) {
+                    guard let a = Int(m.groups[1]!), let b = Int(m.groups[2]!), let y = Int(m.groups[3]!) else { continue }
+                    let dayFirst = CalendarDate(year: y, month: b, day: a), monthFirst = CalendarDate(year: y, month: a, day: b)
+                    if let d = dayFirst ?? monthFirst {
+                        found.append((d, dayFirst != nil && monthFirst != nil && dayFirst != monthFirst ? monthFirst : nil, 0.5))
+                    }
+                }
+            }
+            if found.isEmpty && hasSeparators {
+                for m in gluedDayMonthPattern.matches(in: text) {
+                    guard let a = Int(m.groups[1]!), let b = Int(m.groups[2]!), let y = Int(m.groups[3]!) else { continue }
+                    if let d = CalendarDate(year: y, month: b, day: a) ?? CalendarDate(year: y, month: a, day: b) {
+                        found.append((d, nil, 0.3))
+                    }
+                }
+            }
+            if found.isEmpty && hasSeparators {
+                // "99/02/2018", "63/11/24": one digit of the day or month misread. With a 4-digit
+                // year and a date label or time on the row it is a candidate; otherwise only
+                // when the receipt shows no other date.
+                for m in numericPattern.matches(in: text) {
+                    guard let y = year(m.groups[4]!), let d = repairDayMonth(m.groups[1]!, m.groups[3]!, year: y) else { continue }
+                    if m.groups[4]!.count == 4 && context > 0 {
+                        found.append((d, nil, 0.1))
+                    } else {
+                        lastResort.append(Candidate(date: d, alternative: nil, line: line.index, score: context))
+                    }
                 }
             }
             for m in hasWords ? dayMonthPattern.matches(in: text) : [] {
@@ -138,6 +181,9 @@ enum DateFinder {
                 candidates.append(Candidate(date: date, alternative: alternative, line: line.index, score: score))
             }
         }
+        if candidates.isEmpty, let repaired = lastResort.max(by: { $0.score < $1.score }), (1995...latestYear).contains(repaired.date.year) {
+            return DateFinding(date: repaired.date, confidence: 0.3)
+        }
         guard !candidates.isEmpty else { return nil }
         // Resolve ambiguous numeric dates.
         let order: DateOrder
@@ -163,6 +209,35 @@ enum DateFinder {
         if best.alternative != nil && !orderProven { confidence = min(confidence, 0.5) }
         if bestScore < 0 { confidence = 0.2 }
         return DateFinding(date: best.date, confidence: confidence)
+    }
+
+    /// Day and month with one digit misread (`99/02` → `09/02`, `04/42` → `04/12`), when exactly
+    /// one repair gives a valid day-first date.
+    static func repairDayMonth(_ a: String, _ b: String, year: Int) -> CalendarDate? {
+        let swaps: [Character: [Character]] = ["9": ["0"], "7": ["1", "2"], "4": ["1"], "8": ["0", "3"], "6": ["0"], "5": ["3"], "3": ["0"]]
+        guard CalendarDate(year: year, month: Int(b) ?? 0, day: Int(a) ?? 0) == nil,
+              CalendarDate(year: year, month: Int(a) ?? 0, day: Int(b) ?? 0) == nil else { return nil }
+        var results: Set<CalendarDate> = []
+        for (which, part) in [a, b].enumerated() {
+            let chars = Array(part)
+            for i in chars.indices {
+                for r in swaps[chars[i]] ?? [] {
+                    var fixed = chars
+                    fixed[i] = r
+                    let day = which == 0 ? Int(String(fixed)) : Int(a), month = which == 1 ? Int(String(fixed)) : Int(b)
+                    if let day, let month, let d = CalendarDate(year: year, month: month, day: day) { results.insert(d) }
+                }
+            }
+        }
+        return results.count == 1 ? results.first : nil
+    }
+
+    /// How the receipt's region writes numeric dates when its currency says nothing: bare `$`
+    /// amounts and North American phone numbers point at month-first.
+    static func regionalOrder(_ document: ReceiptDocument, rows: [AmountLine]) -> DateOrder? {
+        if rows.contains(where: { $0.amounts.contains { $0.currencyMark == "$" } }) { return .monthFirst }
+        if document.lines.contains(where: { $0.text.contains("(") && northAmericanPhone.matches($0.text) }) { return .monthFirst }
+        return nil
     }
 
     /// The month a name stands for: a full name or an abbreviation (`SEPT`, `JANV`, `DEZ`).
@@ -213,7 +288,7 @@ enum DateFinder {
     static func repairYear(_ date: CalendarDate, latest: Int) -> CalendarDate? {
         guard date.year > latest else { return date }
         var digits = Array(String(date.year))
-        let swaps: [Character: [Character]] = ["4": ["1"], "6": ["0"], "8": ["0", "1"], "9": ["0"], "7": ["1"], "3": ["1"], "5": ["1"]]
+        let swaps: [Character: [Character]] = ["4": ["1"], "6": ["0"], "8": ["0", "1", "2"], "9": ["0"], "7": ["1"], "3": ["1"], "5": ["1"]]
         for i in digits.indices.reversed() {
             for replacement in swaps[digits[i]] ?? [] {
                 let original = digits[i]

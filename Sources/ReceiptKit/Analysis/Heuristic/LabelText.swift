@@ -30,7 +30,7 @@ struct LabelText: Sendable {
             }
         }
         if !current.isEmpty { words.append(current) }
-        words = words.map(LabelText.repair).flatMap(LabelText.splitTrailingDigits)
+        words = words.flatMap(LabelText.splitLeadingDigits).map(LabelText.repair).flatMap(LabelText.splitTrailingDigits)
         self.words = words
         self.wordSet = Set(words)
         self.spaced = " " + words.joined(separator: " ") + " "
@@ -77,6 +77,15 @@ struct LabelText: Sendable {
         return false
     }
 
+
+    /// `464TOTAL` → `464`, `TOTAL` (a time or number glued to the label).
+    private static func splitLeadingDigits(_ word: String) -> [String] {
+        guard let first = word.first, first.isNumber, word.count >= 5 else { return [word] }
+        let digits = word.prefix(while: \.isNumber)
+        let rest = word.dropFirst(digits.count)
+        guard rest.count >= 4, rest.allSatisfy(\.isLetter) else { return [word] }
+        return [String(digits), String(rest)]
+    }
 
     /// `TAX1` → `TAX`, `1`; `GST6` → `GST`, `6`.
     private static func splitTrailingDigits(_ word: String) -> [String] {

@@ -17,6 +17,25 @@ struct TotalFinding: Sendable {
 /// Picks the total among a receipt's amounts: label ranking first, then cross-checks.
 enum TotalFinder {
     static func find(_ rows: [AmountLine], lineItemSum: Decimal? = nil) -> TotalFinding? {
+        guard var finding = rank(rows, lineItemSum: lineItemSum) else { return impliedByIncludedTax(rows) }
+        if finding.labelStrength == 0, let implied = impliedByIncludedTax(rows), implied.score > finding.score { finding = implied }
+        return finding
+    }
+
+    /// "VAT @ 20% incl. £1.25" when no total was readable: the gross is tax × (100 + rate) / rate,
+    /// taken when that comes out at whole pence within the rounding of the printed tax.
+    static func impliedByIncludedTax(_ rows: [AmountLine]) -> TotalFinding? {
+        for row in rows where row.role == .tax && row.label.hasAny(AmountRole.inclusiveWords) {
+            guard let rate = row.rate, rate > 0, rate < 30, let tax = row.amounts.last?.value, tax > 0 else { continue }
+            let gross = tax * (100 + rate) / rate
+            let rounded = gross.rounded(scale: 2)
+            guard abs(gross - rounded) < Decimal(string: "0.0001")!, isMultiple(rounded, of: 0.05) else { continue }
+            return TotalFinding(value: rounded, confidence: 0.3, labelStrength: 0, crossChecked: false, score: 2.5)
+        }
+        return nil
+    }
+
+    static func rank(_ rows: [AmountLine], lineItemSum: Decimal? = nil) -> TotalFinding? {
         var byValue: [Decimal: [(AmountRole, AmountLine, AmountToken)]] = [:]
         var roleValues: [AmountRole: [Decimal]] = [:]
         var all: [Decimal] = []
@@ -59,8 +78,34 @@ enum TotalFinder {
                 byValue[c - ch] = []
             }
         }
-        let labelled = byValue.mapValues { $0.map { $0.0.totalStrength }.max() ?? 0 }
+        var labelled = byValue.mapValues { $0.map { $0.0.totalStrength }.max() ?? 0 }
 
+        // The payable amount after a rounding adjustment that no row prints as a total:
+        // "Total Sales 177.22 / Rounding -0.02" pays 177.20. Paid minus change confirms it.
+        var rounded: [Decimal: Int] = [:]
+        for (value, strength) in labelled where strength >= 7 && !isMultiple(value, of: 0.05) {
+            for r in roundings {
+                for v in [value + r, value - r] where v > 0 && isMultiple(v, of: 0.05) {
+                    rounded[v] = max(rounded[v] ?? 0, strength)
+                }
+            }
+            for c in cash {
+                for ch in change where ch >= 0 {
+                    let v = c - ch
+                    if v > 0, v != value, abs(v - value) < 0.03, isMultiple(v, of: 0.05) { rounded[v] = max(rounded[v] ?? 0, strength) }
+                }
+            }
+        }
+        for v in rounded.keys where byValue[v] == nil { byValue[v] = [] }
+        labelled = byValue.mapValues { $0.map { $0.0.totalStrength }.max() ?? 0 }
+
+        /// Subtotal plus tax (less a discount) gives the value.
+        func addsUp(_ value: Decimal) -> Bool {
+            subtotals.contains(where: { s in
+                taxes.contains { close(s + $0, value) } || close(s + taxes.reduce(0, +), value) && !taxes.isEmpty
+                    || discounts.contains { d in taxes.contains { close(s - d + $0, value) } || close(s - d, value) }
+            })
+        }
         var best: (value: Decimal, score: Double, strength: Int, checked: Bool, line: Int)? = nil
         for (value, occurrences) in byValue where value > 0 {
             let strength = occurrences.map { $0.0.totalStrength }.max() ?? 0
@@ -81,12 +126,10 @@ enum TotalFinder {
             if supportingRows.count >= 2 { score += min(3, 1.5 * Double(supportingRows.count - 1)); checked = true }
             let otherRows = Set(occurrences.map { $0.1.line.index }).subtracting(supportingRows)
             score += min(1.5, 0.5 * Double(max(0, otherRows.count - (supportingRows.isEmpty ? 1 : 0))))
+            if let s = rounded[value], s >= strength { score = max(score, Double(s)) + 2; checked = true }
             if cards.contains(value) && strength > 0 { score += 2; checked = true }
             if cash.contains(where: { c in change.contains { c - $0 == value } }) { score += 4; checked = true }
-            if subtotals.contains(where: { s in
-                taxes.contains { close(s + $0, value) } || close(s + taxes.reduce(0, +), value) && !taxes.isEmpty
-                    || discounts.contains { d in taxes.contains { close(s - d + $0, value) } || close(s - d, value) }
-            }) { score += 4; checked = true }
+            if addsUp(value) { score += 4; checked = true }
             else if isMultiple(value, of: 0.05), subtotals.contains(where: { s in
                 taxes.contains { t in let sum = s + t; return abs(sum - value) < 0.03 && !close(sum, value) }
             }) { score += 3; checked = true }
@@ -96,6 +139,11 @@ enum TotalFinder {
             if let lineItemSum, close(lineItemSum, value) { score += 2; checked = true }
             if subtotals.contains(value) && taxes.allSatisfy({ $0 == 0 }) { score += 0.5 }
             if value == maxPlain { score += 1 }
+            // "Balance Due 238.65" beside "Subtotal 26.16 / Tax 2.49 / Total 28.65": a stray digit
+            // (often the $ sign) read into an amount that the arithmetic confirms without it.
+            if !addsUp(value), byValue.keys.contains(where: { $0 > 0 && hasOneExtraDigit(value, comparedTo: $0) && addsUp($0) }) {
+                score -= 3
+            }
             if subtotals.contains(where: { $0 > value }) && discounts.isEmpty { score -= 3 }
             if taxes.contains(where: { $0 >= value }) { score -= 3 }
             if paymentOnly && cash.contains(value) && change.contains(where: { $0 > 0 }) { score -= 2 }
@@ -122,6 +170,13 @@ enum TotalFinder {
     private static func bucket(_ role: AmountRole) -> AmountRole {
         if case .total = role { return .total(strength: 0) }
         return role
+    }
+
+    /// `238.65` is `28.65` with one more digit somewhere.
+    static func hasOneExtraDigit(_ a: Decimal, comparedTo b: Decimal) -> Bool {
+        let x = Array(a.moneyString.filter(\.isASCIIDigit)), y = Array(b.moneyString.filter(\.isASCIIDigit))
+        guard x.count == y.count + 1 else { return false }
+        return x.indices.contains { i in var z = x; z.remove(at: i); return z == y }
     }
 
     static func close(_ a: Decimal, _ b: Decimal) -> Bool { abs(a - b) <= Decimal(string: "0.011")! }

@@ -3,6 +3,12 @@ import Foundation
 struct VendorFinding: Sendable, Equatable {
     var name: String
     var confidence: Double
+    /// Lowest OCR confidence (0–100) of the name's words.
+    var readConfidence: Double = 100
+    /// Mean OCR confidence (0–100) of the rows the name was read from.
+    var meanConfidence: Double = 100
+    /// Where those rows are on the image, when word boxes are known.
+    var box: BoundingBox? = nil
 }
 
 /// Finds the merchant's name among the header rows.
@@ -48,6 +54,10 @@ enum VendorFinder {
         var addressSeen = false
         var plausible = [Bool](repeating: false, count: rows.count)
         var names = [String](repeating: "", count: rows.count)
+        // Print size: the name is usually the largest text of the header.
+        let heights = rows.map(textHeight)
+        let sortedHeights = heights.compactMap { $0 }.sorted()
+        let typicalHeight = sortedHeights.isEmpty ? nil : sortedHeights[sortedHeights.count / 2]
         for (position, line) in rows.enumerated() {
             // "Trading as" names win.
             if line.upper.contains("/" as Character) || line.upper.contains("TRADING"),
@@ -63,17 +73,40 @@ enum VendorFinder {
                 if isAddress(line.text) { addressSeen = true }
                 continue
             }
+            // Low-confidence fragments ("ies", "Map. iO") are what OCR makes of logos and stains.
+            if line.confidence < 50, (label.words.map(\.count).max() ?? 0) < 5 { continue }
             plausible[position] = true
             var score = 10 - Double(position) * 1.2
+            if let h = heights[position], let typical = typicalHeight, typical > 0, line.confidence >= 45 {
+                score += min(3, max(-1, 3 * (Double(h) / Double(typical) - 1)))
+            }
             if company { score += 9 }
             if addressSeen && !company { score -= 4 }
             score += (line.confidence - 70) / 15
             let letters = name.filter(\.isLetter).count
-            score += min(3, Double(letters) / 5)
+            score += min(2, Double(letters) / 6)
             if name == name.uppercased() { score += 0.5 }
             if best == nil || score > best!.score { best = (name, score, position, company) }
         }
         guard var best else { return nil }
+        // A brand printed above the legal name that starts with it ("Harbourline Insurance" over
+        // "Harbourline Insurance Services Ltd"): the trading name wins.
+        if best.company, let brand = (max(0, best.row - 2)..<best.row).first(where: { i in
+            plausible[i] && names[i].count >= 4 && EvaluationScorer.normalizedName(best.name).hasPrefix(EvaluationScorer.normalizedName(names[i]))
+        }) {
+            return VendorFinding(name: names[brand], confidence: min(0.9, max(0.2, best.score / 25)),
+                                 readConfidence: weakestWord(rows[brand]), meanConfidence: rows[brand].confidence, box: rows[brand].box)
+        }
+        var joinedAbove = false
+        var used = best.row...best.row
+        // A row that only continues the name above it: "(SEMENYIH) SDN BHD", "TRADING", "SDN. BHD.".
+        if best.row > 0, plausible[best.row - 1] || names[best.row - 1].filter(\.isLetter).count >= 4,
+           isContinuation(names[best.row]), !isAddress(names[best.row - 1]),
+           !LabelText(names[best.row - 1]).hasAny(skipWords) {
+            best.name = names[best.row - 1] + " " + best.name
+            joinedAbove = true
+            used = (best.row - 1)...best.row
+        }
         let bestLabel = LabelText(best.name)
         // A company suffix printed on the next row ("ABC TRADING" / "SDN BHD (12345-X)",
         // "AIK HUAT ENTERPRISE" / "(SETIA ALAM) SDN BHD").
@@ -84,18 +117,49 @@ enum VendorFinder {
                legal.contains(first) || legal.contains(last) && next.words.count <= 4 && !isAddress(names[best.row + 1]) {
                 best.name += " " + names[best.row + 1]
                 best.company = true
+                used = used.lowerBound...(best.row + 1)
             }
         }
         // A company name wrapped over two rows: "LEMON TREE RESTAURANT" / "JTJ FOODS SDN BHD".
-        if best.company, best.row > 0, plausible[best.row - 1], bestLabel.words.count <= 5,
+        if !joinedAbove, best.company, best.row > 0, plausible[best.row - 1], bestLabel.words.count <= 5,
            similarHeight(rows[best.row - 1], rows[best.row]),
            rows[best.row - 1].confidence >= 60, !LabelText(names[best.row - 1]).hasAny(companySuffixes),
            names[best.row - 1].filter(\.isLetter).count >= 4,
            (names[best.row - 1] == names[best.row - 1].uppercased()) == (best.name == best.name.uppercased()) {
             best.name = names[best.row - 1] + " " + best.name
+            used = (best.row - 1)...used.upperBound
         }
         let confidence = min(0.9, max(0.2, best.score / 25))
-        return VendorFinding(name: best.name, confidence: confidence)
+        let usedRows = rows[used]
+        let box = usedRows.compactMap(\.box).reduce(nil as BoundingBox?) { partial, next in partial.map { $0.union(next) } ?? next }
+        return VendorFinding(name: best.name, confidence: confidence,
+                             readConfidence: usedRows.map(weakestWord).min() ?? 100,
+                             meanConfidence: usedRows.map(\.confidence).reduce(0, +) / Double(usedRows.count), box: box)
+    }
+
+    /// Rows that cannot be a name by themselves: only company-form words, or a bracketed
+    /// branch or region followed by the company form.
+    static func isContinuation(_ name: String) -> Bool {
+        let label = LabelText(name)
+        let forms: Set<String> = ["SDN", "BHD", "BERHAD", "S", "B", "SB", "TRADING", "ENTERPRISE", "ENTERPRISES", "LTD",
+                                  "LIMITED", "PLC", "INC", "LLC", "GMBH", "PTE", "CO", "CORP", "CORPORATION", "M"]
+        guard !label.words.isEmpty else { return false }
+        if label.words.allSatisfy(forms.contains) { return true }
+        return name.hasPrefix("(") && label.hasAny(["SDN BHD", "SDN", "BHD", "BERHAD", "S B", "LTD", "PTE"])
+    }
+
+    /// The lowest OCR confidence among the row's words of three or more letters (its mean when
+    /// it has none): one misread word spoils a name.
+    static func weakestWord(_ line: ReceiptLine) -> Double {
+        let words = line.words.filter { $0.text.filter(\.isLetter).count >= 3 }
+        return words.map(\.confidence).min() ?? line.confidence
+    }
+
+    /// The height of the row's capital-size text (its tallest words), nil without word boxes.
+    static func textHeight(_ line: ReceiptLine) -> Int? {
+        let heights = line.words.filter { $0.text.filter(\.isLetter).count >= 2 }.map(\.box.height).sorted()
+        guard !heights.isEmpty else { return nil }
+        return heights[(heights.count - 1) * 3 / 4]
     }
 
     /// The row's text without low-confidence specks at either end.
@@ -143,8 +207,23 @@ enum VendorFinder {
     /// Removes OCR noise around a name: stray punctuation, one-letter fragments at the ends,
     /// and common misreadings of company suffixes (`SON BHD` → `SDN BHD`).
     static func clean(_ text: String) -> String {
-        var tokens = text.split(whereSeparator: \.isWhitespace).map(String.init)
-        let trim = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "&()'.")).inverted
+        var tokens = text.split(whereSeparator: \.isWhitespace).map { token -> String in
+            var t = String(token)
+            if t.contains(where: { "{}[]".contains($0) }) {
+                t = String(t.map { c -> Character in c == "{" || c == "[" ? "(" : c == "}" || c == "]" ? ")" : c })
+            }
+            // "$/B", "5/B": the "S/B" (Sendirian Berhad) suffix misread.
+            if t.count == 3, t.hasSuffix("/B") || t.hasSuffix("/8") || t.hasSuffix("/R"), "$5S".contains(t.first!) { return "S/B" }
+            // "JIAWE|", "JIAWE!": a final I read as a bar.
+            if t.count >= 4, let last = t.last, last == "|" || last == "!",
+               t.dropLast().suffix(3).allSatisfy({ $0.isLetter && $0.isUppercase }) { t = String(t.dropLast()) + "I" }
+            return t
+        }
+        // "Sports Authority # 484": the store number stays with the name.
+        for i in tokens.indices.dropLast().reversed() where tokens[i] == "#" && tokens[i + 1].allSatisfy(\.isASCIIDigit) {
+            tokens[i] += tokens.remove(at: i + 1)
+        }
+        let trim = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "&()'.#")).inverted
         tokens = tokens.map { $0.trimmingCharacters(in: trim) }.filter { !$0.isEmpty }
         func isJunk(_ t: String) -> Bool {
             t.count == 1 && t != "&" || t.count == 2 && t != t.uppercased() || !t.contains(where: { $0.isLetter || $0.isNumber })
@@ -167,7 +246,13 @@ enum VendorFinder {
            tokens[(suffixEnd + 1)...].contains(where: { $0.filter(\.isNumber).count >= 2 }) {
             tokens.removeSubrange((suffixEnd + 1)...)
         }
-        while tokens.count > 1, let last = tokens.last, last.filter(\.isNumber).count >= 3 || last.hasPrefix("(") && last.contains(where: \.isNumber) {
+        // "… Services Ltd, 3 Quay Street": the address after the company form.
+        if let suffixEnd = tokens.firstIndex(where: { ["LTD", "LTD.", "LTD,", "LIMITED", "LIMITED,", "PLC", "PLC,", "LLC", "LLC,", "INC", "INC.", "INC,", "GMBH", "GMBH,"].contains($0.uppercased()) }),
+           suffixEnd + 1 < tokens.count, tokens[suffixEnd + 1].first?.isNumber == true || isAddress(tokens[(suffixEnd + 1)...].joined(separator: " ")) {
+            tokens.removeSubrange((suffixEnd + 1)...)
+        }
+        while tokens.count > 1, let last = tokens.last, !last.hasPrefix("#"),
+              last.filter(\.isNumber).count >= 3 || last.hasPrefix("(") && last.contains(where: \.isNumber) {
             tokens.removeLast()
         }
         tokens = tokens.map { t in

@@ -1,0 +1,241 @@
+import Foundation
+import Testing
+@testable import ReceiptKit
+
+/// Rules added while raising the heuristic analyzer's accuracy on real receipts. The lines are
+/// written here in the way tills print them (and OCR misreads them); none is copied from a data set.
+@Suite struct AccuracyRuleTests {
+    func total(_ text: String) -> Decimal? {
+        TotalFinder.find(AmountLine.build(ReceiptDocument(text: text)))?.value
+    }
+
+    func tax(_ text: String) -> Decimal? {
+        let rows = AmountLine.build(ReceiptDocument(text: text))
+        return TaxFinder.find(rows, total: TotalFinder.find(rows)?.value)?.value
+    }
+
+    func date(_ text: String, hint: DateOrder? = nil) -> String? {
+        DateFinder.find(ReceiptDocument(text: text), orderHint: hint, defaultOrder: .dayFirst)?.date.description
+    }
+
+    func vendor(_ text: String) -> String? { VendorFinder.find(ReceiptDocument(text: text))?.name }
+
+    /// Rows as OCR gives them: one word box per word, `height` pixels tall.
+    func vendor(rows: [(String, Int)]) -> String? {
+        var y = 10
+        let lines = rows.enumerated().map { i, row -> ReceiptLine in
+            var x = 10
+            let words = row.0.split(separator: " ").map { w -> OCRWord in
+                defer { x += w.count * row.1 / 2 + 10 }
+                return OCRWord(text: String(w), confidence: 92, box: BoundingBox(x: x, y: y, width: w.count * row.1 / 2, height: row.1))
+            }
+            defer { y += row.1 + 15 }
+            return ReceiptLine(index: i, text: row.0, words: words, confidence: 92,
+                               box: BoundingBox(x: 10, y: y, width: x, height: row.1))
+        }
+        return VendorFinder.find(ReceiptDocument(lines: lines, imageWidth: 800, imageHeight: 1200))?.name
+    }
+
+    // MARK: amounts
+
+    @Test(arguments: [
+        ("Total Incl. GST <RM_12.40", "12.40"), ("Rounding Adj -.02", "-0.02"), ("Tip .75", "0.75"),
+        ("VAT INCLUDED £3-18", "3.18"), ("TOTAL «18.60", "18.60"),
+    ])
+    func readsAmountsWithOCRPunctuation(line: String, expected: String) throws {
+        let amount = try #require(AmountParser.amounts(in: line).last)
+        #expect(amount.value == Decimal(string: expected))
+    }
+
+    @Test func decimalPointReadAsASpaceOnATotalRow() {
+        #expect(total("BREAD 2.10\nMILK 3.45\nTotal After Adj Incl GST 5 55") == Decimal(string: "5.55"))
+    }
+
+    @Test func registrationNumbersAreNotAmounts() {
+        let rows = AmountLine.build(ReceiptDocument(text: "VAT Reg 311 4420 17\nGST No 0012 3456 78"))
+        #expect(rows.allSatisfy { $0.amounts.isEmpty })
+    }
+
+    @Test func maskedCardNumbersAndTaxIdsAreNotAmounts() {
+        let rows = AmountLine.build(ReceiptDocument(text: "Card **** 4417\nUSt-IdNr. DE 204 117 853"))
+        #expect(rows.allSatisfy { $0.amounts.isEmpty })
+    }
+
+    @Test(arguments: [("Sales Tax $0.0]", "0.01"), ("SALES TAX 0,00.", "0.00"), ("Total $0.1]", "0.11")])
+    func bracketsAndSpecksAroundAmounts(line: String, expected: String) throws {
+        let amount = try #require(AmountParser.amounts(in: line).last)
+        #expect(amount.value == Decimal(string: expected))
+    }
+
+    @Test func aTimeGluedToTheTotalLabel() {
+        #expect(total("Sub Total: 9.10\n10/17 11:464TOTAL : 9.74\nTHANK YOU") == Decimal(string: "9.74"))
+    }
+
+    // MARK: totals
+
+    @Test func aSecondPassOverturnsTheFirstOnlyWithBetterEvidence() {
+        func finding(_ v: String, _ score: Double, _ strength: Int) -> TotalFinding {
+            TotalFinding(value: Decimal(string: v)!, confidence: 0.5, labelStrength: strength, crossChecked: false, score: score)
+        }
+        // Two later passes agreeing on a misread decimal point do not beat a clearly labelled first reading.
+        #expect(Reading.vote(first: finding("356.00", 12.5, 12), others: [finding("3.56", 12.5, 12), finding("3.56", 11.5, 12)])?.value
+                == Decimal(string: "356.00"))
+        // Paid minus change from a later pass does not beat a labelled total.
+        #expect(Reading.vote(first: finding("5.99", 4, 7), others: [finding("55.99", 4.5, 0)])?.value == Decimal(string: "5.99"))
+        // A later pass with much better evidence wins, and agreement confirms it.
+        let better = Reading.vote(first: finding("12.60", 3, 3), others: [finding("18.60", 13, 12), finding("18.60", 11, 12)])
+        #expect(better?.value == Decimal(string: "18.60"))
+        #expect(better?.crossChecked == true)
+    }
+
+    @Test func grossImpliedByIncludedVATWhenTheTotalIsUnreadable() {
+        let text = """
+        PAY & DISPLAY
+        AMOUNT PAID ,9o
+        Paid by VISA
+        VAT @ 20% incl. £0.90
+        """
+        #expect(total(text) == Decimal(string: "5.40"))
+        // A readable total is never replaced.
+        #expect(total("TOTAL £5.38\nVAT @ 20% incl. £0.90") == Decimal(string: "5.38"))
+    }
+
+    @Test func roundingAdjustmentGivesThePayableTotal() {
+        let text = """
+        NASI LEMAK 6.50
+        TEH TARIK 2.37
+        Total Sales (Inclusive GST) RM 8.87
+        Rounding Adjustment RM -0.02
+        """
+        #expect(total(text) == Decimal(string: "8.85"))
+    }
+
+    @Test func paidMinusChangeConfirmsTheRoundedTotal() {
+        let text = """
+        Total (Inclusive of GST): 23.41
+        CASH : 30.00
+        CHANGE : 6.60
+        """
+        #expect(total(text) == Decimal(string: "23.40"))
+    }
+
+    @Test func totalWithAMisreadInclusiveIsStillTheTotal() {
+        #expect(total("SOAP 4.40\nTotal Inchisive GST @6% 12.80\nCASH 20.00\nCHANGE 7.20") == Decimal(string: "12.80"))
+    }
+
+    @Test func totalOfATaxSummaryIsNotThePayable() {
+        let text = """
+        CASH 50.00
+        CHANGE 18.20
+        GST Summary Amount(RM) Tax(RM)
+        SR @ 6% 30.00 1.80
+        Total 30.00 1.80
+        """
+        #expect(total(text) == Decimal(string: "31.80"))
+    }
+
+    @Test func anExtraDigitLosesToTheAmountThatAddsUp() {
+        let text = """
+        Subtotal 14.20
+        Tax 1.17
+        Total 15.37
+        Balance Due 145.37
+        """
+        #expect(total(text) == Decimal(string: "15.37"))
+    }
+
+    // MARK: dates
+
+    @Test(arguments: [
+        ("Server: Ana 04,'19/2016 7:12 PM", "2016-04-19"), ("Date: 1903/2017 18:20", "2017-03-19"),
+        ("JULO5'16 3:10PM", "2016-07-05"), ("DATE: 88/05/2019 13:02", "2019-05-08"),
+    ])
+    func datesThroughOCRNoise(line: String, expected: String) {
+        #expect(date(line) == expected)
+    }
+
+    @Test func misreadDayWithATwoDigitYearOnlyAsALastResort() {
+        #expect(date("GREEN GROCER\n93/10/24 118822 OP 12") == "2024-10-03")
+        #expect(date("93/10/24 118822\nSALE 14/10/2024 10:02") == "2024-10-14")
+    }
+
+    @Test func dollarAmountsReadAmbiguousDatesMonthFirst() {
+        let text = "04/06/2019 11:30 AM\nBURGER $8.99\nTOTAL $8.99"
+        let document = ReceiptDocument(text: text)
+        let rows = AmountLine.build(document)
+        #expect(DateFinder.regionalOrder(document, rows: rows) == .monthFirst)
+        #expect(date(text, hint: DateFinder.regionalOrder(document, rows: rows)) == "2019-04-06")
+        #expect(DateFinder.regionalOrder(ReceiptDocument(text: "TOTAL 8.99"), rows: AmountLine.build(ReceiptDocument(text: "TOTAL 8.99"))) == nil)
+    }
+
+    // MARK: category
+
+    @Test func motorFactorsPartsAreMaintenance() {
+        let text = "EASTSIDE MOTOR SPARES\nHEADLAMP BULB H4 8.99\nENGINE OIL 5W30 4L 27.50\nTOTAL 36.49"
+        let document = ReceiptDocument(text: text)
+        #expect(CategoryClassifier.standard.classify(document, vendor: "EASTSIDE MOTOR SPARES").name == "Maintenance")
+    }
+
+    // MARK: vendor
+
+    @Test func bracketedBranchRowContinuesTheNameAbove() {
+        // The branch row is printed larger than the name: only its bracket says it continues it.
+        let rows = [("KEDAI MAJU SENTOSA", 30), ("(BANGI) SDN BHD", 42), ("(123456-K)", 30), ("NO 5, JALAN 2", 28)]
+        #expect(vendor(rows: rows) == "KEDAI MAJU SENTOSA (BANGI) SDN BHD")
+    }
+
+    @Test func companyFormAloneContinuesTheNameAbove() {
+        let rows = [("SINAR TIMUR HARDWARE", 56), ("TRADING", 40), ("001234567-T", 30), ("12, JALAN SS 2/4", 30)]
+        #expect(vendor(rows: rows) == "SINAR TIMUR HARDWARE TRADING")
+        #expect(vendor(rows: [("GOLDEN PALM", 40), ("SDN BHD", 40), ("LOT 5, JALAN 3", 30)]) == "GOLDEN PALM SDN BHD")
+    }
+
+    @Test func brandAboveTheLegalNameWins() {
+        let text = """
+        Northfield Plumbing
+        Northfield Plumbing Services Ltd, 14 Mill Road,
+        Leeds LS2 7AB
+        """
+        #expect(vendor(text) == "Northfield Plumbing")
+        #expect(vendor("Westway Couriers Ltd, 3 Dock Street\nLeeds LS1 4AA") == "Westway Couriers Ltd")
+    }
+
+    @Test func largerPrintWinsOverSmallLines() {
+        let rows = [("QPS", 46), ("Quick Parcel Services", 30), ("12 Dock Road", 28), ("Tel 0161 555 0100", 28)]
+        #expect(vendor(rows: rows) == "QPS")
+    }
+
+    @Test func storeNumberStaysWithTheName() {
+        #expect(vendor("Hilltop Outfitters # 212\n400 Main St") == "Hilltop Outfitters #212")
+    }
+
+    @Test func aVendorReadWithLowConfidenceIsReadAgainLarger() async throws {
+        var first = ocrResult("MAJU GARDEMA BAKERY SDN BHD\n12/03/2024 10:02\nBREAD 2.20\nSUBTOTAL 2.20\nTAX 0.13\nTOTAL 2.33")
+        first.lines[0].words[1].confidence = 41
+        let recorder = RereadRecorder()
+        let input = AnalysisInput(source: "bakery.jpg", ocr: first, reread: { pass in
+            await recorder.record(pass)
+            return ocrResult("MAJU GARDENIA BAKERY SDN BHD")
+        })
+        let analysis = try await HeuristicAnalyzer().analyze(input, options: AnalysisOptions())
+        #expect(analysis.vendor == "MAJU GARDENIA BAKERY SDN BHD")
+        let passes = await recorder.passes
+        #expect(passes.count == 1)
+        #expect(passes.first?.scale == 2)
+        let region = try #require(passes.first?.region)
+        #expect(region.y <= 10 && region.maxY >= 30 && region.maxY < 70, "the band around the name's row only")
+    }
+
+    @Test func aDifferentNameFromTheRereadIsNotTaken() async throws {
+        var first = ocrResult("MAJU GARDEMA BAKERY SDN BHD\n12/03/2024 10:02\nSUBTOTAL 2.20\nTAX 0.13\nTOTAL 2.33")
+        first.lines[0].words[1].confidence = 41
+        let input = AnalysisInput(source: "bakery.jpg", ocr: first, reread: { _ in ocrResult("WELCOME TO OUR SHOP") })
+        let analysis = try await HeuristicAnalyzer().analyze(input, options: AnalysisOptions())
+        #expect(analysis.vendor == "MAJU GARDEMA BAKERY SDN BHD")
+    }
+
+    @Test func misreadSdnBerhadShortFormAndBraces() {
+        #expect(vendor("MEGA CAKE HOUSE $/B 123456-U\nLOT 12, JALAN 3") == "MEGA CAKE HOUSE S/B")
+        #expect(vendor("DELIMA {KL} SDN. BHD.\nNO 3, JALAN 4") == "DELIMA (KL) SDN. BHD")
+    }
+}
