@@ -7,8 +7,9 @@ import Foundation
 struct ImageLoader {
     var maxPixels: Int
     var preprocessing: Preprocessing
-    /// JPEGs bigger than this are decoded as grayscale to bound memory.
-    static let luminanceOnlyAbove = 12_000_000
+    /// Images bigger than this are read as grayscale: colour helps Tesseract on photos of
+    /// ordinary size, but on big scans it costs 4 bytes a pixel in every copy Tesseract makes.
+    static let luminanceOnlyAbove = 4_000_000
 
     struct Loaded {
         let image: LeptonicaImage
@@ -82,6 +83,10 @@ struct ImageLoader {
         let sourceWidth = Int(sideways ? h : w), sourceHeight = Int(sideways ? w : h)
         if pixGetColormap(image.pix) != nil, let plain = image.transformed({ pixRemoveColormap($0, Int32(REMOVE_CMAP_BASED_ON_SRC)) }) {
             image = plain
+        }
+        if image.depth == 32 && image.pixelCount > Self.luminanceOnlyAbove,
+           let gray = image.transformed({ pixConvertRGBToLuminance($0) }) {
+            image = gray
         }
         if image.depth != 8 && image.depth != 32 {
             guard let gray = image.transformed({ pixConvertTo8($0, 0) }) else {

@@ -37,7 +37,7 @@ public struct Preprocessing: Sendable, Equatable {
     public var cropToContent: Bool
 
     public init(enabled: Bool = true, minimumWidth: Int = 1000, maximumUpscale: Double = 3.5,
-                maximumPixels: Int = 6_000_000, cropToContent: Bool = true) {
+                maximumPixels: Int = 4_000_000, cropToContent: Bool = true) {
         self.enabled = enabled
         self.minimumWidth = minimumWidth
         self.maximumUpscale = maximumUpscale
