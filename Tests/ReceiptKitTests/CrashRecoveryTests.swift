@@ -10,11 +10,11 @@ import Testing
             .appendingPathComponent("receipts-queue-crash-helper")
     }
 
-    private func start(_ arguments: [String], output: Pipe) throws -> Process {
+    private func start(_ arguments: [String], output: CapturedOutput) throws -> Process {
         let process = Process()
         process.executableURL = Self.helper
         process.arguments = arguments
-        process.standardOutput = output
+        process.standardOutput = output.handle
         process.standardError = FileHandle.nullDevice
         try process.run()
         return process
@@ -41,7 +41,7 @@ import Testing
         let store = dir.storePath
         let arguments = [store, dir.path("in"), "0.15", "2"]
 
-        let firstOutput = Pipe()
+        let firstOutput = try CapturedOutput()
         let first = try start(arguments, output: firstOutput)
         // Let it finish a few receipts, then kill it without warning.
         let deadline = Date().addingTimeInterval(60)
@@ -57,14 +57,11 @@ import Testing
         #expect((atCrash["completed"] ?? 0) < count)
         #expect((atCrash["processing"] ?? 0) > 0, "the kill should catch receipts in hand: \(atCrash)")
 
-        let secondOutput = Pipe()
+        let secondOutput = try CapturedOutput()
         let started = Date()
         let second = try start(arguments, output: secondOutput)
-        let data = try await OffPool.run {
-            let data = secondOutput.fileHandleForReading.readDataToEndOfFile()
-            second.waitUntilExit()
-            return data
-        }
+        try await OffPool.run { second.waitUntilExit() }
+        let data = secondOutput.data
         #expect(second.terminationStatus == 0)
         // Receipts held by the killed process are taken back at once (its process is gone), not
         // after the 60 s lease.

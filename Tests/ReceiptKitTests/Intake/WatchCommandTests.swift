@@ -25,8 +25,8 @@ import Testing
 
     struct Run {
         let process: Process
-        let stderr: Pipe
-        func errorText() -> String { String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }
+        let stderr: CapturedOutput
+        func errorText() -> String { stderr.text }
     }
 
     private func start(_ arguments: [String]) throws -> Run {
@@ -38,9 +38,9 @@ import Testing
             environment[key] = nil
         }
         process.environment = environment
-        let err = Pipe()
+        let err = try CapturedOutput()
         process.standardOutput = FileHandle.nullDevice
-        process.standardError = err
+        process.standardError = err.handle
         try process.run()
         return Run(process: process, stderr: err)
     }

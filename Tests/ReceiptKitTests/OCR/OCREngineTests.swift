@@ -20,13 +20,12 @@ import Testing
         var env = ProcessInfo.processInfo.environment
         env["OMP_THREAD_LIMIT"] = "1"
         process.environment = env
-        let out = Pipe()
-        process.standardOutput = out
+        let out = try CapturedOutput()
+        process.standardOutput = out.handle
         process.standardError = FileHandle.nullDevice
         try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        return out.text
     }
 
     @Test("Without preprocessing the text is exactly what `tesseract IMG stdout --psm 6` prints",

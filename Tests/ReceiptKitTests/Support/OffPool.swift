@@ -11,3 +11,26 @@ enum OffPool {
         }
     }
 }
+
+/// A child process's output captured in a temporary file rather than a pipe: nothing blocks when
+/// the child writes a lot, and nothing reads a pipe that a signal can interrupt (Foundation's
+/// `readDataToEndOfFile` traps on EINTR).
+final class CapturedOutput: @unchecked Sendable {
+    let url: URL
+    let handle: FileHandle
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("receipts-output-\(UUID().uuidString)")
+        FileManager.default.createFile(atPath: url.path, contents: nil)
+        handle = try FileHandle(forWritingTo: url)
+    }
+
+    deinit {
+        try? handle.close()
+        try? FileManager.default.removeItem(at: url)
+    }
+
+    /// Everything written so far.
+    var data: Data { (try? Data(contentsOf: url)) ?? Data() }
+    var text: String { String(decoding: data, as: UTF8.self) }
+}

@@ -48,19 +48,13 @@ enum ReceiptsCLI {
         for (key, value) in environment { env[key] = value.isEmpty ? nil : value }
         process.environment = env
         if let currentDirectory { process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory) }
-        let errFile = FileManager.default.temporaryDirectory.appendingPathComponent("receipts-stderr-\(UUID().uuidString)")
-        FileManager.default.createFile(atPath: errFile.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: errFile) }
-        let errHandle = try FileHandle(forWritingTo: errFile)
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = errHandle
+        let out = try CapturedOutput(), err = try CapturedOutput()
+        process.standardOutput = out.handle
+        process.standardError = err.handle
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        try errHandle.close()
-        let errData = (try? Data(contentsOf: errFile)) ?? Data()
+        let outData = out.data, errData = err.data
         return Result(status: process.terminationStatus, out: String(decoding: outData, as: UTF8.self),
                       err: String(decoding: errData, as: UTF8.self))
     }
