@@ -234,6 +234,20 @@ import Testing
         #expect(analysis.vendor == "MAJU GARDEMA BAKERY SDN BHD")
     }
 
+    @Test(arguments: [
+        ("MR. A.1.B. (M) SDN BHD\nLOT 1, JALAN 2", "MR. A.I.B. (M) SDN BHD"),
+        ("SINAR BAKERIES (KL) SDN (123456 X)\nLOT 1, JALAN 2", "SINAR BAKERIES (KL) SDN BHD"),
+        ("SINAR HARDWARE SDN. pro\nLOT 1, JALAN 2", "SINAR HARDWARE SDN. BHD"),
+        ("KEDAI SINAR (SP) SDR\nLOT 1, JALAN 2", "KEDAI SINAR (SP) SDN BHD"),
+    ])
+    func malaysianCompanyNamesThroughOCRSlips(text: String, expected: String) {
+        #expect(vendor(text) == expected)
+    }
+
+    @Test func tableHeadingsAreNotNames() {
+        #expect(vendor("12, Jalan Damai 7/4\nTAX INVOICE\nItem Qty Price\nSR VEGE 1 5.50\nTOTAL 5.50") == nil)
+    }
+
     @Test func misreadSdnBerhadShortFormAndBraces() {
         #expect(vendor("MEGA CAKE HOUSE $/B 123456-U\nLOT 12, JALAN 3") == "MEGA CAKE HOUSE S/B")
         #expect(vendor("DELIMA {KL} SDN. BHD.\nNO 3, JALAN 4") == "DELIMA (KL) SDN. BHD")

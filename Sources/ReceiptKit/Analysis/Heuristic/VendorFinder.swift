@@ -29,6 +29,7 @@ enum VendorFinder {
         "SAT", "SUN", "CUSTOMER", "BILL", "POS", "TILL", "CASH", "SALE", "SALES", "DOCUMENT", "FACTURA", "FACTURE",
         "RECHNUNG", "QUITTUNG", "BON", "KASSENBON", "TICKET", "DUPLICATE", "REPRINT", "FEEDBACK", "SURVEY",
         "VISIT", "WIFI", "FOLLOW", "LIKE US", "TAX", "TRN", "ID", "OPERATOR", "STAFF", "CLERK", "COUNTER",
+        "QTY", "DESCRIPTION", "ITEM", "PRICE", "UNIT PRICE",
     ]
     static let addressWords: PhraseList = [
         "JALAN", "JLN", "LOT", "NO", "TAMAN", "LORONG", "PERSIARAN", "LEBUH", "KAMPUNG", "KG", "BANDAR", "BATU",
@@ -251,11 +252,30 @@ enum VendorFinder {
            suffixEnd + 1 < tokens.count, tokens[suffixEnd + 1].first?.isNumber == true || isAddress(tokens[(suffixEnd + 1)...].joined(separator: " ")) {
             tokens.removeSubrange((suffixEnd + 1)...)
         }
+        // A bracketed registration number split over tokens at the end: "(139386 X)".
+        if let open = tokens.lastIndex(where: { $0.hasPrefix("(") }), open > 0, tokens.last?.hasSuffix(")") == true,
+           tokens[open...].joined().filter(\.isNumber).count >= 4 {
+            tokens.removeSubrange(open...)
+        }
         while tokens.count > 1, let last = tokens.last, !last.hasPrefix("#"),
               last.filter(\.isNumber).count >= 3 || last.hasPrefix("(") && last.contains(where: \.isNumber) {
             tokens.removeLast()
         }
+        // SDN is always followed by BHD: "… SDN. pro", "… SDN" at the end of the row, "… SDR".
+        if let last = tokens.last?.uppercased().trimmingCharacters(in: CharacterSet(charactersIn: ".")), tokens.count >= 2 {
+            let previous = tokens[tokens.count - 2].uppercased().trimmingCharacters(in: CharacterSet(charactersIn: "."))
+            if last == "SDN" || last.count == 3 && LabelText.editDistance(last, "SDN") == 1 && last.hasPrefix("SD") {
+                tokens[tokens.count - 1] = "SDN"
+                tokens.append("BHD")
+            } else if previous == "SDN", last != "BHD", last.count <= 4, !last.contains(where: \.isNumber) {
+                tokens[tokens.count - 1] = "BHD"
+            }
+        }
         tokens = tokens.map { t in
+            // Dotted initials: "D.1.Y." is D.I.Y.
+            if t.count >= 4, t.filter({ $0 == "." }).count >= 2, t.split(separator: ".").allSatisfy({ $0.count == 1 }) {
+                return String(t.map { c -> Character in c == "1" ? "I" : c == "0" ? "O" : c == "¥" ? "Y" : c })
+            }
             switch t.uppercased() {
             case "5/B", "S/8", "5/8": return "S/B"
             case _ where t.contains("¥"): return t.replacingOccurrences(of: "¥", with: "Y")
