@@ -205,6 +205,12 @@ import Testing
         #expect(vendor(rows: rows) == "QPS")
     }
 
+    @Test func oneWordBrandOverWhatTheBusinessIs() {
+        #expect(vendor(rows: [("GLEAM", 60), ("EXPRESS CAR WASH", 40), ("Leeds LS9 8AB", 40)]) == "GLEAM EXPRESS CAR WASH")
+        // A second row that is not a kind of business stays out.
+        #expect(vendor(rows: [("GLEAM", 60), ("OPEN 7 DAYS", 40), ("Leeds LS9 8AB", 40)]) == "GLEAM")
+    }
+
     @Test func storeNumberStaysWithTheName() {
         #expect(vendor("Hilltop Outfitters # 212\n400 Main St") == "Hilltop Outfitters #212")
     }

@@ -108,6 +108,17 @@ enum VendorFinder {
             joinedAbove = true
             used = (best.row - 1)...best.row
         }
+        // A one-word brand over what the business is: "SPARKLE" / "HAND CAR WASH".
+        if !joinedAbove, best.row + 1 < rows.count, plausible[best.row + 1], LabelText(best.name).words.count == 1,
+           !best.company, !isAddress(names[best.row + 1]) {
+            let next = LabelText(names[best.row + 1])
+            let sameCase = (names[best.row + 1] == names[best.row + 1].uppercased()) == (best.name == best.name.uppercased())
+            if sameCase, (2...4).contains(next.words.count), let last = next.words.last, businessWords.contains(last),
+               (textHeight(rows[best.row + 1]) ?? 0) <= (textHeight(rows[best.row]) ?? Int.max) {
+                best.name += " " + names[best.row + 1]
+                used = best.row...(best.row + 1)
+            }
+        }
         let bestLabel = LabelText(best.name)
         // A company suffix printed on the next row ("ABC TRADING" / "SDN BHD (12345-X)",
         // "AIK HUAT ENTERPRISE" / "(SETIA ALAM) SDN BHD").
@@ -137,6 +148,13 @@ enum VendorFinder {
                              readConfidence: usedRows.map(weakestWord).min() ?? 100,
                              meanConfidence: usedRows.map(\.confidence).reduce(0, +) / Double(usedRows.count), box: box)
     }
+
+    /// Words that say what a business is, ending a name's second row.
+    static let businessWords: Set<String> = [
+        "WASH", "CARWASH", "RESTAURANT", "CAFE", "BAKERY", "HOTEL", "BAR", "GRILL", "KITCHEN", "PHARMACY", "MARKET",
+        "SUPERMARKET", "STORE", "SHOP", "GARAGE", "MOTORS", "TYRES", "PARKING", "DINER", "PIZZERIA", "BISTRO", "DELI",
+        "STATION", "SERVICES", "CENTRE", "CENTER", "PUB", "INN", "TAVERN", "BRASSERIE", "TRATTORIA", "FOODS",
+    ]
 
     /// Rows that cannot be a name by themselves: only company-form words, or a bracketed
     /// branch or region followed by the company form.
