@@ -51,6 +51,21 @@ import Testing
         #expect(total("BREAD 2.10\nMILK 3.45\nTotal After Adj Incl GST 5 55") == Decimal(string: "5.55"))
     }
 
+    @Test func decimalPointReadAsASpaceAfterTheCurrency() {
+        #expect(total("TEA 3.80\nCAKE 4.80\nTotal Sales Incl GST @ 6% RM8 60\nCash 10.00") == Decimal(string: "8.60"))
+    }
+
+    @Test func totalAfterTheAdjustmentIsThePayable() {
+        let text = """
+        Total Sales Incl GST 46.52
+        Rounding Adj 0.03
+        Total After Adj Incl GST 46.55
+        """
+        let rows = AmountLine.build(ReceiptDocument(text: text))
+        #expect(rows[2].role.totalStrength == 12)
+        #expect(total(text) == Decimal(string: "46.55"))
+    }
+
     @Test func registrationNumbersAreNotAmounts() {
         let rows = AmountLine.build(ReceiptDocument(text: "VAT Reg 311 4420 17\nGST No 0012 3456 78"))
         #expect(rows.allSatisfy { $0.amounts.isEmpty })
