@@ -24,13 +24,13 @@ import Testing
     }
 
     /// Floors in percent, per folder and field. Reached on 2026-11-22 (real OCR, 2 workers):
-    /// sroie vendor 58.0 date 84.0 total 86.0 currency 97.0; wildreceipt vendor 42.7 date 63.6
+    /// sroie vendor 58.0 date 84.0 total 86.0 currency 97.0; wildreceipt vendor 44.5 date 63.6
     /// total 67.3 tax 44.3 currency 90.0; TestReceipts vendor 100 date 94.1 total 94.1 tax 92.9
     /// currency 100 category 100. Issue 3's targets (sroie total 90, date 97, vendor 85;
     /// wildreceipt total 75, date 85, tax 70, vendor 70; TestReceipts 100) replace a floor once reached.
     static let floors: [String: [String: Double]] = [
         "sroie": ["vendor": 56, "date": 82, "total": 84, "currency": 95],
-        "wildreceipt": ["vendor": 40, "date": 61, "total": 65, "tax": 42, "currency": 88],
+        "wildreceipt": ["vendor": 42, "date": 61, "total": 65, "tax": 42, "currency": 88],
         "TestReceipts": ["vendor": 100, "date": 92, "total": 92, "tax": 90, "currency": 100, "category": 100],
     ]
 

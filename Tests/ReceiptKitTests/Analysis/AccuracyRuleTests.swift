@@ -226,6 +226,30 @@ import Testing
         #expect(vendor(rows: [("GLEAM", 60), ("OPEN 7 DAYS", 40), ("Leeds LS9 8AB", 40)]) == "GLEAM")
     }
 
+    @Test func greetingsAndSlogansAreNotNames() {
+        #expect(vendor("Welcome To The\nHarbour Lights Hotel\n12 Quay Road") == "Harbour Lights Hotel")
+        #expect(vendor("Your fresh and friendly market\nGreenway Foods\n3 Mill Lane") == "Greenway Foods")
+        #expect(VendorFinder.isSlogan(LabelText("Goods Sold Are Not Refundable")))
+        #expect(!VendorFinder.isSlogan(LabelText("The Cheesecake Factory")))
+    }
+
+    @Test func aClearFirstRowNamedAfterAStreet() {
+        #expect(vendor("ONE MILL STREET\n1 Mill Street\nBoston MA 02110") == "ONE MILL STREET")
+        #expect(vendor("12 MILL STREET\nBoston MA 02110") == nil)
+    }
+
+    @Test func aLegalEntityInSmallPrintFarDownCountsLess() {
+        let text = """
+        Riverbend Fun Zone
+        1200 Harbor Blvd
+        Anaheim CA 92802
+        Tel (714) 555 0100
+        Table 12 Guests 4
+        A UNIT OF NORTHWIND LLC
+        """
+        #expect(vendor(text) == "Riverbend Fun Zone")
+    }
+
     @Test func storeNumberStaysWithTheName() {
         #expect(vendor("Hilltop Outfitters # 212\n400 Main St") == "Hilltop Outfitters #212")
     }

@@ -43,6 +43,8 @@ enum VendorFinder {
         "KOMPLEKS", "WISMA", "MUKIM", "JAYA", "INDUSTRIAL", "ESTATE", "PARK", "TMN", "LRG", "JLN", "SG", "SUNGAI",
     ]
     private static let phonePattern = Pattern(#"(\+?\d[\d\s\-().]{6,}\d)"#)
+    /// "Boston MA 02110", "SPRINGFIELD IL 62701-1234": a US city, state and ZIP code.
+    private static let usCityLine = Pattern(#"\b[A-Z]{2}[\s.,]+\d{5}(-\d{4})?\b"#, caseInsensitive: false)
     private static let postcodePattern = Pattern(#"\b\d{5}\b|\b[A-Z]{1,2}\d[A-Z\d]?\s+\d[A-Z]{2}\b"#, caseInsensitive: false)
 
     static func find(_ document: ReceiptDocument, rows amountRows: [AmountLine]? = nil) -> VendorFinding? {
@@ -70,10 +72,14 @@ enum VendorFinder {
             let label = LabelText(name)
             names[position] = name
             let company = label.hasAny(companySuffixes) && !label.hasAny(["CO REG", "COMPANY NO", "REG NO", "ROC"])
-            guard isPlausibleName(name, label: label) else {
+            // "ONE MILL STREET" as the first, clearly read row with no house number is a name.
+            let namedAfterStreet = position == 0 && line.confidence >= 85 && !name.contains(where: \.isNumber)
+                && label.hasAny(addressWords) && isPlausibleName(name, label: label, allowAddressWords: true)
+            guard namedAfterStreet || isPlausibleName(name, label: label) && !(usCityLine.matches(line.upper) && !company) else {
                 if isAddress(line.text) { addressSeen = true }
                 continue
             }
+            if isSlogan(label) { continue }
             // Low-confidence fragments ("ies", "Map. iO") are what OCR makes of logos and stains.
             if line.confidence < 50, (label.words.map(\.count).max() ?? 0) < 5 { continue }
             plausible[position] = true
@@ -81,7 +87,8 @@ enum VendorFinder {
             if let h = heights[position], let typical = typicalHeight, typical > 0, line.confidence >= 45 {
                 score += min(3, max(-1, 3 * (Double(h) / Double(typical) - 1)))
             }
-            if company { score += 9 }
+            // The legal entity in small print further down ("UNIT OF … LLP") counts less.
+            if company { score += position <= 4 ? 9 : 5 }
             if addressSeen && !company { score -= 4 }
             score += (line.confidence - 70) / 15
             let letters = name.filter(\.isLetter).count
@@ -149,6 +156,16 @@ enum VendorFinder {
                              meanConfidence: usedRows.map(\.confidence).reduce(0, +) / Double(usedRows.count), box: box)
     }
 
+    /// Greetings and slogans: several little words ("Welcome To The", "Your fast and friendly
+    /// checkout was"), or opening with YOUR / OUR / WE.
+    static func isSlogan(_ label: LabelText) -> Bool {
+        let little: Set<String> = ["THE", "TO", "YOUR", "OUR", "WE", "YOU", "WAS", "AND", "FOR", "ARE", "IS", "OF", "AT", "WITH", "BE", "IT", "NOT", "WILL", "ALL", "PLEASE"]
+        guard let first = label.words.first else { return false }
+        if ["YOUR", "OUR", "WE"].contains(first) { return true }
+        let count = label.words.filter(little.contains).count
+        return count >= 2 && Double(count) >= 0.4 * Double(label.words.count)
+    }
+
     /// Words that say what a business is, ending a name's second row.
     static let businessWords: Set<String> = [
         "WASH", "CARWASH", "RESTAURANT", "CAFE", "BAKERY", "HOTEL", "BAR", "GRILL", "KITCHEN", "PHARMACY", "MARKET",
@@ -204,13 +221,13 @@ enum VendorFinder {
         return label.hasAny(addressWords) || postcodePattern.matches(text.uppercased())
     }
 
-    static func isPlausibleName(_ name: String, label: LabelText) -> Bool {
+    static func isPlausibleName(_ name: String, label: LabelText, allowAddressWords: Bool = false) -> Bool {
         let letters = name.filter(\.isLetter).count
         guard letters >= 3 else { return false }
         let visible = name.filter { !$0.isWhitespace }.count
         guard Double(letters) / Double(max(1, visible)) >= 0.6 else { return false }
         if label.hasAny(skipWords) && !label.hasAny(companySuffixes) { return false }
-        if label.hasAny(addressWords) && !label.hasAny(companySuffixes) { return false }
+        if !allowAddressWords && label.hasAny(addressWords) && !label.hasAny(companySuffixes) { return false }
         if phonePattern.matches(name) { return false }
         if postcodePattern.matches(name.uppercased()) && !label.hasAny(companySuffixes) { return false }
         // Mostly one-letter fragments: OCR noise. ("MR D.I.Y. (M)" is fine: its tokens are whole.)
