@@ -51,6 +51,21 @@ import Testing
         #expect(total("BREAD 2.10\nMILK 3.45\nTotal After Adj Incl GST 5 55") == Decimal(string: "5.55"))
     }
 
+    @Test func decimalPointReadAsASpaceAfterTheCurrency() {
+        #expect(total("TEA 3.80\nCAKE 4.80\nTotal Sales Incl GST @ 6% RM8 60\nCash 10.00") == Decimal(string: "8.60"))
+    }
+
+    @Test func totalAfterTheAdjustmentIsThePayable() {
+        let text = """
+        Total Sales Incl GST 46.52
+        Rounding Adj 0.03
+        Total After Adj Incl GST 46.55
+        """
+        let rows = AmountLine.build(ReceiptDocument(text: text))
+        #expect(rows[2].role.totalStrength == 12)
+        #expect(total(text) == Decimal(string: "46.55"))
+    }
+
     @Test func registrationNumbersAreNotAmounts() {
         let rows = AmountLine.build(ReceiptDocument(text: "VAT Reg 311 4420 17\nGST No 0012 3456 78"))
         #expect(rows.allSatisfy { $0.amounts.isEmpty })
@@ -205,6 +220,36 @@ import Testing
         #expect(vendor(rows: rows) == "QPS")
     }
 
+    @Test func oneWordBrandOverWhatTheBusinessIs() {
+        #expect(vendor(rows: [("GLEAM", 60), ("EXPRESS CAR WASH", 40), ("Leeds LS9 8AB", 40)]) == "GLEAM EXPRESS CAR WASH")
+        // A second row that is not a kind of business stays out.
+        #expect(vendor(rows: [("GLEAM", 60), ("OPEN 7 DAYS", 40), ("Leeds LS9 8AB", 40)]) == "GLEAM")
+    }
+
+    @Test func greetingsAndSlogansAreNotNames() {
+        #expect(vendor("Welcome To The\nHarbour Lights Hotel\n12 Quay Road") == "Harbour Lights Hotel")
+        #expect(vendor("Your fresh and friendly market\nGreenway Foods\n3 Mill Lane") == "Greenway Foods")
+        #expect(VendorFinder.isSlogan(LabelText("Goods Sold Are Not Refundable")))
+        #expect(!VendorFinder.isSlogan(LabelText("The Cheesecake Factory")))
+    }
+
+    @Test func aClearFirstRowNamedAfterAStreet() {
+        #expect(vendor("ONE MILL STREET\n1 Mill Street\nBoston MA 02110") == "ONE MILL STREET")
+        #expect(vendor("12 MILL STREET\nBoston MA 02110") == nil)
+    }
+
+    @Test func aLegalEntityInSmallPrintFarDownCountsLess() {
+        let text = """
+        Riverbend Fun Zone
+        1200 Harbor Blvd
+        Anaheim CA 92802
+        Tel (714) 555 0100
+        Table 12 Guests 4
+        A UNIT OF NORTHWIND LLC
+        """
+        #expect(vendor(text) == "Riverbend Fun Zone")
+    }
+
     @Test func storeNumberStaysWithTheName() {
         #expect(vendor("Hilltop Outfitters # 212\n400 Main St") == "Hilltop Outfitters #212")
     }
@@ -232,6 +277,20 @@ import Testing
         let input = AnalysisInput(source: "bakery.jpg", ocr: first, reread: { _ in ocrResult("WELCOME TO OUR SHOP") })
         let analysis = try await HeuristicAnalyzer().analyze(input, options: AnalysisOptions())
         #expect(analysis.vendor == "MAJU GARDEMA BAKERY SDN BHD")
+    }
+
+    @Test(arguments: [
+        ("MR. A.1.B. (M) SDN BHD\nLOT 1, JALAN 2", "MR. A.I.B. (M) SDN BHD"),
+        ("SINAR BAKERIES (KL) SDN (123456 X)\nLOT 1, JALAN 2", "SINAR BAKERIES (KL) SDN BHD"),
+        ("SINAR HARDWARE SDN. pro\nLOT 1, JALAN 2", "SINAR HARDWARE SDN. BHD"),
+        ("KEDAI SINAR (SP) SDR\nLOT 1, JALAN 2", "KEDAI SINAR (SP) SDN BHD"),
+    ])
+    func malaysianCompanyNamesThroughOCRSlips(text: String, expected: String) {
+        #expect(vendor(text) == expected)
+    }
+
+    @Test func tableHeadingsAreNotNames() {
+        #expect(vendor("12, Jalan Damai 7/4\nTAX INVOICE\nItem Qty Price\nSR VEGE 1 5.50\nTOTAL 5.50") == nil)
     }
 
     @Test func misreadSdnBerhadShortFormAndBraces() {

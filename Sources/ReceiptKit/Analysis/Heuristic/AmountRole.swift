@@ -34,7 +34,7 @@ enum AmountRole: Sendable, Hashable {
         "JUMLAH", "JUMLAH BESAR", "TOTAL SALES", "TOTAL INCL", "TOTAL INCLUSIVE", "TOTAL INCLUDING", "TOTAAL",
         "TE BETALEN", "TOTALE", "IMPORTE", "MONTANT", "A PAYER", "BETRAG", "ZU ZAHLEN", "TOTAL A PAGAR",
         "TOTAL EUROS", "TOTAL EUR", "TOTAL RM", "TOTAL USD", "TOTAL GBP", "NETT AMOUNT", "NETT", "TOTAL NETT",
-        "PAYABLE", "GRANDTOTAL", "TOTAL TO PAY", "INVOICE TOTAL", "BILL TOTAL", "TOTAL BILL", "AMOUNT TENDERED DUE",
+        "PAYABLE", "GRANDTOTAL", "TOTAL TO PAY", "TOTAL AFTER", "AFTER ROUNDING", "AFTER ADJ", "INVOICE TOTAL", "BILL TOTAL", "TOTAL BILL", "AMOUNT TENDERED DUE",
     ]
     static let changeWords: PhraseList = ["CHANGE", "CHG", "KEMBALI", "BAKI", "CHANGE DUE", "RUCKGELD", "RENDU", "CAMBIO",
                               "WISSELGELD", "VUELTO", "CHANGE AMOUNT"]
@@ -122,7 +122,7 @@ struct AmountLine: Sendable {
                 // "TOTAL 1000": the decimal point was lost; read the last bare number as cents.
                 let tokens = line.text.split(whereSeparator: \.isWhitespace).map(String.init)
                 if tokens.count >= 2, let last = tokens.last, last.count == 2, last.allSatisfy(\.isASCIIDigit),
-                   let whole = tokens.dropLast().last, (1...4).contains(whole.count), whole.allSatisfy(\.isASCIIDigit),
+                   let whole = tokens.dropLast().last.map(dropCurrencyPrefix), (1...4).contains(whole.count), whole.allSatisfy(\.isASCIIDigit),
                    let value = Money.parse(whole + "." + last) {
                     // "TOTAL 46 55": the decimal point was read as a space.
                     found = [AmountToken(value: value, tokenIndex: tokens.count - 2, tokenCount: 2, repaired: true)]
@@ -166,6 +166,14 @@ struct AmountLine: Sendable {
             }
         }
         return result
+    }
+
+    /// `RM8` → `8`, `$12` → `12` (for amounts whose decimal point was read as a space).
+    static func dropCurrencyPrefix(_ token: String) -> String {
+        for mark in ["RM", "$", "£", "€", "S$", "US$"] where token.uppercased().hasPrefix(mark) && token.count > mark.count {
+            return String(token.dropFirst(mark.count))
+        }
+        return token
     }
 
     /// The text of the row without its amount tokens.

@@ -29,6 +29,7 @@ enum VendorFinder {
         "SAT", "SUN", "CUSTOMER", "BILL", "POS", "TILL", "CASH", "SALE", "SALES", "DOCUMENT", "FACTURA", "FACTURE",
         "RECHNUNG", "QUITTUNG", "BON", "KASSENBON", "TICKET", "DUPLICATE", "REPRINT", "FEEDBACK", "SURVEY",
         "VISIT", "WIFI", "FOLLOW", "LIKE US", "TAX", "TRN", "ID", "OPERATOR", "STAFF", "CLERK", "COUNTER",
+        "QTY", "DESCRIPTION", "ITEM", "PRICE", "UNIT PRICE",
     ]
     static let addressWords: PhraseList = [
         "JALAN", "JLN", "LOT", "NO", "TAMAN", "LORONG", "PERSIARAN", "LEBUH", "KAMPUNG", "KG", "BANDAR", "BATU",
@@ -42,6 +43,8 @@ enum VendorFinder {
         "KOMPLEKS", "WISMA", "MUKIM", "JAYA", "INDUSTRIAL", "ESTATE", "PARK", "TMN", "LRG", "JLN", "SG", "SUNGAI",
     ]
     private static let phonePattern = Pattern(#"(\+?\d[\d\s\-().]{6,}\d)"#)
+    /// "Boston MA 02110", "SPRINGFIELD IL 62701-1234": a US city, state and ZIP code.
+    private static let usCityLine = Pattern(#"\b[A-Z]{2}[\s.,]+\d{5}(-\d{4})?\b"#, caseInsensitive: false)
     private static let postcodePattern = Pattern(#"\b\d{5}\b|\b[A-Z]{1,2}\d[A-Z\d]?\s+\d[A-Z]{2}\b"#, caseInsensitive: false)
 
     static func find(_ document: ReceiptDocument, rows amountRows: [AmountLine]? = nil) -> VendorFinding? {
@@ -69,10 +72,14 @@ enum VendorFinder {
             let label = LabelText(name)
             names[position] = name
             let company = label.hasAny(companySuffixes) && !label.hasAny(["CO REG", "COMPANY NO", "REG NO", "ROC"])
-            guard isPlausibleName(name, label: label) else {
+            // "ONE MILL STREET" as the first, clearly read row with no house number is a name.
+            let namedAfterStreet = position == 0 && line.confidence >= 85 && !name.contains(where: \.isNumber)
+                && label.hasAny(addressWords) && isPlausibleName(name, label: label, allowAddressWords: true)
+            guard namedAfterStreet || isPlausibleName(name, label: label) && !(usCityLine.matches(line.upper) && !company) else {
                 if isAddress(line.text) { addressSeen = true }
                 continue
             }
+            if isSlogan(label) { continue }
             // Low-confidence fragments ("ies", "Map. iO") are what OCR makes of logos and stains.
             if line.confidence < 50, (label.words.map(\.count).max() ?? 0) < 5 { continue }
             plausible[position] = true
@@ -80,7 +87,8 @@ enum VendorFinder {
             if let h = heights[position], let typical = typicalHeight, typical > 0, line.confidence >= 45 {
                 score += min(3, max(-1, 3 * (Double(h) / Double(typical) - 1)))
             }
-            if company { score += 9 }
+            // The legal entity in small print further down ("UNIT OF … LLP") counts less.
+            if company { score += position <= 4 ? 9 : 5 }
             if addressSeen && !company { score -= 4 }
             score += (line.confidence - 70) / 15
             let letters = name.filter(\.isLetter).count
@@ -106,6 +114,17 @@ enum VendorFinder {
             best.name = names[best.row - 1] + " " + best.name
             joinedAbove = true
             used = (best.row - 1)...best.row
+        }
+        // A one-word brand over what the business is: "SPARKLE" / "HAND CAR WASH".
+        if !joinedAbove, best.row + 1 < rows.count, plausible[best.row + 1], LabelText(best.name).words.count == 1,
+           !best.company, !isAddress(names[best.row + 1]) {
+            let next = LabelText(names[best.row + 1])
+            let sameCase = (names[best.row + 1] == names[best.row + 1].uppercased()) == (best.name == best.name.uppercased())
+            if sameCase, (2...4).contains(next.words.count), let last = next.words.last, businessWords.contains(last),
+               (textHeight(rows[best.row + 1]) ?? 0) <= (textHeight(rows[best.row]) ?? Int.max) {
+                best.name += " " + names[best.row + 1]
+                used = best.row...(best.row + 1)
+            }
         }
         let bestLabel = LabelText(best.name)
         // A company suffix printed on the next row ("ABC TRADING" / "SDN BHD (12345-X)",
@@ -136,6 +155,23 @@ enum VendorFinder {
                              readConfidence: usedRows.map(weakestWord).min() ?? 100,
                              meanConfidence: usedRows.map(\.confidence).reduce(0, +) / Double(usedRows.count), box: box)
     }
+
+    /// Greetings and slogans: several little words ("Welcome To The", "Your fast and friendly
+    /// checkout was"), or opening with YOUR / OUR / WE.
+    static func isSlogan(_ label: LabelText) -> Bool {
+        let little: Set<String> = ["THE", "TO", "YOUR", "OUR", "WE", "YOU", "WAS", "AND", "FOR", "ARE", "IS", "OF", "AT", "WITH", "BE", "IT", "NOT", "WILL", "ALL", "PLEASE"]
+        guard let first = label.words.first else { return false }
+        if ["YOUR", "OUR", "WE"].contains(first) { return true }
+        let count = label.words.filter(little.contains).count
+        return count >= 2 && Double(count) >= 0.4 * Double(label.words.count)
+    }
+
+    /// Words that say what a business is, ending a name's second row.
+    static let businessWords: Set<String> = [
+        "WASH", "CARWASH", "RESTAURANT", "CAFE", "BAKERY", "HOTEL", "BAR", "GRILL", "KITCHEN", "PHARMACY", "MARKET",
+        "SUPERMARKET", "STORE", "SHOP", "GARAGE", "MOTORS", "TYRES", "PARKING", "DINER", "PIZZERIA", "BISTRO", "DELI",
+        "STATION", "SERVICES", "CENTRE", "CENTER", "PUB", "INN", "TAVERN", "BRASSERIE", "TRATTORIA", "FOODS",
+    ]
 
     /// Rows that cannot be a name by themselves: only company-form words, or a bracketed
     /// branch or region followed by the company form.
@@ -185,13 +221,13 @@ enum VendorFinder {
         return label.hasAny(addressWords) || postcodePattern.matches(text.uppercased())
     }
 
-    static func isPlausibleName(_ name: String, label: LabelText) -> Bool {
+    static func isPlausibleName(_ name: String, label: LabelText, allowAddressWords: Bool = false) -> Bool {
         let letters = name.filter(\.isLetter).count
         guard letters >= 3 else { return false }
         let visible = name.filter { !$0.isWhitespace }.count
         guard Double(letters) / Double(max(1, visible)) >= 0.6 else { return false }
         if label.hasAny(skipWords) && !label.hasAny(companySuffixes) { return false }
-        if label.hasAny(addressWords) && !label.hasAny(companySuffixes) { return false }
+        if !allowAddressWords && label.hasAny(addressWords) && !label.hasAny(companySuffixes) { return false }
         if phonePattern.matches(name) { return false }
         if postcodePattern.matches(name.uppercased()) && !label.hasAny(companySuffixes) { return false }
         // Mostly one-letter fragments: OCR noise. ("MR D.I.Y. (M)" is fine: its tokens are whole.)
@@ -251,11 +287,30 @@ enum VendorFinder {
            suffixEnd + 1 < tokens.count, tokens[suffixEnd + 1].first?.isNumber == true || isAddress(tokens[(suffixEnd + 1)...].joined(separator: " ")) {
             tokens.removeSubrange((suffixEnd + 1)...)
         }
+        // A bracketed registration number split over tokens at the end: "(139386 X)".
+        if let open = tokens.lastIndex(where: { $0.hasPrefix("(") }), open > 0, tokens.last?.hasSuffix(")") == true,
+           tokens[open...].joined().filter(\.isNumber).count >= 4 {
+            tokens.removeSubrange(open...)
+        }
         while tokens.count > 1, let last = tokens.last, !last.hasPrefix("#"),
               last.filter(\.isNumber).count >= 3 || last.hasPrefix("(") && last.contains(where: \.isNumber) {
             tokens.removeLast()
         }
+        // SDN is always followed by BHD: "… SDN. pro", "… SDN" at the end of the row, "… SDR".
+        if let last = tokens.last?.uppercased().trimmingCharacters(in: CharacterSet(charactersIn: ".")), tokens.count >= 2 {
+            let previous = tokens[tokens.count - 2].uppercased().trimmingCharacters(in: CharacterSet(charactersIn: "."))
+            if last == "SDN" || last.count == 3 && LabelText.editDistance(last, "SDN") == 1 && last.hasPrefix("SD") {
+                tokens[tokens.count - 1] = "SDN"
+                tokens.append("BHD")
+            } else if previous == "SDN", last != "BHD", last.count <= 4, !last.contains(where: \.isNumber) {
+                tokens[tokens.count - 1] = "BHD"
+            }
+        }
         tokens = tokens.map { t in
+            // Dotted initials: "D.1.Y." is D.I.Y.
+            if t.count >= 4, t.filter({ $0 == "." }).count >= 2, t.split(separator: ".").allSatisfy({ $0.count == 1 }) {
+                return String(t.map { c -> Character in c == "1" ? "I" : c == "0" ? "O" : c == "¥" ? "Y" : c })
+            }
             switch t.uppercased() {
             case "5/B", "S/8", "5/8": return "S/B"
             case _ where t.contains("¥"): return t.replacingOccurrences(of: "¥", with: "Y")

@@ -1,0 +1,77 @@
+import Foundation
+import Testing
+@testable import ReceiptKit
+
+/// The accuracy regression gate of issue 3: the real `receipts` binary runs `eval --format json`
+/// (real OCR, default heuristic analyzer) on ../shared/receipts and TestReceipts, and every field
+/// must stay at or above its floor.
+///
+/// Floors are the level reached, rounded down a couple of points for OCR noise, or the issue's
+/// target where the analyzer reaches it. Raise them when the analyzer improves; never lower one
+/// to make a change pass.
+@Suite(.serialized) struct AccuracyGateTests {
+    static let repoRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    static let shared = repoRoot.deletingLastPathComponent().appendingPathComponent("shared/receipts")
+    static var sharedPresent: Bool {
+        FileManager.default.fileExists(atPath: shared.appendingPathComponent("sroie").path)
+            && FileManager.default.fileExists(atPath: shared.appendingPathComponent("wildreceipt").path)
+    }
+
+    static var binary: URL {
+        URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+            .appendingPathComponent("receipts")
+    }
+
+    /// Floors in percent, per folder and field. Reached on 2026-11-22 (real OCR, 2 workers):
+    /// sroie vendor 58.0 date 84.0 total 86.0 currency 97.0; wildreceipt vendor 44.5 date 63.6
+    /// total 67.3 tax 44.3 currency 90.0; TestReceipts vendor 100 date 94.1 total 94.1 tax 92.9
+    /// currency 100 category 100. Issue 3's targets (sroie total 90, date 97, vendor 85;
+    /// wildreceipt total 75, date 85, tax 70, vendor 70; TestReceipts 100) replace a floor once reached.
+    static let floors: [String: [String: Double]] = [
+        "sroie": ["vendor": 56, "date": 82, "total": 84, "currency": 95],
+        "wildreceipt": ["vendor": 42, "date": 61, "total": 65, "tax": 42, "currency": 88],
+        "TestReceipts": ["vendor": 100, "date": 92, "total": 92, "tax": 90, "currency": 100, "category": 100],
+    ]
+
+    @Test(.enabled(if: sharedPresent, "../shared/receipts is absent: the accuracy gate needs the labelled receipts (sroie, wildreceipt)"),
+          .timeLimit(.minutes(15)))
+    func accuracyStaysAboveTheFloors() throws {
+        let process = Process()
+        process.executableURL = Self.binary
+        process.currentDirectoryURL = Self.repoRoot
+        process.arguments = ["eval", Self.shared.appendingPathComponent("sroie").path,
+                             Self.shared.appendingPathComponent("wildreceipt").path,
+                             Self.repoRoot.appendingPathComponent("TestReceipts").path,
+                             "--format", "json", "--workers", "2", "--quiet"]
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        let errText = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0, "receipts eval failed: \(errText)")
+
+        let report = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+        let folders = try #require(report?["folders"] as? [[String: Any]], "no folders in the eval report")
+        try #require(folders.count == 3)
+        var failures: [String] = []
+        var summary: [String] = []
+        for folder in folders {
+            let name = URL(fileURLWithPath: try #require(folder["folder"] as? String)).lastPathComponent
+            let fields = folder["fields"] as? [String: [String: Any]] ?? [:]
+            let floors = try #require(Self.floors[name], "no floors for folder \(name)")
+            #expect((folder["failed"] as? Int) == 0, "\(name): receipts failed in the pipeline")
+            for (field, floor) in floors.sorted(by: { $0.key < $1.key }) {
+                let scores = try #require(fields[field], "\(name): field \(field) was not scored")
+                let correct = (scores["correct"] as? Int) ?? 0, scored = (scores["scored"] as? Int) ?? 0
+                let percent = scored == 0 ? 0 : 100 * Double(correct) / Double(scored)
+                summary.append("\(name).\(field) \(String(format: "%.1f", percent))% (floor \(floor))")
+                if percent < floor { failures.append("\(name) \(field): \(String(format: "%.1f", percent))% < floor \(floor)%") }
+            }
+        }
+        print("accuracy gate: " + summary.joined(separator: ", "))
+        #expect(failures.isEmpty, "accuracy fell below the floor: \(failures.joined(separator: "; "))")
+    }
+}
