@@ -13,12 +13,12 @@ public enum ReceiptFile {
             throw ReceiptError(.unreadable, file: file, "is a folder, not an image file")
         }
         guard FileManager.default.isReadableFile(atPath: url.path) else {
-            throw ReceiptError(.unreadable, file: file, "permission denied")
+            throw ReceiptError(.unreadable, file: file, "cannot read the file (permission denied)")
         }
         do {
             return try Data(contentsOf: url, options: .mappedIfSafe)
         } catch {
-            throw ReceiptError(.unreadable, file: file, "cannot read file (\(error.localizedDescription))")
+            throw ReceiptError(.unreadable, file: file, "cannot read the file (\(error.localizedDescription))")
         }
     }
 

@@ -13,20 +13,7 @@ enum BlockingIO {
 
     /// Reads an image file; the error is one line naming the file and the cause.
     static func readImage(at path: String) -> Result<Data, ReceiptError> {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            return .failure(ReceiptError(.unreadable, file: path, "no such file"))
-        }
-        if isDirectory.boolValue {
-            return .failure(ReceiptError(.unreadable, file: path, "is a folder, not an image file"))
-        }
-        guard FileManager.default.isReadableFile(atPath: path) else {
-            return .failure(ReceiptError(.unreadable, file: path, "cannot read the file (permission denied)"))
-        }
-        do {
-            return .success(try Data(contentsOf: URL(fileURLWithPath: path), options: .mappedIfSafe))
-        } catch {
-            return .failure(ReceiptError(.unreadable, file: path, "cannot read the file (\(error.localizedDescription))"))
-        }
+        Result { try ReceiptFile.read(URL(fileURLWithPath: path), file: path) }
+            .mapError { $0 as? ReceiptError ?? ReceiptError(.unreadable, file: path, "cannot read the file (\($0))") }
     }
 }
