@@ -18,10 +18,7 @@ import Testing
             && FileManager.default.fileExists(atPath: shared.appendingPathComponent("wildreceipt").path)
     }
 
-    static var binary: URL {
-        URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-            .appendingPathComponent("receipts")
-    }
+    static var binary: URL { ReceiptsCLI.binary }
 
     /// Floors in percent, per folder and field. Reached on 2026-11-22 (`receipts eval`, real OCR):
     /// sroie vendor 59.0 date 88.0 total 85.0 currency 96.0; wildreceipt vendor 45.5 date 64.9

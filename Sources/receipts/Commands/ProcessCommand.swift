@@ -56,16 +56,15 @@ struct ProcessCommand: AsyncParsableCommand {
             throw ExitCode(1)
         }
 
-        let items = InputCollector().collect(paths)
+        let files = InputCollector().collect(paths)
         let writer = RecordWriter(format: format?.value ?? .automatic, columns: Self.columns)
-        let progress = ProgressBar(total: items.count)
+        let progress = ProgressBar(total: files.count)
         writer.begin()
         var failures = 0
         // Paths that cannot be receipts at all (missing, folders named like images) are reported
         // by the store as failed receipts too, so they show up in `receipts list --status failed`.
-        let batch: [BatchItem] = items.map { .file($0.path) }
         do {
-            for try await outcome in receiptPipeline.process(batch, force: force) {
+            for try await outcome in receiptPipeline.process(files: files, force: force) {
                 let failed = outcome.receipt.ocrStatus == .failed
                 if failed { failures += 1 }
                 progress.clear()
@@ -80,7 +79,7 @@ struct ProcessCommand: AsyncParsableCommand {
         }
         writer.end()
         progress.finish()
-        if items.isEmpty { printError("no receipt images found in \(paths.joined(separator: " "))") }
+        if files.isEmpty { printError("no receipt images found in \(paths.joined(separator: " "))") }
         if failures > 0 { throw ExitCode(1) }
     }
 

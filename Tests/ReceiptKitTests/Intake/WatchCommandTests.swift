@@ -5,15 +5,9 @@ import Testing
 /// The real `receipts watch` binary on real receipt images (TestReceipts/) in a temporary folder:
 /// real Tesseract, a real SQLite store, real signals.
 @Suite(.serialized) struct WatchCommandTests {
-    static var binary: URL {
-        URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-            .appendingPathComponent("receipts")
-    }
+    static var binary: URL { ReceiptsCLI.binary }
 
-    static var testReceipts: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("TestReceipts")
-    }
+    static var testReceipts: URL { ReceiptsCLI.repositoryRoot.appendingPathComponent("TestReceipts") }
 
     static var available: Bool {
         FileManager.default.isExecutableFile(atPath: binary.path)
