@@ -20,10 +20,17 @@ let package = Package(
             pkgConfig: "tesseract",
             providers: [.apt(["libtesseract-dev", "libleptonica-dev", "tesseract-ocr-eng"])]
         ),
+        // Tesseract speed and memory fixes in C (see its .c files).
+        .target(
+            name: "COCRTuning",
+            dependencies: ["CTesseract"],
+            linkerSettings: [.linkedLibrary("dl")]
+        ),
         .target(
             name: "ReceiptKit",
             dependencies: [
                 "CTesseract",
+                "COCRTuning",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
