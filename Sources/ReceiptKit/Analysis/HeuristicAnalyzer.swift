@@ -11,9 +11,12 @@ public struct HeuristicAnalyzer: ReceiptAnalyzer {
     /// Second passes tried in order while the total stays unconfirmed.
     public var rereadPasses: [OCRPass]
 
+    /// One whole-page pass at 0.8 of the first pass's scale: OCR errors change with scale, and a
+    /// smaller image costs about two thirds of the first pass. Measured on ../shared/receipts
+    /// against psm 4 then psm 6 at 1.5× (twice the OCR): dates 88%/71% vs 88%/65% (SROIE/
+    /// WildReceipt), totals 84%/67% vs 85%/69%.
     public static let defaultRereadPasses: [OCRPass] = [
-        OCRPass(pageSegmentationMode: 4),
-        OCRPass(pageSegmentationMode: 6, scale: 1.5),
+        OCRPass(pageSegmentationMode: 6, scale: 0.8),
     ]
 
     public init(rereadPasses: [OCRPass] = HeuristicAnalyzer.defaultRereadPasses) {

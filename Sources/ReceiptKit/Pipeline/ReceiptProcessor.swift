@@ -12,8 +12,11 @@ public struct ReceiptProcessor: ReceiptProcessing {
     /// Second OCR passes an analyzer may ask for per receipt (each costs about one more OCR).
     public let maxExtraPasses: Int
 
+    /// OCR passes per receipt by default: the first, and up to two the analyzer asks for.
+    public static let defaultMaxPasses = 3
+
     public init(engine: OCREngine, analyzer: any ReceiptAnalyzer, options: AnalysisOptions = AnalysisOptions(),
-                maxExtraPasses: Int = 2, logger: Logger = Logger(label: "receipts.pipeline")) {
+                maxExtraPasses: Int = ReceiptProcessor.defaultMaxPasses - 1, logger: Logger = Logger(label: "receipts.pipeline")) {
         self.engine = engine
         self.analyzer = analyzer
         self.options = options

@@ -18,13 +18,38 @@ struct PipelineOptions: ParsableArguments {
     @Option(help: "Taxonomy file (JSON) with the expense categories and their tax-deductible share; see the README.")
     var taxonomy: String?
 
+    @Option(name: .customLong("ocr-passes"), help: ArgumentHelp(
+        "OCR passes per receipt at most: 1 is fastest; with more, the heuristic analyzer reads unclear totals and names again (closer, or in another layout mode).",
+        valueName: "N"))
+    var ocrPasses = ReceiptProcessor.defaultMaxPasses
+
+    @Option(name: .customLong("reread-passes"), help: ArgumentHelp(
+        "Second passes of the heuristic analyzer, in order: PSM[@SCALE][b] comma-separated (b = binarized).",
+        visibility: .hidden))
+    var rereadPasses: String?
+
     @OptionGroup(title: "OCR") var ocr: OCROptions
     @OptionGroup(title: "Analyzer") var remote: RemoteOptions
 
     func validate() throws {
         guard workers >= 1 && workers <= 256 else { throw ValidationError("--workers must be between 1 and 256.") }
+        guard ocrPasses >= 1 && ocrPasses <= 10 else { throw ValidationError("--ocr-passes must be between 1 and 10.") }
         if let defaultCurrency, !(defaultCurrency.count == 3 && defaultCurrency.allSatisfy(\.isLetter)) {
             throw ValidationError("--default-currency must be a three-letter ISO 4217 code such as GBP.")
+        }
+    }
+
+    func parsedRereadPasses() throws -> [OCRPass] {
+        guard let rereadPasses else { return HeuristicAnalyzer.defaultRereadPasses }
+        return try rereadPasses.split(separator: ",").map { spec in
+            var text = Substring(spec)
+            let binarize = text.hasSuffix("b")
+            if binarize { text = text.dropLast() }
+            let parts = text.split(separator: "@")
+            guard let psm = Int(parts[0]), let scale = parts.count > 1 ? Double(parts[1]) : 1 else {
+                throw ValidationError("--reread-passes: cannot read '\(spec)'")
+            }
+            return OCRPass(pageSegmentationMode: psm, scale: scale, binarize: binarize)
         }
     }
 
@@ -39,12 +64,12 @@ struct PipelineOptions: ParsableArguments {
         let engine = try ocr.makeEngine(threads: workers, logger: logger)
         let analyzer: any ReceiptAnalyzer
         do {
-            analyzer = try remote.makeAnalyzer(heuristic: HeuristicAnalyzer(), imagePreparer: engine.imagePreparer, logger: logger)
+            analyzer = try remote.makeAnalyzer(heuristic: HeuristicAnalyzer(rereadPasses: try parsedRereadPasses()), imagePreparer: engine.imagePreparer, logger: logger)
         } catch let error as ValidationError {
             printError(error.message)
             throw ExitCode(2)
         }
-        return ReceiptProcessor(engine: engine, analyzer: analyzer, options: options, logger: logger)
+        return ReceiptProcessor(engine: engine, analyzer: analyzer, options: options, maxExtraPasses: ocrPasses - 1, logger: logger)
     }
 }
 
