@@ -58,6 +58,8 @@ let package = Package(
             name: "ReceiptKitTests",
             dependencies: [
                 "ReceiptKit",
+                "CTesseract",
+                "COCRTuning",
                 "receipts",
                 "receipts-queue-crash-helper",
                 .product(name: "Logging", package: "swift-log"),

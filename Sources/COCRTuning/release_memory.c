@@ -11,3 +11,4 @@ void receipts_release_free_memory(void) {
     malloc_trim(0);
 #endif
 }
+

@@ -26,11 +26,13 @@ public final class OCREngine: Sendable {
         self.logger = logger
         self.queue = JobQueue()
         OCREngine.warnAboutOpenMPOnce(logger)
-        // Fail now, not on the first receipt, if the engine cannot start.
-        _ = try TesseractHandle(dataPath: dataPath, languages: configuration.languages)
+        // Fail now, not on the first receipt, if the engine cannot start; the first thread then
+        // uses this engine (each model load costs time and leaves memory behind).
+        let first = HandOver(try TesseractHandle(dataPath: dataPath, languages: configuration.languages))
         for index in 0..<self.threads {
             let thread = Thread { [queue, dataPath, configuration, logger] in
-                OCREngine.workerLoop(queue: queue, dataPath: dataPath, languages: configuration.languages, logger: logger)
+                OCREngine.workerLoop(queue: queue, handle: index == 0 ? first.take() : nil, dataPath: dataPath,
+                                     languages: configuration.languages, logger: logger)
             }
             thread.name = "receipts-ocr-\(index)"
             thread.stackSize = 8 << 20
@@ -85,8 +87,9 @@ public final class OCREngine: Sendable {
         queue.close()
     }
 
-    private static func workerLoop(queue: JobQueue, dataPath: String, languages: String, logger: Logger) {
-        var handle: TesseractHandle?
+    private static func workerLoop(queue: JobQueue, handle first: TesseractHandle?, dataPath: String, languages: String,
+                                   logger: Logger) {
+        var handle = first
         while let job = queue.pop() {
             if handle == nil {
                 do { handle = try TesseractHandle(dataPath: dataPath, languages: languages) } catch {
@@ -101,7 +104,7 @@ public final class OCREngine: Sendable {
     }
 
     /// True when Tesseract's in-memory line images skip zlib compression in this process (the
-    /// override in CLineImages is linked in and wins symbol lookup): OCR is then about a fifth faster.
+    /// override in COCRTuning is linked in and wins symbol lookup): OCR is then about a fifth faster.
     public static var lineImagesUncompressed: Bool { receipts_line_images_uncompressed() != 0 }
 
     private static let openMPWarning = OnceFlag()
@@ -149,6 +152,20 @@ private final class JobQueue: @unchecked Sendable {
         closed = true
         condition.broadcast()
         condition.unlock()
+    }
+}
+
+/// Moves one engine, made on the caller's thread, to the OCR thread that will own it.
+///
+/// `@unchecked Sendable`: `take()` is called exactly once, by that thread, after `init`.
+private final class HandOver: @unchecked Sendable {
+    private var handle: TesseractHandle?
+
+    init(_ handle: TesseractHandle) { self.handle = handle }
+
+    func take() -> TesseractHandle? {
+        defer { handle = nil }
+        return handle
     }
 }
 
