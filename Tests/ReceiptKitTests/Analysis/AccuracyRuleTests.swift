@@ -159,6 +159,42 @@ import Testing
         #expect(total(text) == Decimal(string: "15.37"))
     }
 
+    // MARK: tax
+
+    @Test func aTaxAsLargeAsTheSubtotalIsNotTheTax() {
+        // The check number lost its decimal point on a row that also prints "GST".
+        #expect(tax("CHK 2900 GST 1\nSUBTOTAL 14.48\nTAX 1,33\nTIP 2.00\nTOTAL 17.81") == Decimal(string: "1.33"))
+    }
+
+    @Test func dottedVATWithAnIncludedRate() {
+        #expect(tax("Total: R288.40\nR35.42 V.A.T Incl 14%") == Decimal(string: "35.42"))
+        #expect(tax("SUBTOTAL 20.00\nG.S.T. 2.00\nTOTAL 22.00") == Decimal(string: "2.00"))
+    }
+
+    @Test func dutchBTWReadWithAnI() {
+        let text = "Koffie 28.95\n1.64 Food BIW 6% 28.95\nTOTAAL 28.95"
+        #expect(tax(text) == Decimal(string: "1.64"))
+        #expect(total(text) == Decimal(string: "28.95"))
+    }
+
+    @Test func zeroTaxWithItsDecimalPointLost() {
+        #expect(tax("SUBTOTAL 28.35\nTOTAL TAX 00\nTOTAL 28.35") == 0)
+    }
+
+    @Test func unreadableTaxRowWhenSubtotalIsTheTotal() {
+        #expect(tax("SUBTOTAL 8.51\nTAX UO\nTOTAL 8.51") == 0)
+        // Two subtotals (bar and food): nothing follows from one of them equalling the total.
+        #expect(tax("Bar Subtotal: 7.98\nFood Subtotal: 21.17\nTax 1: go\nTOTAL: 21.17") == nil)
+        // Prices including VAT: the subtotal is the total and the tax is inside it.
+        #expect(tax("SUBTOTAL 10.00\nVAT INCL 20% __\nTOTAL 10.00") == Decimal(string: "1.67"))
+    }
+
+    @Test func localSalesTaxPrintedWithItsRateAndPlace() {
+        #expect(tax("Subtotal $9.28\n7.0% - Boston $0.65\nTotal Due $9.93") == Decimal(string: "0.65"))
+        // A discount percentage is not a tax: the arithmetic does not add up.
+        #expect(tax("Subtotal $9.28\n10% off $0.93\nTotal Due $8.35") == nil)
+    }
+
     // MARK: dates
 
     @Test(arguments: [

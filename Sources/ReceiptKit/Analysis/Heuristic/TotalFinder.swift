@@ -41,7 +41,15 @@ enum TotalFinder {
         var all: [Decimal] = []
         let everyAmount = Set(rows.flatMap { $0.amounts.map(\.value) })
         for var row in rows {
-            let picked = pick(row)
+            var picked = pick(row)
+            // "1.64 Food BTW 6% 28.95": a tax table row printing the tax and the gross it is
+            // part of; the tax is the amount the rate gives from another amount on the row.
+            if row.role == .tax, let rate = row.rate, rate > 0, rate < 30, row.amounts.count >= 2,
+               let tax = row.amounts.first(where: { t in row.amounts.contains { x in
+                   x.value > t.value && (close((x.value * rate / (100 + rate)).rounded(scale: 2), t.value)
+                                         || close((x.value * rate / 100).rounded(scale: 2), t.value)) } }) {
+                picked = tax
+            }
             // "(TOTAL INCLUDED GST @ 6%: 0.42)": an amount that is the tax of another amount at
             // the row's rate is the tax, whatever the label says.
             if row.role.totalStrength > 0, let rate = row.rate, rate > 0, rate < 30, let p = picked,
