@@ -219,6 +219,15 @@ import Testing
         #expect(DateFinder.regionalOrder(ReceiptDocument(text: "TOTAL 8.99"), rows: AmountLine.build(ReceiptDocument(text: "TOTAL 8.99"))) == nil)
     }
 
+    @Test func aSlashReadAsASevenOrAOne() {
+        #expect(date("Doc No CS00012013 Date: 20/0472018") == "2018-04-20")
+        #expect(date("Receipt Date: 17703/2018 10:15") == "2018-03-17")
+        // Both OCR slips at once: the year's 1 read as a 7 too.
+        #expect(date("Doc No CS00012013 Date: 20/0472078") == "2018-04-20")
+        // Without a date label or a time, a number like this is an invoice or product code.
+        #expect(date("REF 20/0472018") == nil)
+    }
+
     // MARK: category
 
     @Test func motorFactorsPartsAreMaintenance() {

@@ -61,6 +61,11 @@ enum DateFinder {
     private static let compactPattern = Pattern(#"(?<!\d)(20\d{2})(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])(?!\d)"#)
     /// `2703/2018`: the separator between day and month was lost (4-digit years only).
     private static let gluedDayMonthPattern = Pattern(#"(?<![\d.,])(\d{2})(\d{2})\s?[-/.]\s?((?:19|20)\d{2})(?!\d)"#)
+    /// `17703/2018`, `20/0472018`: one slash read as a 7 or a 1 (4-digit years only).
+    private static let slashAsDigitPatterns = [
+        Pattern(#"(?<![\d.,])(\d{2})[17](\d{2})\s?/\s?((?:19|20)\d{2})(?!\d)"#),
+        Pattern(#"(?<![\d.,])(\d{2})\s?/\s?(\d{2})[17]((?:19|20)\d{2})(?!\d)"#),
+    ]
     /// `02,'22/2014`, `11.-02-2016`: specks around the separators (4-digit years only).
     private static let noisyNumericPattern = Pattern(#"(?<![\d.,])(\d{1,2})\s?[-/.,'`]{1,3}\s?(\d{1,2})\s?[-/.,'`]{1,3}\s?((?:19|20)\d{2})(?!\d)"#)
     /// `JUNO3'14`: the day's leading zero read as the letter O after a month name.
@@ -133,6 +138,16 @@ enum DateFinder {
                     guard let a = Int(m.groups[1]!), let b = Int(m.groups[2]!), let y = Int(m.groups[3]!) else { continue }
                     if let d = CalendarDate(year: y, month: b, day: a) ?? CalendarDate(year: y, month: a, day: b) {
                         found.append((d, nil, 0.3))
+                    }
+                }
+            }
+            if found.isEmpty && context > 0 && text.contains("/") {
+                for pattern in slashAsDigitPatterns {
+                    for m in pattern.matches(in: text) {
+                        guard let a = Int(m.groups[1]!), let b = Int(m.groups[2]!), let y = Int(m.groups[3]!) else { continue }
+                        if let d = CalendarDate(year: y, month: b, day: a) ?? CalendarDate(year: y, month: a, day: b) {
+                            found.append((d, nil, 0.2))
+                        }
                     }
                 }
             }
