@@ -159,7 +159,25 @@ import Testing
         #expect(total(text) == Decimal(string: "15.37"))
     }
 
+    @Test func totalLabelWithItsFirstLetterLost() {
+        #expect(total("2 SUB TOTAL 295.00\na] {OTAL 343.95\nSVC CHARGE 295.00") == Decimal(string: "343.95"))
+    }
+
+    @Test func italianTotaleMisreadBeatsAPartialTotal() {
+        #expect(total("Totals 442,00\nTotalle EURO 495,00") == Decimal(string: "495.00"))
+    }
+
+    @Test func cashPrintedAsANegativeLineStillPaysTheTotal() {
+        #expect(total("Sub. Total: 9.96\nhtal: 10.86\nCash -20 .00\nChange 9.14") == Decimal(string: "10.86"))
+    }
+
     // MARK: tax
+
+    @Test func aTaxWithOneDigitMisreadIsTheTotalLessTheSubtotal() {
+        #expect(tax("Sub. Total: 9.96\nTax: 9.90\nTotal: 10.86") == Decimal(string: "0.90"))
+        // Two digits off: not a misreading, leave the printed tax alone.
+        #expect(tax("Sub. Total: 9.96\nTax: 1.25\nTotal: 10.86") == Decimal(string: "1.25"))
+    }
 
     @Test func aTaxAsLargeAsTheSubtotalIsNotTheTax() {
         // The check number lost its decimal point on a row that also prints "GST".

@@ -15,7 +15,7 @@ struct LabelText: Sendable {
     static let vocabulary: [String] = [
         "TOTAL", "SUBTOTAL", "AMOUNT", "CHANGE", "ROUNDING", "ROUNDED", "BALANCE", "PAYABLE", "INCLUSIVE",
         "INCLUDING", "EXCLUDING", "EXCLUSIVE", "INVOICE", "RECEIPT", "DISCOUNT", "TENDERED", "PAYMENT",
-        "CASHIER", "GRAND", "SUMME", "JUMLAH", "SAVINGS",
+        "CASHIER", "GRAND", "SUMME", "JUMLAH", "SAVINGS", "TOTALE",
     ]
 
     init(_ text: String) {
@@ -138,6 +138,10 @@ struct LabelText: Sendable {
             let bytes = Array(w.utf8)
             for (i, v) in vocabularyBytes.enumerated() where abs(v.count - bytes.count) <= 1 && v[0] == bytes[0] || v.last == bytes.last && v.count == bytes.count {
                 if editDistance(v, bytes, limit: 1) <= 1 { return vocabulary[i] }
+            }
+            // "{OTAL", "UBTOTAL": the first letter lost to a speck or a bracket.
+            if let i = vocabularyBytes.firstIndex(where: { $0.count == bytes.count + 1 && $0.dropFirst().elementsEqual(bytes) }) {
+                return vocabulary[i]
             }
         }
         return w.count >= 5 && !w.contains(where: \.isNumber) ? w : word

@@ -90,6 +90,14 @@ enum TaxFinder {
         if let c = candidates.first(where: { $0.consistent }) {
             return TaxFinding(value: c.value, confidence: 0.85, computed: false)
         }
+        // "Sub. Total: 9.96 / Tax: 9.90 / Total: 10.86": one digit of the tax misread; the total
+        // less the subtotal gives it (when no tip, service charge or discount comes between).
+        if let total, Set(subtotals).count == 1, !rows.contains(where: { $0.role == .tip || $0.role == .discount }), let s = subtotals.first, let c = candidates.first, c.value > 0 {
+            let difference = total - s
+            if difference > 0, difference < s * Decimal(string: "0.3")!, oneDigitApart(c.value, difference) {
+                return TaxFinding(value: difference, confidence: 0.6, computed: true)
+            }
+        }
         if let c = candidates.first(where: { $0.summary }) {
             return TaxFinding(value: c.value, confidence: 0.7, computed: false)
         }
@@ -115,6 +123,12 @@ enum TaxFinder {
             return TaxFinding(value: 0, confidence: 0.4, computed: true)
         }
         return nil
+    }
+
+    /// `9.90` and `0.90`: the same number of digits, one of them different.
+    static func oneDigitApart(_ a: Decimal, _ b: Decimal) -> Bool {
+        let x = Array(a.moneyString), y = Array(b.moneyString)
+        return x.count == y.count && zip(x, y).filter { $0 != $1 }.count == 1
     }
 
     /// "7.0% Boston $0.65" between "Subtotal $9.28" and "Total $9.93": a local sales tax printed

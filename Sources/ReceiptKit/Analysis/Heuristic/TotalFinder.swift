@@ -69,7 +69,8 @@ enum TotalFinder {
         }
         let subtotals = roleValues[.subtotal] ?? []
         let taxes = roleValues[.tax] ?? []
-        let cash = roleValues[.cash] ?? []
+        // "Cash -20.00": tendered cash printed as a negative line.
+        let cash = (roleValues[.cash] ?? []).map(abs)
         let change = (roleValues[.change] ?? []).map(abs)
         let cards = roleValues[.card] ?? []
         let roundings = (roleValues[.rounding] ?? []).filter { $0 != 0 && abs($0) < 0.1 }
