@@ -360,4 +360,32 @@ import Testing
         #expect(vendor("MEGA CAKE HOUSE $/B 123456-U\nLOT 12, JALAN 3") == "MEGA CAKE HOUSE S/B")
         #expect(vendor("DELIMA {KL} SDN. BHD.\nNO 3, JALAN 4") == "DELIMA (KL) SDN. BHD")
     }
+
+    @Test(arguments: [
+        ("MR. D.1.YY. (M) SDN BHD\nLOT 1, JALAN 2", "MR. D.I.Y. (M) SDN BHD"),
+        ("MR. D.I.Y¥. (KUCHAI) SDN BHD\nLOT 1, JALAN 2", "MR. D.I.Y. (KUCHAI) SDN BHD"),
+    ])
+    func dottedInitialsWithALetterReadTwice(text: String, expected: String) {
+        #expect(vendor(text) == expected)
+    }
+
+    @Test func theOwnerInSmallPrintIsNotTheName() {
+        #expect(vendor("Jungle Jamboree\nUNIT OF FUTOMIC DINERS LLP\nConnaught Place, New Delhi") == "Jungle Jamboree")
+    }
+
+    @Test func aRowWithAPhoneNumberIsNotTheName() {
+        let text = "NEWSCO careline : 1800 88 1231\nNEWSCO RETAIL SB(306295-X) FKA OLDCO STORES SB\nNO. 9, JALAN 16/11"
+        #expect(vendor(text) == "NEWSCO RETAIL SB")
+    }
+
+    @Test func capitalsTesseractScoresAtZeroAreKept() {
+        func word(_ text: String, _ x: Int, _ confidence: Double) -> OCRWord {
+            OCRWord(text: text, confidence: confidence, box: BoundingBox(x: x, y: 10, width: text.count * 12, height: 20))
+        }
+        let words = [word("MR.", 10, 92), word("D.I.Y.", 60, 0), word("(M)", 150, 80), word("SDN", 200, 92), word("BHD", 250, 90),
+                     word("~“‘", 300, 0)]
+        let ocr = OCRResult(text: "", lines: [OCRLine(words: words, box: BoundingBox(x: 10, y: 10, width: 330, height: 20))],
+                            meanConfidence: 80, imageWidth: 800, imageHeight: 100, sourceWidth: 800, sourceHeight: 100)
+        #expect(ReceiptDocument(ocr: ocr).lines.first?.text == "MR. D.I.Y. (M) SDN BHD")
+    }
 }
