@@ -246,6 +246,18 @@ import Testing
         #expect(date("REF 20/0472018") == nil)
     }
 
+    @Test func monthNameWithTheYearsApostropheReadAsAQuote() {
+        #expect(date("chk 1958 Nov12\"16 05:41PM") == "2016-11-12")
+    }
+
+    @Test func aYearNoRepairBringsIntoRangeIsNoDate() {
+        #expect(date("Date : 05-06-7015 11:25:29") == nil)
+        // A later row with a readable date is taken instead.
+        #expect(date("Date : 05-06-7015 11:25:29\nPOS 12 05/05/2018") == "2018-05-05")
+        // Old receipts are still read.
+        #expect(date("23/10/1992 14:02") == "1992-10-23")
+    }
+
     // MARK: category
 
     @Test func motorFactorsPartsAreMaintenance() {

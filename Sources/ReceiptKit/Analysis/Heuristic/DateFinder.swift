@@ -54,9 +54,9 @@ enum DateFinder {
     /// `2 APR 2018`, `14/JUN/2017`, `24-MAR-18`, `16AUG2015`, `21NOV'15`, `23 juin 2016`.
     private static let dayMonthPattern = Pattern(#"(?<![\d])(\d{1,2})(?:ST|ND|RD|TH|ER)?[\s\-/.,]*"# + monthAlternation
                                                  + #"\.?[\s\-/.,']*((?:19|20)\d{2}|\d{2})(?!\d)"#, caseInsensitive: false)
-    /// `OCT 3, 2016`, `MAY08.17`, `Aug09,2012`, `January 5th 2020`.
+    /// `OCT 3, 2016`, `MAY08.17`, `Aug09,2012`, `January 5th 2020`, `Nov12"16` (the apostrophe read as a quote).
     private static let monthDayPattern = Pattern(#"(?<![A-Z])"# + monthAlternation
-                                                 + #"\.?[\s\-/.]*(\d{1,2})(?:ST|ND|RD|TH)?[\s,.'\-/]*((?:19|20)\d{2}|'?\d{2})(?![\d:])"#, caseInsensitive: false)
+                                                 + #"\.?[\s\-/.]*(\d{1,2})(?:ST|ND|RD|TH)?[\s,.'"’\-/]*((?:19|20)\d{2}|['"’]?\d{2})(?![\d:])"#, caseInsensitive: false)
     /// `20180428`.
     private static let compactPattern = Pattern(#"(?<!\d)(20\d{2})(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])(?!\d)"#)
     /// `2703/2018`: the separator between day and month was lost (4-digit years only).
@@ -214,6 +214,9 @@ enum DateFinder {
         // The same date printed twice counts for it.
         var counts: [CalendarDate: Int] = [:]
         for c in candidates { counts[c.date, default: 0] += 1 }
+        // "16/03/2416": a year no repair could bring into range is never the receipt's date.
+        candidates.removeAll { !(1970...latestYear).contains($0.date.year) }
+        guard !candidates.isEmpty else { return nil }
         var best = candidates[0]
         var bestScore = -Double.infinity
         for c in candidates {
