@@ -207,6 +207,15 @@ import Testing
         #expect(tax("SUBTOTAL 10.00\nVAT INCL 20% __\nTOTAL 10.00") == Decimal(string: "1.67"))
     }
 
+    @Test func theTaxRowLostBetweenSubtotalAndTotal() {
+        #expect(tax("Sub. Total: $6.55\nTotal $7.16\nVisa $7.16") == Decimal(string: "0.61"))
+        // Something else printed between them (a surcharge, a tip): no guess.
+        #expect(tax("Subtotal $57.50\nSF $6.25\nTotal $69.60") == nil)
+        #expect(tax("Subtotal 20.00\nTip 3.00\nTotal 23.00") == nil)
+        // More than a quarter on top is not a sales tax.
+        #expect(tax("Subtotal 20.00\nTotal 30.00") == nil)
+    }
+
     @Test func localSalesTaxPrintedWithItsRateAndPlace() {
         #expect(tax("Subtotal $9.28\n7.0% - Boston $0.65\nTotal Due $9.93") == Decimal(string: "0.65"))
         // A discount percentage is not a tax: the arithmetic does not add up.

@@ -122,6 +122,19 @@ enum TaxFinder {
         if unreadableTaxRow, inclusiveRate == nil, let total, total > 0, Set(subtotals) == [total] {
             return TaxFinding(value: 0, confidence: 0.4, computed: true)
         }
+        // "Sub. Total: $6.55 / … / Visa $7.16": the tax row unreadable or lost, the subtotal and the
+        // total read; what lies between them is the tax when nothing else (tip, discount, service
+        // charge, rounding) is printed there.
+        if inclusiveRate == nil, let total, Set(subtotals).count == 1, let s = subtotals.first,
+           !rows.contains(where: { [.tip, .discount, .rounding].contains($0.role) }),
+           let from = rows.firstIndex(where: { $0.role == .subtotal }),
+           let to = rows[from...].dropFirst().firstIndex(where: { $0.role.totalStrength >= 7 || $0.amounts.contains { $0.value == total } }),
+           !rows[(from + 1)..<to].contains(where: { !$0.amounts.isEmpty }) {
+            let difference = total - s
+            if difference >= Decimal(string: "0.05")!, difference <= s * Decimal(string: "0.25")! {
+                return TaxFinding(value: difference, confidence: 0.4, computed: true)
+            }
+        }
         return nil
     }
 
