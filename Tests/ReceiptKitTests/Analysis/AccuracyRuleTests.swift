@@ -171,6 +171,12 @@ import Testing
         #expect(total("Sub. Total: 9.96\nhtal: 10.86\nCash -20 .00\nChange 9.14") == Decimal(string: "10.86"))
     }
 
+    @Test func itemsAddingUpToTheSubtotalDoNotMakeItTheTotalWhenTaxIsAdded() {
+        // The service charge row was unreadable; the card paid subtotal, service and tax.
+        let text = "1 Ocha 3.60\n1 Value set 19.80\nSUBTOTAL 23.40\n7% GST 1.80\nMASTER 27.54"
+        #expect(HeuristicAnalyzer().analyze(text: text).total == Decimal(string: "27.54"))
+    }
+
     // MARK: tax
 
     @Test func aTaxWithOneDigitMisreadIsTheTotalLessTheSubtotal() {

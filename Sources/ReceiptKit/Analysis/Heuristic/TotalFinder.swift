@@ -145,7 +145,9 @@ enum TotalFinder {
             if subtotals.contains(where: { value > $0 * Decimal(string: "1.3")! + 1 }) && tips.isEmpty { score -= 3 }
             if roundings.contains(where: { r in strongTotals.contains(value - r) || strongTotals.contains(value + r) }),
                isMultiple(value, of: 0.05) { score += 3; checked = true }
-            if let lineItemSum, close(lineItemSum, value) { score += 2; checked = true }
+            // The items add up to the subtotal; when tax is added on top that is not the total.
+            let subtotalBeforeTax = occurrences.allSatisfy({ $0.0 == .subtotal }) && taxes.contains(where: { $0 > 0 })
+            if let lineItemSum, close(lineItemSum, value), !subtotalBeforeTax { score += 2; checked = true }
             if subtotals.contains(value) && taxes.allSatisfy({ $0 == 0 }) { score += 0.5 }
             if value == maxPlain { score += 1 }
             // "Balance Due 238.65" beside "Subtotal 26.16 / Tax 2.49 / Total 28.65": a stray digit
