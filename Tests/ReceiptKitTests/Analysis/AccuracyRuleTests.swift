@@ -379,6 +379,12 @@ import Testing
         #expect(vendor(text) == expected)
     }
 
+    @Test func sdnBhdWithBothWordsMisread() {
+        #expect(VendorFinder.clean("SUBANG HEALTHCARE SDA RMD") == "SUBANG HEALTHCARE SDN BHD")
+        let rows = [("BA PHARMACY", 36), ("SUBANG HEALTHCARE SDA RMD", 20), ("1118256-K", 20), ("JALAN SS15/4", 20)]
+        #expect(vendor(rows: rows) == "SUBANG HEALTHCARE SDN BHD")
+    }
+
     @Test func tableHeadingsAreNotNames() {
         #expect(vendor("12, Jalan Damai 7/4\nTAX INVOICE\nItem Qty Price\nSR VEGE 1 5.50\nTOTAL 5.50") == nil)
     }

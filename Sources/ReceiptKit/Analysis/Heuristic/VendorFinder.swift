@@ -283,8 +283,10 @@ enum VendorFinder {
         for i in tokens.indices.dropLast() {
             let a = tokens[i].uppercased().trimmingCharacters(in: CharacterSet(charactersIn: ".")),
                 b = tokens[i + 1].uppercased().trimmingCharacters(in: CharacterSet(charactersIn: "."))
+            // "SDA RMD": both misread, the second still ending in the D of BHD.
             if a.count == 3, LabelText.editDistance(a, "SDN") <= 1, (3...4).contains(b.count),
-               LabelText.editDistance(b, "BHD") <= (b.count == 4 ? 2 : 1) {
+               LabelText.editDistance(b, "BHD") <= (b.count == 4 ? 2 : 1)
+                || a.hasPrefix("SD") && b.count == 3 && b.hasSuffix("D") && b.allSatisfy(\.isLetter) {
                 tokens[i] = tokens[i].hasSuffix(".") ? "SDN." : "SDN"
                 tokens[i + 1] = tokens[i + 1].hasSuffix(".") ? "BHD." : "BHD"
             }
