@@ -50,6 +50,8 @@ public struct HeuristicAnalyzer: ReceiptAnalyzer {
                 if let clearer = VendorFinder.find(ReceiptDocument(ocr: ocr)),
                    clearer.readConfidence >= vendor.readConfidence + 5, clearer.meanConfidence >= vendor.meanConfidence,
                    Reading.sameName(clearer.name, vendor.name),
+                   // "LA. CAMERA" is not made clearer by "1A CAMERA": a larger read adds no digits.
+                   clearer.name.filter(\.isNumber).count <= vendor.name.filter(\.isNumber).count,
                    EvaluationScorer.normalizedName(clearer.name).count * 10 >= EvaluationScorer.normalizedName(vendor.name).count * 9 {
                     reading.vendor = clearer
                 }

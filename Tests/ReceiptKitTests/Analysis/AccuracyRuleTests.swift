@@ -159,6 +159,75 @@ import Testing
         #expect(total(text) == Decimal(string: "15.37"))
     }
 
+    @Test func totalLabelWithItsFirstLetterLost() {
+        #expect(total("2 SUB TOTAL 295.00\na] {OTAL 343.95\nSVC CHARGE 295.00") == Decimal(string: "343.95"))
+    }
+
+    @Test func italianTotaleMisreadBeatsAPartialTotal() {
+        #expect(total("Totals 442,00\nTotalle EURO 495,00") == Decimal(string: "495.00"))
+    }
+
+    @Test func cashPrintedAsANegativeLineStillPaysTheTotal() {
+        #expect(total("Sub. Total: 9.96\nhtal: 10.86\nCash -20 .00\nChange 9.14") == Decimal(string: "10.86"))
+    }
+
+    @Test func itemsAddingUpToTheSubtotalDoNotMakeItTheTotalWhenTaxIsAdded() {
+        // The service charge row was unreadable; the card paid subtotal, service and tax.
+        let text = "1 Ocha 3.60\n1 Value set 19.80\nSUBTOTAL 23.40\n7% GST 1.80\nMASTER 27.54"
+        #expect(HeuristicAnalyzer().analyze(text: text).total == Decimal(string: "27.54"))
+    }
+
+    // MARK: tax
+
+    @Test func aTaxWithOneDigitMisreadIsTheTotalLessTheSubtotal() {
+        #expect(tax("Sub. Total: 9.96\nTax: 9.90\nTotal: 10.86") == Decimal(string: "0.90"))
+        // Two digits off: not a misreading, leave the printed tax alone.
+        #expect(tax("Sub. Total: 9.96\nTax: 1.25\nTotal: 10.86") == Decimal(string: "1.25"))
+    }
+
+    @Test func aTaxAsLargeAsTheSubtotalIsNotTheTax() {
+        // The check number lost its decimal point on a row that also prints "GST".
+        #expect(tax("CHK 2900 GST 1\nSUBTOTAL 14.48\nTAX 1,33\nTIP 2.00\nTOTAL 17.81") == Decimal(string: "1.33"))
+    }
+
+    @Test func dottedVATWithAnIncludedRate() {
+        #expect(tax("Total: R288.40\nR35.42 V.A.T Incl 14%") == Decimal(string: "35.42"))
+        #expect(tax("SUBTOTAL 20.00\nG.S.T. 2.00\nTOTAL 22.00") == Decimal(string: "2.00"))
+    }
+
+    @Test func dutchBTWReadWithAnI() {
+        let text = "Koffie 28.95\n1.64 Food BIW 6% 28.95\nTOTAAL 28.95"
+        #expect(tax(text) == Decimal(string: "1.64"))
+        #expect(total(text) == Decimal(string: "28.95"))
+    }
+
+    @Test func zeroTaxWithItsDecimalPointLost() {
+        #expect(tax("SUBTOTAL 28.35\nTOTAL TAX 00\nTOTAL 28.35") == 0)
+    }
+
+    @Test func unreadableTaxRowWhenSubtotalIsTheTotal() {
+        #expect(tax("SUBTOTAL 8.51\nTAX UO\nTOTAL 8.51") == 0)
+        // Two subtotals (bar and food): nothing follows from one of them equalling the total.
+        #expect(tax("Bar Subtotal: 7.98\nFood Subtotal: 21.17\nTax 1: go\nTOTAL: 21.17") == nil)
+        // Prices including VAT: the subtotal is the total and the tax is inside it.
+        #expect(tax("SUBTOTAL 10.00\nVAT INCL 20% __\nTOTAL 10.00") == Decimal(string: "1.67"))
+    }
+
+    @Test func theTaxRowLostBetweenSubtotalAndTotal() {
+        #expect(tax("Sub. Total: $6.55\nTotal $7.16\nVisa $7.16") == Decimal(string: "0.61"))
+        // Something else printed between them (a surcharge, a tip): no guess.
+        #expect(tax("Subtotal $57.50\nSF $6.25\nTotal $69.60") == nil)
+        #expect(tax("Subtotal 20.00\nTip 3.00\nTotal 23.00") == nil)
+        // More than a quarter on top is not a sales tax.
+        #expect(tax("Subtotal 20.00\nTotal 30.00") == nil)
+    }
+
+    @Test func localSalesTaxPrintedWithItsRateAndPlace() {
+        #expect(tax("Subtotal $9.28\n7.0% - Boston $0.65\nTotal Due $9.93") == Decimal(string: "0.65"))
+        // A discount percentage is not a tax: the arithmetic does not add up.
+        #expect(tax("Subtotal $9.28\n10% off $0.93\nTotal Due $8.35") == nil)
+    }
+
     // MARK: dates
 
     @Test(arguments: [
@@ -181,6 +250,27 @@ import Testing
         #expect(DateFinder.regionalOrder(document, rows: rows) == .monthFirst)
         #expect(date(text, hint: DateFinder.regionalOrder(document, rows: rows)) == "2019-04-06")
         #expect(DateFinder.regionalOrder(ReceiptDocument(text: "TOTAL 8.99"), rows: AmountLine.build(ReceiptDocument(text: "TOTAL 8.99"))) == nil)
+    }
+
+    @Test func aSlashReadAsASevenOrAOne() {
+        #expect(date("Doc No CS00012013 Date: 20/0472018") == "2018-04-20")
+        #expect(date("Receipt Date: 17703/2018 10:15") == "2018-03-17")
+        // Both OCR slips at once: the year's 1 read as a 7 too.
+        #expect(date("Doc No CS00012013 Date: 20/0472078") == "2018-04-20")
+        // Without a date label or a time, a number like this is an invoice or product code.
+        #expect(date("REF 20/0472018") == nil)
+    }
+
+    @Test func monthNameWithTheYearsApostropheReadAsAQuote() {
+        #expect(date("chk 1958 Nov12\"16 05:41PM") == "2016-11-12")
+    }
+
+    @Test func aYearNoRepairBringsIntoRangeIsNoDate() {
+        #expect(date("Date : 05-06-7015 11:25:29") == nil)
+        // A later row with a readable date is taken instead.
+        #expect(date("Date : 05-06-7015 11:25:29\nPOS 12 05/05/2018") == "2018-05-05")
+        // Old receipts are still read.
+        #expect(date("23/10/1992 14:02") == "1992-10-23")
     }
 
     // MARK: category
@@ -289,6 +379,12 @@ import Testing
         #expect(vendor(text) == expected)
     }
 
+    @Test func sdnBhdWithBothWordsMisread() {
+        #expect(VendorFinder.clean("SUBANG HEALTHCARE SDA RMD") == "SUBANG HEALTHCARE SDN BHD")
+        let rows = [("BA PHARMACY", 36), ("SUBANG HEALTHCARE SDA RMD", 20), ("1118256-K", 20), ("JALAN SS15/4", 20)]
+        #expect(vendor(rows: rows) == "SUBANG HEALTHCARE SDN BHD")
+    }
+
     @Test func tableHeadingsAreNotNames() {
         #expect(vendor("12, Jalan Damai 7/4\nTAX INVOICE\nItem Qty Price\nSR VEGE 1 5.50\nTOTAL 5.50") == nil)
     }
@@ -296,5 +392,33 @@ import Testing
     @Test func misreadSdnBerhadShortFormAndBraces() {
         #expect(vendor("MEGA CAKE HOUSE $/B 123456-U\nLOT 12, JALAN 3") == "MEGA CAKE HOUSE S/B")
         #expect(vendor("DELIMA {KL} SDN. BHD.\nNO 3, JALAN 4") == "DELIMA (KL) SDN. BHD")
+    }
+
+    @Test(arguments: [
+        ("MR. D.1.YY. (M) SDN BHD\nLOT 1, JALAN 2", "MR. D.I.Y. (M) SDN BHD"),
+        ("MR. D.I.Y¥. (KUCHAI) SDN BHD\nLOT 1, JALAN 2", "MR. D.I.Y. (KUCHAI) SDN BHD"),
+    ])
+    func dottedInitialsWithALetterReadTwice(text: String, expected: String) {
+        #expect(vendor(text) == expected)
+    }
+
+    @Test func theOwnerInSmallPrintIsNotTheName() {
+        #expect(vendor("Jungle Jamboree\nUNIT OF FUTOMIC DINERS LLP\nConnaught Place, New Delhi") == "Jungle Jamboree")
+    }
+
+    @Test func aRowWithAPhoneNumberIsNotTheName() {
+        let text = "NEWSCO careline : 1800 88 1231\nNEWSCO RETAIL SB(306295-X) FKA OLDCO STORES SB\nNO. 9, JALAN 16/11"
+        #expect(vendor(text) == "NEWSCO RETAIL SB")
+    }
+
+    @Test func capitalsTesseractScoresAtZeroAreKept() {
+        func word(_ text: String, _ x: Int, _ confidence: Double) -> OCRWord {
+            OCRWord(text: text, confidence: confidence, box: BoundingBox(x: x, y: 10, width: text.count * 12, height: 20))
+        }
+        let words = [word("MR.", 10, 92), word("D.I.Y.", 60, 0), word("(M)", 150, 80), word("SDN", 200, 92), word("BHD", 250, 90),
+                     word("~“‘", 300, 0)]
+        let ocr = OCRResult(text: "", lines: [OCRLine(words: words, box: BoundingBox(x: 10, y: 10, width: 330, height: 20))],
+                            meanConfidence: 80, imageWidth: 800, imageHeight: 100, sourceWidth: 800, sourceHeight: 100)
+        #expect(ReceiptDocument(ocr: ocr).lines.first?.text == "MR. D.I.Y. (M) SDN BHD")
     }
 }

@@ -77,7 +77,21 @@ actor RereadRecorder {
         #expect(analysis.date?.description == "2024-03-12")
         let passes = await recorder.passes
         #expect(passes.count == 1, "a confirmed total stops further passes")
-        #expect(passes.first?.pageSegmentationMode == 4)
+        #expect(passes.first == HeuristicAnalyzer.defaultRereadPasses.first)
+    }
+
+    @Test func aCloserReadOfTheNameDoesNotTurnLettersIntoDigits() async throws {
+        func withFirstRow(_ ocr: OCRResult, confidence: Double) -> OCRResult {
+            var ocr = ocr
+            for i in ocr.lines[0].words.indices { ocr.lines[0].words[i].confidence = confidence }
+            return ocr
+        }
+        let text = "LA. CAMERA\nPh 03 9699 3600\n14/03/2024 19:02\nTOTAL $24.00\nVISA $24.00"
+        let first = withFirstRow(ocrResult(text), confidence: 61)
+        let closer = withFirstRow(ocrResult("1A CAMERA"), confidence: 90)
+        let input = AnalysisInput(source: "bistro.jpg", ocr: first, reread: { _ in closer })
+        let analysis = try await HeuristicAnalyzer().analyze(input, options: AnalysisOptions())
+        #expect(analysis.vendor == "LA. CAMERA")
     }
 
     @Test func noRereadWhenTheTotalIsConfirmed() async throws {

@@ -54,13 +54,18 @@ enum DateFinder {
     /// `2 APR 2018`, `14/JUN/2017`, `24-MAR-18`, `16AUG2015`, `21NOV'15`, `23 juin 2016`.
     private static let dayMonthPattern = Pattern(#"(?<![\d])(\d{1,2})(?:ST|ND|RD|TH|ER)?[\s\-/.,]*"# + monthAlternation
                                                  + #"\.?[\s\-/.,']*((?:19|20)\d{2}|\d{2})(?!\d)"#, caseInsensitive: false)
-    /// `OCT 3, 2016`, `MAY08.17`, `Aug09,2012`, `January 5th 2020`.
+    /// `OCT 3, 2016`, `MAY08.17`, `Aug09,2012`, `January 5th 2020`, `Nov12"16` (the apostrophe read as a quote).
     private static let monthDayPattern = Pattern(#"(?<![A-Z])"# + monthAlternation
-                                                 + #"\.?[\s\-/.]*(\d{1,2})(?:ST|ND|RD|TH)?[\s,.'\-/]*((?:19|20)\d{2}|'?\d{2})(?![\d:])"#, caseInsensitive: false)
+                                                 + #"\.?[\s\-/.]*(\d{1,2})(?:ST|ND|RD|TH)?[\s,.'"’\-/]*((?:19|20)\d{2}|['"’]?\d{2})(?![\d:])"#, caseInsensitive: false)
     /// `20180428`.
     private static let compactPattern = Pattern(#"(?<!\d)(20\d{2})(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])(?!\d)"#)
     /// `2703/2018`: the separator between day and month was lost (4-digit years only).
     private static let gluedDayMonthPattern = Pattern(#"(?<![\d.,])(\d{2})(\d{2})\s?[-/.]\s?((?:19|20)\d{2})(?!\d)"#)
+    /// `17703/2018`, `20/0472018`: one slash read as a 7 or a 1 (4-digit years only).
+    private static let slashAsDigitPatterns = [
+        Pattern(#"(?<![\d.,])(\d{2})[17](\d{2})\s?/\s?((?:19|20)\d{2})(?!\d)"#),
+        Pattern(#"(?<![\d.,])(\d{2})\s?/\s?(\d{2})[17]((?:19|20)\d{2})(?!\d)"#),
+    ]
     /// `02,'22/2014`, `11.-02-2016`: specks around the separators (4-digit years only).
     private static let noisyNumericPattern = Pattern(#"(?<![\d.,])(\d{1,2})\s?[-/.,'`]{1,3}\s?(\d{1,2})\s?[-/.,'`]{1,3}\s?((?:19|20)\d{2})(?!\d)"#)
     /// `JUNO3'14`: the day's leading zero read as the letter O after a month name.
@@ -136,6 +141,16 @@ enum DateFinder {
                     }
                 }
             }
+            if found.isEmpty && context > 0 && text.contains("/") {
+                for pattern in slashAsDigitPatterns {
+                    for m in pattern.matches(in: text) {
+                        guard let a = Int(m.groups[1]!), let b = Int(m.groups[2]!), let y = Int(m.groups[3]!) else { continue }
+                        if let d = CalendarDate(year: y, month: b, day: a) ?? CalendarDate(year: y, month: a, day: b) {
+                            found.append((d, nil, 0.2))
+                        }
+                    }
+                }
+            }
             if found.isEmpty && hasSeparators {
                 // "99/02/2018", "63/11/24": one digit of the day or month misread. With a 4-digit
                 // year and a date label or time on the row it is a candidate; otherwise only
@@ -199,6 +214,9 @@ enum DateFinder {
         // The same date printed twice counts for it.
         var counts: [CalendarDate: Int] = [:]
         for c in candidates { counts[c.date, default: 0] += 1 }
+        // "16/03/2416": a year no repair could bring into range is never the receipt's date.
+        candidates.removeAll { !(1970...latestYear).contains($0.date.year) }
+        guard !candidates.isEmpty else { return nil }
         var best = candidates[0]
         var bestScore = -Double.infinity
         for c in candidates {

@@ -15,7 +15,7 @@ struct LabelText: Sendable {
     static let vocabulary: [String] = [
         "TOTAL", "SUBTOTAL", "AMOUNT", "CHANGE", "ROUNDING", "ROUNDED", "BALANCE", "PAYABLE", "INCLUSIVE",
         "INCLUDING", "EXCLUDING", "EXCLUSIVE", "INVOICE", "RECEIPT", "DISCOUNT", "TENDERED", "PAYMENT",
-        "CASHIER", "GRAND", "SUMME", "JUMLAH", "SAVINGS",
+        "CASHIER", "GRAND", "SUMME", "JUMLAH", "SAVINGS", "TOTALE",
     ]
 
     init(_ text: String) {
@@ -31,6 +31,7 @@ struct LabelText: Sendable {
         }
         if !current.isEmpty { words.append(current) }
         words = words.flatMap(LabelText.splitLeadingDigits).map(LabelText.repair).flatMap(LabelText.splitTrailingDigits)
+        words = LabelText.joinTaxAbbreviations(words)
         self.words = words
         self.wordSet = Set(words)
         self.spaced = " " + words.joined(separator: " ") + " "
@@ -78,6 +79,26 @@ struct LabelText: Sendable {
     }
 
 
+    /// Tax names spelled with dots or spaces (`V.A.T.`, `G S T`) become one word, and the Dutch
+    /// `BTW` read with an I for its T (`BIW`) is repaired.
+    private static func joinTaxAbbreviations(_ words: [String]) -> [String] {
+        guard words.contains(where: { $0.count == 1 || $0 == "BIW" }) else { return words }
+        let spelled: Set<String> = ["VAT", "GST", "HST", "PST", "QST", "SST", "TVA", "IVA", "BTW"]
+        var result: [String] = []
+        var i = 0
+        while i < words.count {
+            if i + 2 < words.count, words[i ..< i + 3].allSatisfy({ $0.count == 1 }),
+               spelled.contains(words[i] + words[i + 1] + words[i + 2]) {
+                result.append(words[i] + words[i + 1] + words[i + 2])
+                i += 3
+                continue
+            }
+            result.append(words[i] == "BIW" ? "BTW" : words[i])
+            i += 1
+        }
+        return result
+    }
+
     /// `464TOTAL` → `464`, `TOTAL` (a time or number glued to the label).
     private static func splitLeadingDigits(_ word: String) -> [String] {
         guard let first = word.first, first.isNumber, word.count >= 5 else { return [word] }
@@ -117,6 +138,10 @@ struct LabelText: Sendable {
             let bytes = Array(w.utf8)
             for (i, v) in vocabularyBytes.enumerated() where abs(v.count - bytes.count) <= 1 && v[0] == bytes[0] || v.last == bytes.last && v.count == bytes.count {
                 if editDistance(v, bytes, limit: 1) <= 1 { return vocabulary[i] }
+            }
+            // "{OTAL", "UBTOTAL": the first letter lost to a speck or a bracket.
+            if let i = vocabularyBytes.firstIndex(where: { $0.count == bytes.count + 1 && $0.dropFirst().elementsEqual(bytes) }) {
+                return vocabulary[i]
             }
         }
         return w.count >= 5 && !w.contains(where: \.isNumber) ? w : word

@@ -95,7 +95,13 @@ struct ReceiptDocument: Sendable {
     /// Specks Tesseract reads as characters: tiny boxes or zero confidence punctuation.
     private static func isNoise(_ word: OCRWord) -> Bool {
         if word.box.height > 0 && word.box.height < 6 && word.box.width < 8 { return true }
-        if word.confidence < 1 && !word.text.contains(where: \.isNumber) { return true }
+        if word.confidence < 1 && !word.text.contains(where: \.isNumber) {
+            // "D.I.Y.", "{SP}": short capitals with dots or brackets that Tesseract scores at 0.
+            let letters = word.text.filter(\.isLetter)
+            let kept = letters.count >= 2 && letters.allSatisfy(\.isUppercase) && word.text.count <= 8
+                && word.text.allSatisfy { $0.isLetter || ".(){}&-".contains($0) }
+            return !kept
+        }
         return false
     }
 

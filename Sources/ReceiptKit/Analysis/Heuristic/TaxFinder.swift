@@ -19,18 +19,36 @@ enum TaxFinder {
                                      "UST ID", "UST IDNR", "STEUERNUMMER", "STEUER NR", "TAX REG", "SST NO", "SST ID",
                                      "GSTIN", "TIN", "TAX REGISTRATION"]
 
+    private struct Candidate {
+        var value: Decimal; var rate: Decimal?; var summary: Bool; var line: Int; var consistent: Bool
+        var repaired = false
+    }
+
     static func find(_ rows: [AmountLine], total: Decimal?) -> TaxFinding? {
-        struct Candidate { var value: Decimal; var rate: Decimal?; var summary: Bool; var line: Int; var consistent: Bool }
         var candidates: [Candidate] = []
         var inclusiveRate: Decimal? = nil
+        var unreadableTaxRow = false
         let subtotals = rows.filter { $0.role == .subtotal }.compactMap { $0.amounts.last?.value }
+        // Tax is a fraction of what it is charged on: never as much as the subtotal.
+        let cap = subtotals.filter { $0 > 0 }.max()
         for row in rows {
             let label = row.label
             let isTaxRow = label.hasAny(AmountRole.taxWords) || label.compact.hasSuffix("TAX")
-            guard isTaxRow, !label.hasAny(notAmounts) || !row.amounts.isEmpty && !label.has("TAX INVOICE") else { continue }
+            guard isTaxRow else {
+                if let c = localTaxRow(row, subtotals: subtotals, total: total) { candidates.append(c) }
+                continue
+            }
+            guard !label.hasAny(notAmounts) || !row.amounts.isEmpty && !label.has("TAX INVOICE") else { continue }
             let rate = ratePattern.firstMatch(in: row.line.text).flatMap { $0[1] }.flatMap(Money.parse)
             if row.amounts.isEmpty {
                 if let rate, rate > 0, rate < 30, label.hasAny(AmountRole.inclusiveWords) { inclusiveRate = rate }
+                // "TOTAL TAX 00", "TAX 0": no tax, its decimal point lost.
+                if let last = row.line.text.split(whereSeparator: \.isWhitespace).last, last.count <= 2,
+                   last.allSatisfy({ $0 == "0" }), !label.hasAny(notAmounts) {
+                    candidates.append(Candidate(value: 0, rate: nil, summary: false, line: row.line.index, consistent: false))
+                } else if !label.hasAny(notAmounts) && !label.hasAny(AmountRole.inclusiveWords) && row.role == .tax {
+                    unreadableTaxRow = true
+                }
                 continue
             }
             if row.role.totalStrength >= 7 {
@@ -46,7 +64,7 @@ enum TaxFinder {
             var consistent = false
             if let rate, rate > 0 {
                 let bases = values + (total.map { [$0] } ?? []) + subtotals
-                outer: for v in values.sorted() where total == nil || v < limit {
+                outer: for v in values.sorted() where (total == nil || v < limit) && (cap == nil || v < cap!) {
                     for base in bases where base > v {
                         let added = (base * rate / 100).rounded(scale: 2)
                         let included = (base * rate / (100 + rate)).rounded(scale: 2)
@@ -59,17 +77,26 @@ enum TaxFinder {
                 }
             }
             if chosen == nil {
-                let allowed = values.filter { total == nil || $0 < limit }
+                let allowed = values.filter { (total == nil || $0 < limit) && (cap == nil || $0 < cap!) }
                 guard !allowed.isEmpty else { continue }
                 chosen = values.count >= 2 && rate != nil ? allowed.min() : allowed.last
             }
             if let total, let c = chosen, subtotals.contains(where: { TotalFinder.close($0 + c, total) }) { consistent = true }
             let summary = label.hasAny(["TOTAL TAX", "TAX TOTAL", "TOTAL GST", "GST TOTAL", "TOTAL VAT", "VAT TOTAL"])
+            let repaired = row.amounts.first(where: { $0.value == chosen! })?.repaired ?? false
             candidates.append(Candidate(value: chosen!, rate: rate, summary: summary, line: row.line.index,
-                                        consistent: consistent))
+                                        consistent: consistent, repaired: repaired))
         }
         if let c = candidates.first(where: { $0.consistent }) {
             return TaxFinding(value: c.value, confidence: 0.85, computed: false)
+        }
+        // "Sub. Total: 9.96 / Tax: 9.90 / Total: 10.86": one digit of the tax misread; the total
+        // less the subtotal gives it (when no tip, service charge or discount comes between).
+        if let total, Set(subtotals).count == 1, !rows.contains(where: { $0.role == .tip || $0.role == .discount }), let s = subtotals.first, let c = candidates.first, c.value > 0 {
+            let difference = total - s
+            if difference > 0, difference < s * Decimal(string: "0.3")!, oneDigitApart(c.value, difference) {
+                return TaxFinding(value: difference, confidence: 0.6, computed: true)
+            }
         }
         if let c = candidates.first(where: { $0.summary }) {
             return TaxFinding(value: c.value, confidence: 0.7, computed: false)
@@ -83,13 +110,49 @@ enum TaxFinder {
                 return TaxFinding(value: sum, confidence: 0.5, computed: false)
             }
         }
-        if let first = candidates.first {
+        // An amount read as printed beats one rebuilt from a number that lost its decimal point.
+        if let first = candidates.first(where: { !$0.repaired }) ?? candidates.first {
             return TaxFinding(value: first.value, confidence: 0.6, computed: false)
         }
         if let inclusiveRate, let total {
             return TaxFinding(value: (total * inclusiveRate / (100 + inclusiveRate)).rounded(scale: 2),
                               confidence: 0.5, computed: true)
         }
+        // "SUBTOTAL 8.51 / TAX ___ / TOTAL 8.51": the tax row is unreadable, but nothing was added.
+        if unreadableTaxRow, inclusiveRate == nil, let total, total > 0, Set(subtotals) == [total] {
+            return TaxFinding(value: 0, confidence: 0.4, computed: true)
+        }
+        // "Sub. Total: $6.55 / … / Visa $7.16": the tax row unreadable or lost, the subtotal and the
+        // total read; what lies between them is the tax when nothing else (tip, discount, service
+        // charge, rounding) is printed there.
+        if inclusiveRate == nil, let total, Set(subtotals).count == 1, let s = subtotals.first,
+           !rows.contains(where: { [.tip, .discount, .rounding].contains($0.role) }),
+           let from = rows.firstIndex(where: { $0.role == .subtotal }),
+           let to = rows[from...].dropFirst().firstIndex(where: { $0.role.totalStrength >= 7 || $0.amounts.contains { $0.value == total } }),
+           !rows[(from + 1)..<to].contains(where: { !$0.amounts.isEmpty }) {
+            let difference = total - s
+            if difference >= Decimal(string: "0.05")!, difference <= s * Decimal(string: "0.25")! {
+                return TaxFinding(value: difference, confidence: 0.4, computed: true)
+            }
+        }
         return nil
+    }
+
+    /// `9.90` and `0.90`: the same number of digits, one of them different.
+    static func oneDigitApart(_ a: Decimal, _ b: Decimal) -> Bool {
+        let x = Array(a.moneyString), y = Array(b.moneyString)
+        return x.count == y.count && zip(x, y).filter { $0 != $1 }.count == 1
+    }
+
+    /// "7.0% Boston $0.65" between "Subtotal $9.28" and "Total $9.93": a local sales tax printed
+    /// with its rate and place but no tax word, taken when the rate gives the amount from the
+    /// subtotal and subtotal plus amount is the total.
+    private static func localTaxRow(_ row: AmountLine, subtotals: [Decimal], total: Decimal?) -> Candidate? {
+        guard let rate = row.rate, rate > 0, rate < 30, row.role == .other, row.amounts.count == 1,
+              let v = row.amounts.first?.value, v > 0, let total else { return nil }
+        guard subtotals.contains(where: { s in
+            TotalFinder.close((s * rate / 100).rounded(scale: 2), v) && TotalFinder.close(s + v, total)
+        }) else { return nil }
+        return Candidate(value: v, rate: rate, summary: false, line: row.line.index, consistent: true)
     }
 }

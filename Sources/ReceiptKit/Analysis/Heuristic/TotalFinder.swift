@@ -41,7 +41,15 @@ enum TotalFinder {
         var all: [Decimal] = []
         let everyAmount = Set(rows.flatMap { $0.amounts.map(\.value) })
         for var row in rows {
-            let picked = pick(row)
+            var picked = pick(row)
+            // "1.64 Food BTW 6% 28.95": a tax table row printing the tax and the gross it is
+            // part of; the tax is the amount the rate gives from another amount on the row.
+            if row.role == .tax, let rate = row.rate, rate > 0, rate < 30, row.amounts.count >= 2,
+               let tax = row.amounts.first(where: { t in row.amounts.contains { x in
+                   x.value > t.value && (close((x.value * rate / (100 + rate)).rounded(scale: 2), t.value)
+                                         || close((x.value * rate / 100).rounded(scale: 2), t.value)) } }) {
+                picked = tax
+            }
             // "(TOTAL INCLUDED GST @ 6%: 0.42)": an amount that is the tax of another amount at
             // the row's rate is the tax, whatever the label says.
             if row.role.totalStrength > 0, let rate = row.rate, rate > 0, rate < 30, let p = picked,
@@ -61,7 +69,8 @@ enum TotalFinder {
         }
         let subtotals = roleValues[.subtotal] ?? []
         let taxes = roleValues[.tax] ?? []
-        let cash = roleValues[.cash] ?? []
+        // "Cash -20.00": tendered cash printed as a negative line.
+        let cash = (roleValues[.cash] ?? []).map(abs)
         let change = (roleValues[.change] ?? []).map(abs)
         let cards = roleValues[.card] ?? []
         let roundings = (roleValues[.rounding] ?? []).filter { $0 != 0 && abs($0) < 0.1 }
@@ -136,7 +145,9 @@ enum TotalFinder {
             if subtotals.contains(where: { value > $0 * Decimal(string: "1.3")! + 1 }) && tips.isEmpty { score -= 3 }
             if roundings.contains(where: { r in strongTotals.contains(value - r) || strongTotals.contains(value + r) }),
                isMultiple(value, of: 0.05) { score += 3; checked = true }
-            if let lineItemSum, close(lineItemSum, value) { score += 2; checked = true }
+            // The items add up to the subtotal; when tax is added on top that is not the total.
+            let subtotalBeforeTax = occurrences.allSatisfy({ $0.0 == .subtotal }) && taxes.contains(where: { $0 > 0 })
+            if let lineItemSum, close(lineItemSum, value), !subtotalBeforeTax { score += 2; checked = true }
             if subtotals.contains(value) && taxes.allSatisfy({ $0 == 0 }) { score += 0.5 }
             if value == maxPlain { score += 1 }
             // "Balance Due 238.65" beside "Subtotal 26.16 / Tax 2.49 / Total 28.65": a stray digit

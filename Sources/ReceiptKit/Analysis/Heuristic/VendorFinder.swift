@@ -71,11 +71,15 @@ enum VendorFinder {
             let name = clean(confidentText(line))
             let label = LabelText(name)
             names[position] = name
-            let company = label.hasAny(companySuffixes) && !label.hasAny(["CO REG", "COMPANY NO", "REG NO", "ROC"])
+            // "A UNIT OF … LLP", "OPERATED BY … LTD": the owner of the business, not its name.
+            let owner = label.hasAny(ownerPhrases)
+            let company = label.hasAny(companySuffixes) && !label.hasAny(["CO REG", "COMPANY NO", "REG NO", "ROC"]) && !owner
             // "ONE MILL STREET" as the first, clearly read row with no house number is a name.
             let namedAfterStreet = position == 0 && line.confidence >= 85 && !name.contains(where: \.isNumber)
                 && label.hasAny(addressWords) && isPlausibleName(name, label: label, allowAddressWords: true)
-            guard namedAfterStreet || isPlausibleName(name, label: label) && !(usCityLine.matches(line.upper) && !company) else {
+            // A phone number on the row ("myNEWScareline : 1800 88 1231") makes it contact details.
+            let phone = line.text.contains(where: \.isNumber) && phonePattern.matches(line.text) && !company
+            guard namedAfterStreet || isPlausibleName(name, label: label) && !(usCityLine.matches(line.upper) && !company) && !phone else {
                 if isAddress(line.text) { addressSeen = true }
                 continue
             }
@@ -90,6 +94,7 @@ enum VendorFinder {
             // The legal entity in small print further down ("UNIT OF … LLP") counts less.
             if company { score += position <= 4 ? 9 : 5 }
             if addressSeen && !company { score -= 4 }
+            if owner { score -= 4 }
             score += (line.confidence - 70) / 15
             let letters = name.filter(\.isLetter).count
             score += min(2, Double(letters) / 6)
@@ -155,6 +160,9 @@ enum VendorFinder {
                              readConfidence: usedRows.map(weakestWord).min() ?? 100,
                              meanConfidence: usedRows.map(\.confidence).reduce(0, +) / Double(usedRows.count), box: box)
     }
+
+    static let ownerPhrases: PhraseList = ["UNIT OF", "DIVISION OF", "OPERATED BY", "OWNED BY", "MANAGED BY", "A MEMBER OF",
+                                           "FRANCHISEE OF", "SUBSIDIARY OF"]
 
     /// Greetings and slogans: several little words ("Welcome To The", "Your fast and friendly
     /// checkout was"), or opening with YOUR / OUR / WE.
@@ -243,7 +251,12 @@ enum VendorFinder {
     /// Removes OCR noise around a name: stray punctuation, one-letter fragments at the ends,
     /// and common misreadings of company suffixes (`SON BHD` → `SDN BHD`).
     static func clean(_ text: String) -> String {
-        var tokens = text.split(whereSeparator: \.isWhitespace).map { token -> String in
+        var tokens = text.split(whereSeparator: \.isWhitespace).flatMap { token -> [Substring] in
+            // "RETAIL SB(306295-X)": a registration number glued to the name.
+            guard let open = token.firstIndex(of: "("), open != token.startIndex,
+                  token[open...].filter(\.isNumber).count >= 4 else { return [token] }
+            return [token[..<open], token[open...]]
+        }.map { token -> String in
             var t = String(token)
             if t.contains(where: { "{}[]".contains($0) }) {
                 t = String(t.map { c -> Character in c == "{" || c == "[" ? "(" : c == "}" || c == "]" ? ")" : c })
@@ -270,16 +283,23 @@ enum VendorFinder {
         for i in tokens.indices.dropLast() {
             let a = tokens[i].uppercased().trimmingCharacters(in: CharacterSet(charactersIn: ".")),
                 b = tokens[i + 1].uppercased().trimmingCharacters(in: CharacterSet(charactersIn: "."))
+            // "SDA RMD": both misread, the second still ending in the D of BHD.
             if a.count == 3, LabelText.editDistance(a, "SDN") <= 1, (3...4).contains(b.count),
-               LabelText.editDistance(b, "BHD") <= (b.count == 4 ? 2 : 1) {
+               LabelText.editDistance(b, "BHD") <= (b.count == 4 ? 2 : 1)
+                || a.hasPrefix("SD") && b.count == 3 && b.hasSuffix("D") && b.allSatisfy(\.isLetter) {
                 tokens[i] = tokens[i].hasSuffix(".") ? "SDN." : "SDN"
                 tokens[i + 1] = tokens[i + 1].hasSuffix(".") ? "BHD." : "BHD"
             }
         }
         // Registration numbers after the name: "(1248717-W)", "273500-U", "(139386 X)".
-        if let suffixEnd = tokens.lastIndex(where: { ["BHD", "BHD.", "S/B", "BERHAD", "LTD", "LTD.", "LIMITED", "SB"].contains($0.uppercased()) }),
+        let legalForms: Set<String> = ["BHD", "BHD.", "S/B", "BERHAD", "LTD", "LTD.", "LIMITED", "SB"]
+        if let suffixEnd = tokens.lastIndex(where: { legalForms.contains($0.uppercased()) }),
            suffixEnd + 1 < tokens.count,
            tokens[(suffixEnd + 1)...].contains(where: { $0.filter(\.isNumber).count >= 2 }) {
+            tokens.removeSubrange((suffixEnd + 1)...)
+        } else if let suffixEnd = tokens.indices.dropLast().first(where: { legalForms.contains(tokens[$0].uppercased())
+                      && tokens[$0 + 1].hasPrefix("(") && tokens[$0 + 1].filter(\.isNumber).count >= 4 }) {
+            // "MYNEWS RETAIL SB (306295-X) FKA BISON STORES SB": the name ends at its number.
             tokens.removeSubrange((suffixEnd + 1)...)
         }
         // "… Services Ltd, 3 Quay Street": the address after the company form.
@@ -307,9 +327,15 @@ enum VendorFinder {
             }
         }
         tokens = tokens.map { t in
-            // Dotted initials: "D.1.Y." is D.I.Y.
-            if t.count >= 4, t.filter({ $0 == "." }).count >= 2, t.split(separator: ".").allSatisfy({ $0.count == 1 }) {
-                return String(t.map { c -> Character in c == "1" ? "I" : c == "0" ? "O" : c == "¥" ? "Y" : c })
+            // Dotted initials: "D.1.Y." is D.I.Y.; a letter read twice ("D.I.YY.", "D.I.Y¥.") is one.
+            if t.count >= 4, t.filter({ $0 == "." }).count >= 2 {
+                let parts = t.split(separator: ".", omittingEmptySubsequences: false).map { part -> String in
+                    let mapped = String(part.map { c -> Character in c == "1" ? "I" : c == "0" ? "O" : c == "¥" ? "Y" : c })
+                    return mapped.count == 2 && mapped.first == mapped.last && mapped.first!.isLetter ? String(mapped.prefix(1)) : mapped
+                }
+                if parts.filter({ !$0.isEmpty }).count >= 2, parts.allSatisfy({ $0.count <= 1 }) {
+                    return parts.joined(separator: ".")
+                }
             }
             switch t.uppercased() {
             case "5/B", "S/8", "5/8": return "S/B"
