@@ -22,11 +22,11 @@ import Testing
 
     /// Floors in percent, per folder and field. Reached on 2026-11-22 (`receipts eval`, real OCR):
     /// sroie vendor 64.0 date 88.0 total 86.0 currency 96.0; wildreceipt vendor 47.3 date 71.4
-    /// total 69.4 tax 51.4 currency 100 (10 labelled: one receipt is 10 points); TestReceipts 100 on every field. Issue 3's targets (sroie total 90, date 97, vendor 85;
+    /// total 70.4 tax 51.4 currency 100 (10 labelled: one receipt is 10 points); TestReceipts 100 on every field. Issue 3's targets (sroie total 90, date 97, vendor 85;
     /// wildreceipt total 75, date 85, tax 70, vendor 70; TestReceipts 100) replace a floor once reached.
     static let floors: [String: [String: Double]] = [
         "sroie": ["vendor": 62, "date": 86, "total": 84, "currency": 94],
-        "wildreceipt": ["vendor": 45, "date": 69, "total": 67, "tax": 49, "currency": 90],
+        "wildreceipt": ["vendor": 45, "date": 69, "total": 68, "tax": 49, "currency": 90],
         "TestReceipts": ["vendor": 100, "date": 100, "total": 100, "tax": 100, "currency": 100, "category": 100],
     ]
 

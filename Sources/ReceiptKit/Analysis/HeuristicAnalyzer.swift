@@ -173,14 +173,25 @@ struct Reading {
         return LabelText.editDistance(x, y) * 3 <= max(x.count, y.count)
     }
 
+    /// The first pass's total is missing, or unlabelled and unconfirmed: other passes may vote.
+    var totalIsUnsettled: Bool {
+        guard let firstTotal else { return true }
+        return !firstTotal.crossChecked && firstTotal.labelStrength == 0
+    }
+
     /// Takes another pass into account: a total both passes read is confirmed; otherwise the
-    /// better-supported one wins. Fields the first pass missed are taken from the other.
+    /// better-supported one wins, unless the first pass's total was labelled or cross-checked (a
+    /// pass made for a missing date then only confirms it: measured on ../shared/receipts, its
+    /// votes turned three right totals wrong and no wrong one right). Fields the first pass
+    /// missed are taken from the other.
     mutating func merge(_ other: Reading) {
         if let o = other.total {
-            otherTotals.append(o)
             if let first = firstTotal, first.value == o.value { confirmedByReread = true }
         }
-        total = Reading.vote(first: firstTotal, others: otherTotals)
+        if let o = other.total, totalIsUnsettled {
+            otherTotals.append(o)
+            total = Reading.vote(first: firstTotal, others: otherTotals)
+        }
         if date == nil { date = other.date }
         if vendor == nil { vendor = other.vendor }
         if currency == nil { currency = other.currency }

@@ -80,6 +80,17 @@ actor RereadRecorder {
         #expect(passes.first == HeuristicAnalyzer.defaultRereadPasses.first)
     }
 
+    @Test func aPassMadeForAMissingDateDoesNotOverturnALabelledTotal() async throws {
+        // The first pass reads the total under its label but no date; the second finds the date
+        // and misreads the total. The date is taken, the total stays.
+        let first = ocrResult("CORNER SHOP\nMILK 1.10\nBREAD 1.20\nTOTAL 2.30\nTHANK YOU")
+        let second = ocrResult("CORNER SHOP\n12/03/2024\nMILK 1.10\nBREAD 1.20\nTOTAL 8.30\nCASH 10.00\nCHANGE 1.70")
+        let input = AnalysisInput(source: "shop.jpg", ocr: first, reread: { _ in second })
+        let analysis = try await HeuristicAnalyzer().analyze(input, options: AnalysisOptions())
+        #expect(analysis.date?.description == "2024-03-12")
+        #expect(analysis.total == Decimal(string: "2.30"))
+    }
+
     @Test func aCloserReadOfTheNameDoesNotTurnLettersIntoDigits() async throws {
         func withFirstRow(_ ocr: OCRResult, confidence: Double) -> OCRResult {
             var ocr = ocr
