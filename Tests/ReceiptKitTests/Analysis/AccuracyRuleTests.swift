@@ -421,4 +421,20 @@ import Testing
                             meanConfidence: 80, imageWidth: 800, imageHeight: 100, sourceWidth: 800, sourceHeight: 100)
         #expect(ReceiptDocument(ocr: ocr).lines.first?.text == "MR. D.I.Y. (M) SDN BHD")
     }
+
+    @Test func aYearAfterAMonthOnATaxRowIsNoTaxAmount() {
+        // A vehicle tax confirmation: "tax" rows carry dates, not a tax with its decimal point lost.
+        let text = """
+            DVLA
+            Vehicle tax payment confirmation
+            Vehicle tax starts 1 May 2025
+            Date of payment 28 April 2025
+            Amount paid £195.00
+            Vehicle tax is not subject to VAT.
+            """
+        let analysis = HeuristicAnalyzer().analyze(text: text)
+        #expect(analysis.total == Decimal(string: "195.00"))
+        #expect(analysis.tax == nil)
+    }
+
 }

@@ -106,6 +106,8 @@ struct AmountLine: Sendable {
                                                    "IDNR", "STNR", "UID", "TIN", "GSTIN", "ABN", "REGNO", "VATNO", "STEUERNR"]
     private static let ratePattern = Pattern(#"(\d{1,2}(?:[.,]\d{1,3})?)\s?%"#)
     private static let bareNumber = Pattern(#"^\d{3,6}$"#)
+    /// "starts 1 May 2025", "valid to Dec 2026": a year after a month name is no amount.
+    private static let monthAndYear = Pattern(#"\b(JAN|FEB|MAR|APR|MAY|JUN|JUL|AUG|SEP|OCT|NOV|DEC)[A-Z]*\.?,?\s+(19|20)\d\d\b"#)
     private static let oneDecimal = Pattern(#"^[^\d]{0,3}(\d{1,5}[.,]\d)[^\d%]{0,2}$"#)
 
     /// The row's amounts, each row's label deciding their role. A label row without an amount
@@ -118,7 +120,8 @@ struct AmountLine: Sendable {
             let role = AmountRole.classify(label)
             var found = amounts
             if found.isEmpty, role.totalStrength >= 7 || role == .subtotal || role.isPayment || role == .tax,
-               !label.hasAny(registrationWords), role != .card, !line.text.contains("*") {
+               !label.hasAny(registrationWords), role != .card, !line.text.contains("*"),
+               !monthAndYear.matches(line.text) {
                 // "TOTAL 1000": the decimal point was lost; read the last bare number as cents.
                 let tokens = line.text.split(whereSeparator: \.isWhitespace).map(String.init)
                 if tokens.count >= 2, let last = tokens.last, last.count == 2, last.allSatisfy(\.isASCIIDigit),
