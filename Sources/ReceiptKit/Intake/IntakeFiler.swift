@@ -30,23 +30,14 @@ struct IntakeFiler: Sendable {
 
     /// Files `file` and returns where the image went (with `keep`, where the sidecar went).
     func file(_ file: WatchedFile, _ outcome: Outcome) throws -> String {
-        let base: String
-        let sidecarSuffix: String
-        switch outcome {
-        case .processed: (base, sidecarSuffix) = (processedDirectory, ".json")
-        case .failed: (base, sidecarSuffix) = (failedDirectory, ".error.txt")
-        }
-        let subfolder = (file.relativePath as NSString).deletingLastPathComponent
-        let folder = subfolder.isEmpty ? base : base + "/" + subfolder
+        let destination = Destination(of: file, outcome, filer: self)
+        let folder = destination.folder
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         } catch {
             throw IntakeError(.outputFolder, file: folder, "cannot create the output folder; check permissions and free space",
                               cause: error.localizedDescription)
         }
-        let name = (file.path as NSString).lastPathComponent
-        let ext = (name as NSString).pathExtension
-        let stem = ext.isEmpty ? name : String(name.dropLast(ext.count + 1))
         let contents: Data
         switch outcome {
         case let .processed(json, _): contents = Data((json.serialized() + "\n").utf8)
@@ -55,10 +46,8 @@ struct IntakeFiler: Sendable {
 
         var suffix = 0
         while true {
-            let candidate = suffix == 0 ? stem : "\(stem)-\(suffix)"
+            let (image, sidecar) = destination.names(suffix)
             suffix += 1
-            let image = folder + "/" + (ext.isEmpty ? candidate : candidate + "." + ext)
-            let sidecar = folder + "/" + candidate + sidecarSuffix
             if !keep && Self.exists(image) {
                 // A move cut short between its link and its unlink: finish it.
                 if Self.isSameFile(image, file.path) && isOwnSidecar(sidecar, of: file, outcome) {
@@ -92,27 +81,43 @@ struct IntakeFiler: Sendable {
     /// same file dropped again under the same name, rather than one left behind by a crash).
     func wasFiledBefore(_ file: WatchedFile, _ outcome: Outcome) -> Bool {
         guard !keep else { return false }
-        let (base, sidecarSuffix): (String, String)
-        switch outcome {
-        case .processed: (base, sidecarSuffix) = (processedDirectory, ".json")
-        case .failed: (base, sidecarSuffix) = (failedDirectory, ".error.txt")
-        }
-        let subfolder = (file.relativePath as NSString).deletingLastPathComponent
-        let folder = subfolder.isEmpty ? base : base + "/" + subfolder
-        let name = (file.path as NSString).lastPathComponent
-        let ext = (name as NSString).pathExtension
-        let stem = ext.isEmpty ? name : String(name.dropLast(ext.count + 1))
+        let destination = Destination(of: file, outcome, filer: self)
         var suffix = 0
         while true {
-            let candidate = suffix == 0 ? stem : "\(stem)-\(suffix)"
+            let (image, sidecar) = destination.names(suffix)
             suffix += 1
-            let image = folder + "/" + (ext.isEmpty ? candidate : candidate + "." + ext)
-            let sidecar = folder + "/" + candidate + sidecarSuffix
             let imageThere = Self.exists(image), sidecarThere = Self.exists(sidecar)
             if !imageThere && !sidecarThere { return false }
             if imageThere && sidecarThere && !Self.isSameFile(image, file.path) && isOwnSidecar(sidecar, of: file, outcome) {
                 return true
             }
+        }
+    }
+
+    /// Where a file goes: its output folder (subfolders kept) and the names it may take there.
+    private struct Destination {
+        let folder: String
+        let stem: String
+        let ext: String
+        let sidecarSuffix: String
+
+        init(of file: WatchedFile, _ outcome: Outcome, filer: IntakeFiler) {
+            let base: String
+            switch outcome {
+            case .processed: (base, sidecarSuffix) = (filer.processedDirectory, ".json")
+            case .failed: (base, sidecarSuffix) = (filer.failedDirectory, ".error.txt")
+            }
+            let subfolder = (file.relativePath as NSString).deletingLastPathComponent
+            folder = subfolder.isEmpty ? base : base + "/" + subfolder
+            let name = (file.path as NSString).lastPathComponent
+            ext = (name as NSString).pathExtension
+            stem = ext.isEmpty ? name : String(name.dropLast(ext.count + 1))
+        }
+
+        /// The image and sidecar paths for the `suffix`-th try: `a.jpg`/`a.json`, then `a-1.jpg`/`a-1.json`, …
+        func names(_ suffix: Int) -> (image: String, sidecar: String) {
+            let candidate = suffix == 0 ? stem : "\(stem)-\(suffix)"
+            return (folder + "/" + (ext.isEmpty ? candidate : candidate + "." + ext), folder + "/" + candidate + sidecarSuffix)
         }
     }
 
