@@ -107,9 +107,7 @@ struct Reading {
 
     var wantsReread: Bool {
         guard let total, date != nil else { return true }
-        // A labelled total that no cross-check confirms is read again no better (measured on
-        // ../shared/receipts: the same accuracy with a sixth fewer second passes).
-        return !(total.crossChecked || confirmedByReread) && total.labelStrength == 0
+        return !confirmedByReread && Self.needsSupport(total)
     }
 
     /// The rows of the totals block when a total label was read without a readable amount.
@@ -173,10 +171,10 @@ struct Reading {
         return LabelText.editDistance(x, y) * 3 <= max(x.count, y.count)
     }
 
-    /// The first pass's total is missing, or unlabelled and unconfirmed: other passes may vote.
-    var totalIsUnsettled: Bool {
-        guard let firstTotal else { return true }
-        return !firstTotal.crossChecked && firstTotal.labelStrength == 0
+    /// An unlabelled total no cross-check confirms. (A labelled one is read again no better:
+    /// measured on ../shared/receipts, the same accuracy with a sixth fewer second passes.)
+    static func needsSupport(_ total: TotalFinding) -> Bool {
+        !total.crossChecked && total.labelStrength == 0
     }
 
     /// Takes another pass into account: a total both passes read is confirmed; otherwise the
@@ -187,10 +185,10 @@ struct Reading {
     mutating func merge(_ other: Reading) {
         if let o = other.total {
             if let first = firstTotal, first.value == o.value { confirmedByReread = true }
-        }
-        if let o = other.total, totalIsUnsettled {
-            otherTotals.append(o)
-            total = Reading.vote(first: firstTotal, others: otherTotals)
+            if firstTotal.map(Self.needsSupport) ?? true {
+                otherTotals.append(o)
+                total = Reading.vote(first: firstTotal, others: otherTotals)
+            }
         }
         if date == nil { date = other.date }
         if vendor == nil { vendor = other.vendor }

@@ -106,8 +106,15 @@ struct AmountLine: Sendable {
                                                    "IDNR", "STNR", "UID", "TIN", "GSTIN", "ABN", "REGNO", "VATNO", "STEUERNR"]
     private static let ratePattern = Pattern(#"(\d{1,2}(?:[.,]\d{1,3})?)\s?%"#)
     private static let bareNumber = Pattern(#"^\d{3,6}$"#)
-    /// "starts 1 May 2025", "valid to Dec 2026": a year after a month name is no amount.
-    private static let monthAndYear = Pattern(#"\b(JAN|FEB|MAR|APR|MAY|JUN|JUL|AUG|SEP|OCT|NOV|DEC)[A-Z]*\.?,?\s+(19|20)\d\d\b"#)
+
+    /// "starts 1 May 2025", "gültig bis Dez. 2026": a year after a month name is no amount.
+    private static func hasMonthAndYear(_ text: String) -> Bool {
+        let words = text.split(whereSeparator: \.isWhitespace).map { $0.trimmingCharacters(in: .punctuationCharacters) }
+        return zip(words, words.dropFirst()).contains { month, year in
+            year.count == 4 && year.allSatisfy(\.isASCIIDigit) && (1900...2099).contains(Int(year) ?? 0)
+                && DateFinder.month(month) != nil
+        }
+    }
     private static let oneDecimal = Pattern(#"^[^\d]{0,3}(\d{1,5}[.,]\d)[^\d%]{0,2}$"#)
 
     /// The row's amounts, each row's label deciding their role. A label row without an amount
@@ -121,7 +128,7 @@ struct AmountLine: Sendable {
             var found = amounts
             if found.isEmpty, role.totalStrength >= 7 || role == .subtotal || role.isPayment || role == .tax,
                !label.hasAny(registrationWords), role != .card, !line.text.contains("*"),
-               !monthAndYear.matches(line.text) {
+               !hasMonthAndYear(line.text) {
                 // "TOTAL 1000": the decimal point was lost; read the last bare number as cents.
                 let tokens = line.text.split(whereSeparator: \.isWhitespace).map(String.init)
                 if tokens.count >= 2, let last = tokens.last, last.count == 2, last.allSatisfy(\.isASCIIDigit),

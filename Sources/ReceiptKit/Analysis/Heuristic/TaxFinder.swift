@@ -12,7 +12,6 @@ struct TaxFinding: Sendable, Equatable {
 /// Handles tax added on top (subtotal + tax = total) and tax included in the total
 /// (tax = total × rate / (100 + rate)); several rates are summed.
 enum TaxFinder {
-    private static let ratePattern = Pattern(#"(\d{1,2}(?:[.,]\d{1,3})?)\s?%"#)
     /// Rows naming a tax number or a heading, not an amount of tax.
     private static let notAmounts: PhraseList = ["TAX INVOICE", "GST NO", "GST ID", "GST REG", "VAT NO", "VAT REG", "TAX ID",
                                      "TAX NO", "VAT NUMBER", "GST REG NO", "TAX CODE", "TAX EXEMPT", "VAT ID",
@@ -39,7 +38,7 @@ enum TaxFinder {
                 continue
             }
             guard !label.hasAny(notAmounts) || !row.amounts.isEmpty && !label.has("TAX INVOICE") else { continue }
-            let rate = ratePattern.firstMatch(in: row.line.text).flatMap { $0[1] }.flatMap(Money.parse)
+            let rate = row.rate
             if row.amounts.isEmpty {
                 if let rate, rate > 0, rate < 30, label.hasAny(AmountRole.inclusiveWords) { inclusiveRate = rate }
                 // "TOTAL TAX 00", "TAX 0": no tax, its decimal point lost.
