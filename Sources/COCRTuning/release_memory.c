@@ -2,6 +2,7 @@
 // thread's arena, so with one arena per OCR thread the footprint only grows. Trimming after
 // each image keeps peak RSS near what one image needs per engine.
 #include "COCRTuning.h"
+#include <stdlib.h>   /* defines __GLIBC__ on glibc systems */
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
