@@ -91,6 +91,35 @@ actor RereadRecorder {
         #expect(analysis.total == Decimal(string: "2.30"))
     }
 
+    @Test func aMissingDateAloneIsReadFromABinarizedPage() async throws {
+        let recorder = RereadRecorder()
+        let first = ocrResult("CORNER SHOP\nMILK 1.10\nBREAD 1.20\nTOTAL 2.30\nTHANK YOU")
+        let input = AnalysisInput(source: "shop.jpg", ocr: first, reread: { pass in
+            await recorder.record(pass)
+            return ocrResult("CORNER SHOP\n12/03/2024\nMILK 1.10\nBREAD 1.20\nTOTAL 2.30")
+        })
+        let analysis = try await HeuristicAnalyzer().analyze(input, options: AnalysisOptions())
+        #expect(analysis.date?.description == "2024-03-12")
+        let passes = await recorder.passes
+        #expect(passes.count == 1)
+        #expect(passes.first?.binarize == true && passes.first?.region == nil, "one binarized whole-page pass")
+    }
+
+    @Test func theBinarizedPassForTheDateHasNoSayOnAnUnconfirmedTotal() async throws {
+        // The total is an unlabelled amount: the gray pass is asked first (it reads no date and
+        // no other total), then the binarized one for the date, whose labelled 9.30 is not taken.
+        let recorder = RereadRecorder()
+        let first = ocrResult("CORNER SHOP\nMILK 1.10\nBREAD 1.20\n4.30\nTHANK YOU")
+        let input = AnalysisInput(source: "shop.jpg", ocr: first, reread: { pass in
+            await recorder.record(pass)
+            return pass.binarize ? ocrResult("CORNER SHOP\n12/03/2024\nTOTAL 9.30") : ocrResult("CORNER SHOP\nTHANK YOU")
+        })
+        let analysis = try await HeuristicAnalyzer().analyze(input, options: AnalysisOptions())
+        #expect(analysis.date?.description == "2024-03-12")
+        #expect(analysis.total == Decimal(string: "4.30"))
+        #expect(await recorder.passes.map(\.binarize) == [false, true])
+    }
+
     @Test func aCloserReadOfTheNameDoesNotTurnLettersIntoDigits() async throws {
         func withFirstRow(_ ocr: OCRResult, confidence: Double) -> OCRResult {
             var ocr = ocr
