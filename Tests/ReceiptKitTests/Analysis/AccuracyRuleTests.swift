@@ -437,4 +437,70 @@ import Testing
         #expect(analysis.tax == nil)
     }
 
+    // MARK: totals, cross-checks
+
+    func total(withItems text: String) -> Decimal? {
+        let rows = AmountLine.build(ReceiptDocument(text: text))
+        let items = LineItemParser.parse(rows)
+        return TotalFinder.find(rows, lineItemSum: items.isEmpty ? nil : items.compactMap(\.amount).reduce(0, +))?.value
+    }
+
+    @Test func theOnlyItemIsNotConfirmedByTheItemSum() {
+        // The total's label misread beyond recognition: the one item "adding up" to itself
+        // proves nothing; the bigger amount under the items is the total.
+        let text = """
+            PINE HOLLOW OUTFITTERS
+            00041237788 CAMP MUG 36.10
+            Tax 6%
+            RECEIPT Tcral. $38.27
+            Credit Card
+            """
+        #expect(total(withItems: text) == Decimal(string: "38.27"))
+    }
+
+    @Test func aTotalAboveTheCashHandedOverIsMisread() {
+        // Change was given, so the total cannot exceed the cash: its first digit was misread.
+        let text = """
+            1 CD LOS TRES AMIGOS 149.90
+            1 CD NOCHE DE RUMBA 95.70
+            TOTAL 845.60
+            EFECTIVO 250.00
+            CAMBIO 4.40
+            """
+        #expect(total(text) == Decimal(string: "245.60"))
+    }
+
+    @Test func paidMinusChangeOutweighsAMisreadSubtotal() {
+        let text = """
+            MILK CHOC BAR 2.20
+            SUBTOTAL 7.00
+            CASH 10.00
+            CHANGE DUE 7.80
+            """
+        #expect(total(text) == Decimal(string: "2.20"))
+    }
+
+    @Test func theVATTableDecidesBetweenTwoTotalsOneDigitApart() {
+        // Net 105.82 + VAT 16.28 = 122.10: the second total row lost its first digit to a 4.
+        let text = """
+            2 Lasagne 13.90 27.80
+            1 Tiramisu 7.00
+            Tot Eur 122.10
+            Total HT TVA
+            105.82 16.28
+            Tot 422.10
+            """
+        #expect(total(text) == Decimal(string: "122.10"))
+    }
+
+    @Test func theVATTableDoesNotOverruleTheRoundingAdjustment() {
+        let text = """
+            Total Sales (Inclusive GST) RM 177.22
+            Rounding Adjustment -0.02
+            CREDIT RM 177.20
+            GST Summary Amount (RM) Tax (RM)
+            SR 6% 167.19 10.03
+            """
+        #expect(total(text) == Decimal(string: "177.20"))
+    }
 }
