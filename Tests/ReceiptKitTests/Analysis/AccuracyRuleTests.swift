@@ -503,4 +503,58 @@ import Testing
             """
         #expect(total(text) == Decimal(string: "177.20"))
     }
+
+    @Test func aTaxAsLargeAsTheSubtotalIsACheckNumber() {
+        // "CHK 2900 GST 1": the check number on a row naming the tax is no tax of 29.00, and
+        // cash minus change (16.10), not the misread paid amount minus change, is the total.
+        let text = """
+            CHK 2900 GST 1
+            1 PIZZA MARGHERITA 11.49
+            1 SPARKLING WATER 2.99
+            SUBTOTAL 14.48
+            AIRPORT SURCHARGE 0.29
+            TAX 1.33
+            AMOUNT PAID 164.16
+            CASH 20.00
+            CHANGE 3.90
+            """
+        #expect(total(text) == Decimal(string: "16.10"))
+    }
+
+    @Test func aCardPaymentPrintedNegativePaysTheTotal() {
+        let text = """
+            2 Eggs Benedict 24.90
+            Subtotal 4O
+            Sales Tax 2.20
+            VISA -27.10
+            CHANGE DUE 0.00
+            """
+        #expect(total(text) == Decimal(string: "27.10"))
+    }
+
+    @Test func aTotalAboveTheTaxesIsOnlyTheFoodTotal() {
+        let text = """
+            MASALA DOSA 1 100.00 100.00
+            PANEER TIKKA 1 180.00 180.00
+            DAHI PURI 1 85.00 85.00
+            Total 365.00
+            Ser.Tax 5.6% 20.44
+            VAT(2%) 7.30
+            Round off 0.26
+            Net Amount 393.00
+            """
+        #expect(total(text) == Decimal(string: "393.00"))
+    }
+
+    @Test func aDecimalPointReadAsAColonOnTheTotalRow() {
+        // No clock shows 37:71.
+        let text = """
+            1 Lamb Korma 10.99
+            1 Vegetable Pakora 3.99
+            SubTotal: 33.97
+            Tax: 3.74
+            Total; 37:71
+            """
+        #expect(total(text) == Decimal(string: "37.71"))
+    }
 }

@@ -82,15 +82,18 @@ enum TotalFinder {
                 if token == picked {
                     roleValues[bucket(row.role), default: []].append(token.value)
                 }
-                byValue[token.value, default: []].append((role, row, token))
+                // "VISA -27.10": a payment printed as a negative line pays that amount.
+                let value = token == picked && row.role.isPayment ? abs(token.value) : token.value
+                byValue[value, default: []].append((role, row, token))
             }
         }
         let subtotals = roleValues[.subtotal] ?? []
-        let taxes = roleValues[.tax] ?? []
+        // A tax as large as a subtotal is a misread number ("CHK 2900 GST 1": a check number).
+        let taxes = (roleValues[.tax] ?? []).filter { t in !subtotals.contains { $0 > 0 && t >= $0 } }
         // "Cash -20.00": tendered cash printed as a negative line.
         let cash = (roleValues[.cash] ?? []).map(abs)
         let change = (roleValues[.change] ?? []).map(abs)
-        let cards = roleValues[.card] ?? []
+        let cards = (roleValues[.card] ?? []).map(abs)
         let roundings = (roleValues[.rounding] ?? []).filter { $0 != 0 && abs($0) < 0.1 }
         let discounts = (roleValues[.discount] ?? []).map(abs)
         let tips = roleValues[.tip] ?? []
@@ -150,6 +153,16 @@ enum TotalFinder {
                     || discounts.contains { d in taxes.contains { close(s - d + $0, value) } || close(s - d, value) }
             })
         }
+        // "Total 365.00 / Ser.Tax 20.44 / VAT 7.30 / Round off 0.26 / Net Amount 393.00": a TOTAL
+        // printed above the taxes, which a later amount adds up, is only the food total.
+        let lastTaxLine = rows.filter { $0.role == .tax && !$0.amounts.isEmpty }.map(\.line.index).max() ?? -1
+        let taxSum = taxes.reduce(0, +)
+        let partialTotals = taxSum > 0 ? rows.filter { $0.role.totalStrength == 7 && $0.line.index < lastTaxLine }.compactMap { pick($0)?.value } : []
+        let anyRounding = (roleValues[.rounding] ?? []).filter { $0 != 0 && abs($0) < 1 }
+        func addsUpAfterPartial(_ value: Decimal) -> Bool {
+            partialTotals.contains { p in p < value && (close(p + taxSum, value) || anyRounding.contains { close(p + taxSum + $0, value) }) }
+        }
+        let laterTotals = Set(byValue.keys.filter(addsUpAfterPartial))
         func confirmed(_ value: Decimal) -> Bool { addsUp(value) || grossAmounts.contains { close($0, value) } }
         var best: (value: Decimal, score: Double, strength: Int, checked: Bool, line: Int)? = nil
         for (value, occurrences) in byValue where value > 0 {
@@ -184,6 +197,8 @@ enum TotalFinder {
             let paidMinusChange = cash.contains(where: { c in change.contains { c - $0 == value } })
             if paidMinusChange { score += 4; checked = true }
             if addsUp(value) { score += 4; checked = true }
+            else if laterTotals.contains(value) { score += 4; checked = true }
+            if partialTotals.contains(value), laterTotals.contains(where: { $0 > value }) { score -= 3 }
             else if isMultiple(value, of: 0.05), subtotals.contains(where: { s in
                 taxes.contains { t in let sum = s + t; return abs(sum - value) < 0.03 && !close(sum, value) }
             }) { score += 3; checked = true }
