@@ -557,4 +557,41 @@ import Testing
             """
         #expect(total(text) == Decimal(string: "37.71"))
     }
+
+    // MARK: vendor, header rows
+
+    @Test func aLogoSizedBrandOverTheOperatorsLegalName() {
+        let rows: [(String, Int)] = [
+            ("Welcome to the Family", 30),
+            ("CornerMart", 120),
+            ("Brightwell Retail Sdn Bhd (123456-X)", 36),
+            ("No 8, Jalan Kenari 3, Bandar Puchong", 36),
+            ("GST ID : 000123456789", 30),
+        ]
+        #expect(vendor(rows: rows) == "CornerMart")
+    }
+
+    @Test func aLegalNameUnderATitleOfTheSameSizeStaysTheName() {
+        // Not a logo: a title row hardly taller than the company row does not take over.
+        let rows: [(String, Int)] = [
+            ("KEDAI BUKU CERIA", 40),
+            ("CERIA BOOKS SDN BHD (654321-A)", 36),
+            ("NO 3, JALAN PASAR", 36),
+        ]
+        #expect(vendor(rows: rows) != "KEDAI BUKU CERIA")
+    }
+
+    @Test func aSmallLetterGluedToACapitalisedNameIsASpeck() {
+        #expect(vendor("—sMERIDIAN HEALTHCARE SDN BHD\nNO 2, JALAN SS15/4") == "MERIDIAN HEALTHCARE SDN BHD")
+    }
+
+    @Test func aLowConfidenceFragmentWithPunctuationAfterTheName() {
+        func word(_ text: String, _ x: Int, _ confidence: Double) -> OCRWord {
+            OCRWord(text: text, confidence: confidence, box: BoundingBox(x: x, y: 10, width: text.count * 12, height: 20))
+        }
+        let words = [word("Harbor", 10, 95), word("Bagels", 90, 95), word("Sere,", 170, 31)]
+        let ocr = OCRResult(text: "", lines: [OCRLine(words: words, box: BoundingBox(x: 10, y: 10, width: 240, height: 20))],
+                            meanConfidence: 80, imageWidth: 800, imageHeight: 100, sourceWidth: 800, sourceHeight: 100)
+        #expect(VendorFinder.find(ReceiptDocument(ocr: ocr))?.name == "Harbor Bagels")
+    }
 }

@@ -102,6 +102,17 @@ enum VendorFinder {
             if best == nil || score > best!.score { best = (name, score, position, company) }
         }
         guard var best else { return nil }
+        // A logo-sized brand right above the operator's legal name ("FamilyMart" over
+        // "Maxincome Resources Sdn Bhd"): the trading name wins.
+        if best.company, let companyHeight = heights[best.row], companyHeight > 0,
+           let brand = (max(0, best.row - 2)..<best.row).last(where: { i in
+               plausible[i] && rows[i].confidence >= 80 && names[i].filter(\.isLetter).count >= 4
+                   && !LabelText(names[i]).hasAny(companySuffixes)
+                   && Double(heights[i] ?? 0) >= 2.5 * Double(companyHeight)
+           }) {
+            return VendorFinding(name: names[brand], confidence: min(0.9, max(0.2, best.score / 25)),
+                                 readConfidence: weakestWord(rows[brand]), meanConfidence: rows[brand].confidence, box: rows[brand].box)
+        }
         // A brand printed above the legal name that starts with it ("Harbourline Insurance" over
         // "Harbourline Insurance Services Ltd"): the trading name wins.
         if best.company, let brand = (max(0, best.row - 2)..<best.row).first(where: { i in
@@ -211,7 +222,8 @@ enum VendorFinder {
         guard !line.words.isEmpty else { return line.text }
         var words = line.words[...]
         func speck(_ w: OCRWord) -> Bool {
-            w.confidence < 40 && (w.text.count <= 2 || w.text != w.text.uppercased() && w.text.count <= 4)
+            // ("Sere," after "Panera Bread": its punctuation does not make it a word.)
+            w.confidence < 40 && (w.text.count <= 2 || w.text != w.text.uppercased() && w.text.filter(\.isLetter).count <= 4)
         }
         while words.count > 1, let w = words.first, speck(w) { words = words.dropFirst() }
         while words.count > 1, let w = words.last, speck(w) { words = words.dropLast() }
@@ -273,7 +285,10 @@ enum VendorFinder {
             tokens[i] += tokens.remove(at: i + 1)
         }
         let trim = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "&()'.#")).inverted
-        tokens = tokens.map { $0.trimmingCharacters(in: trim) }.filter { !$0.isEmpty }
+        tokens = tokens.map { $0.trimmingCharacters(in: trim) }.filter { !$0.isEmpty }.map { t in
+            // "—sSUBANG": a speck read as a small letter glued to a capitalised word.
+            t.count >= 5 && t.first!.isLowercase && t.dropFirst().allSatisfy({ $0.isUppercase && $0.isLetter }) ? String(t.dropFirst()) : t
+        }
         func isJunk(_ t: String) -> Bool {
             t.count == 1 && t != "&" || t.count == 2 && t != t.uppercased() || !t.contains(where: { $0.isLetter || $0.isNumber })
         }
