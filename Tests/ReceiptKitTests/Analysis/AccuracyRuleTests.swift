@@ -594,4 +594,36 @@ import Testing
                             meanConfidence: 80, imageWidth: 800, imageHeight: 100, sourceWidth: 800, sourceHeight: 100)
         #expect(VendorFinder.find(ReceiptDocument(ocr: ocr))?.name == "Harbor Bagels")
     }
+
+    @Test func theStoreNamesItselfAtTheFootWhenItsLogoWasNotRead() {
+        let text = """
+            Lower Prices
+            412 Elm Rd
+            Mason, MI # 201
+            The Brookmart Team appreciates your business
+            11/22/24
+            MILK 2.49
+            TOTAL 2.49
+            """
+        #expect(vendor(text) == "Brookmart")
+    }
+
+    @Test func thankYouForShoppingAtNamesTheStore() {
+        let text = """
+            Westgate Square
+            Greensboro, NC 27410
+            (336) 555-0143
+            GIRLS DRESS 885872871558 33.99
+            TOTAL $33.99
+            THANK YOU FOR SHOPPING AT HOLLISTON'S
+            """
+        #expect(vendor(text) == "HOLLISTON'S")
+    }
+
+    @Test func aSignOffWithoutAStoreNameOrUnderACompanyChangesNothing() {
+        #expect(vendor("GREENACRE FOODS\nMarket Place, Otley\nTOTAL 2.00\nTHANK YOU FOR SHOPPING LOCAL") == "GREENACRE FOODS")
+        #expect(vendor("MAJU JAYA SDN BHD\nNO 3, JALAN PASAR\nTOTAL 2.00\nTHANK YOU FOR SHOPPING AT KEDAI SERBANEKA")
+                == "MAJU JAYA SDN BHD")
+        #expect(vendor("Harbour Fish Bar\n21 Quay Street\nTOTAL 9.50\nThank you for visiting us!") == "Harbour Fish Bar")
+    }
 }

@@ -48,6 +48,49 @@ enum VendorFinder {
     private static let postcodePattern = Pattern(#"\b\d{5}\b|\b[A-Z]{1,2}\d[A-Z\d]?\s+\d[A-Z]{2}\b"#, caseInsensitive: false)
 
     static func find(_ document: ReceiptDocument, rows amountRows: [AmountLine]? = nil) -> VendorFinding? {
+        let found = findInHeader(document, rows: amountRows)
+        // "THANK YOU FOR SHOPPING AT KOHL'S", "The Meijer Team appreciates your business": the store
+        // names itself at the foot when its logo above was not read as text. The legal name of a
+        // company, or a header name agreeing with it, stays.
+        guard let signed = signOffName(document) else { return found }
+        if let found {
+            let a = EvaluationScorer.normalizedName(found.name), b = EvaluationScorer.normalizedName(signed)
+            if LabelText(found.name).hasAny(companySuffixes) || a.contains(b) || b.contains(a) { return found }
+        }
+        return VendorFinding(name: signed, confidence: 0.5)
+    }
+
+    private static let signOffPatterns = [
+        Pattern(#"\b(?:THE|The)\s+([A-Z][A-Za-z'’&.\-]*(?:\s+[A-Z][A-Za-z'’&.\-]*){0,2})\s+(?:TEAM|Team)\b"#, caseInsensitive: false),
+        Pattern(#"\bTHANKS?(?:\s+YOU)?\s+FOR\s+(?:(?:SHOPPING|DINING|EATING|STAYING)\s+(?:AT|WITH)|CHOOSING|VISITING)\s+([A-Z0-9][A-Z0-9'’&.\-]*(?:\s+[A-Z0-9][A-Z0-9'’&.\-]*){0,3})"#, caseInsensitive: false),
+    ]
+    private static let genericSignOff: Set<String> = ["US", "OUR", "THIS", "STORE", "SHOP", "SALES", "MANAGEMENT", "SERVICE",
+                                                      "CUSTOMER", "WHOLE", "ENTIRE", "STAFF", "HERE", "TODAY", "YOUR", "A", "AN", "LOCAL"]
+
+    /// The name a sign-off row gives the store, if any.
+    static func signOffName(_ document: ReceiptDocument) -> String? {
+        for line in document.lines {
+            let text = line.text
+            for (i, pattern) in signOffPatterns.enumerated() {
+                // The team pattern reads names as printed ("The Meijer Team"); the shopping one in capitals.
+                let subject = i == 0 ? text : text.uppercased()
+                guard let m = pattern.firstMatch(in: subject), let raw = m[1] else { continue }
+                // The name ends with its sentence: "AT TESCO. PLEASE COME AGAIN".
+                let sentence = raw.components(separatedBy: ". ").first!.split(whereSeparator: { "!,;:".contains($0) }).first.map(String.init) ?? raw
+                let name = sentence.trimmingCharacters(in: CharacterSet(charactersIn: " .,!-'’"))
+                let label = LabelText(name)
+                guard let first = label.words.first, !genericSignOff.contains(first),
+                      !label.words.contains(where: { ["TEAM", "AGAIN", "AND", "FOR"].contains($0) }),
+                      name.filter(\.isLetter).count >= 3, line.confidence >= 60 else { continue }
+                // Back to the row's own spelling.
+                if i == 1, let range = line.text.range(of: name, options: .caseInsensitive) { return String(line.text[range]) }
+                return name
+            }
+        }
+        return nil
+    }
+
+    static func findInHeader(_ document: ReceiptDocument, rows amountRows: [AmountLine]? = nil) -> VendorFinding? {
         let amountRows = amountRows ?? AmountLine.build(document)
         // The header ends where the amounts start.
         let end = amountRows.first(where: { !$0.amounts.isEmpty && $0.line.index >= 3 })?.line.index ?? document.lines.count
