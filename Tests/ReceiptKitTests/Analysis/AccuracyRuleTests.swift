@@ -437,4 +437,193 @@ import Testing
         #expect(analysis.tax == nil)
     }
 
+    // MARK: totals, cross-checks
+
+    func total(withItems text: String) -> Decimal? {
+        let rows = AmountLine.build(ReceiptDocument(text: text))
+        let items = LineItemParser.parse(rows)
+        return TotalFinder.find(rows, lineItemSum: items.isEmpty ? nil : items.compactMap(\.amount).reduce(0, +))?.value
+    }
+
+    @Test func theOnlyItemIsNotConfirmedByTheItemSum() {
+        // The total's label misread beyond recognition: the one item "adding up" to itself
+        // proves nothing; the bigger amount under the items is the total.
+        let text = """
+            PINE HOLLOW OUTFITTERS
+            00041237788 CAMP MUG 36.10
+            Tax 6%
+            RECEIPT Tcral. $38.27
+            Credit Card
+            """
+        #expect(total(withItems: text) == Decimal(string: "38.27"))
+    }
+
+    @Test func aTotalAboveTheCashHandedOverIsMisread() {
+        // Change was given, so the total cannot exceed the cash: its first digit was misread.
+        let text = """
+            1 CD LOS TRES AMIGOS 149.90
+            1 CD NOCHE DE RUMBA 95.70
+            TOTAL 845.60
+            EFECTIVO 250.00
+            CAMBIO 4.40
+            """
+        #expect(total(text) == Decimal(string: "245.60"))
+    }
+
+    @Test func paidMinusChangeOutweighsAMisreadSubtotal() {
+        let text = """
+            MILK CHOC BAR 2.20
+            SUBTOTAL 7.00
+            CASH 10.00
+            CHANGE DUE 7.80
+            """
+        #expect(total(text) == Decimal(string: "2.20"))
+    }
+
+    @Test func theVATTableDecidesBetweenTwoTotalsOneDigitApart() {
+        // Net 105.82 + VAT 16.28 = 122.10: the second total row lost its first digit to a 4.
+        let text = """
+            2 Lasagne 13.90 27.80
+            1 Tiramisu 7.00
+            Tot Eur 122.10
+            Total HT TVA
+            105.82 16.28
+            Tot 422.10
+            """
+        #expect(total(text) == Decimal(string: "122.10"))
+    }
+
+    @Test func theVATTableDoesNotOverruleTheRoundingAdjustment() {
+        let text = """
+            Total Sales (Inclusive GST) RM 177.22
+            Rounding Adjustment -0.02
+            CREDIT RM 177.20
+            GST Summary Amount (RM) Tax (RM)
+            SR 6% 167.19 10.03
+            """
+        #expect(total(text) == Decimal(string: "177.20"))
+    }
+
+    @Test func aTaxAsLargeAsTheSubtotalIsACheckNumber() {
+        // "CHK 2900 GST 1": the check number on a row naming the tax is no tax of 29.00, and
+        // cash minus change (16.10), not the misread paid amount minus change, is the total.
+        let text = """
+            CHK 2900 GST 1
+            1 PIZZA MARGHERITA 11.49
+            1 SPARKLING WATER 2.99
+            SUBTOTAL 14.48
+            AIRPORT SURCHARGE 0.29
+            TAX 1.33
+            AMOUNT PAID 164.16
+            CASH 20.00
+            CHANGE 3.90
+            """
+        #expect(total(text) == Decimal(string: "16.10"))
+    }
+
+    @Test func aCardPaymentPrintedNegativePaysTheTotal() {
+        let text = """
+            2 Eggs Benedict 24.90
+            Subtotal 4O
+            Sales Tax 2.20
+            VISA -27.10
+            CHANGE DUE 0.00
+            """
+        #expect(total(text) == Decimal(string: "27.10"))
+    }
+
+    @Test func aTotalAboveTheTaxesIsOnlyTheFoodTotal() {
+        let text = """
+            MASALA DOSA 1 100.00 100.00
+            PANEER TIKKA 1 180.00 180.00
+            DAHI PURI 1 85.00 85.00
+            Total 365.00
+            Ser.Tax 5.6% 20.44
+            VAT(2%) 7.30
+            Round off 0.26
+            Net Amount 393.00
+            """
+        #expect(total(text) == Decimal(string: "393.00"))
+    }
+
+    @Test func aDecimalPointReadAsAColonOnTheTotalRow() {
+        // No clock shows 37:71.
+        let text = """
+            1 Lamb Korma 10.99
+            1 Vegetable Pakora 3.99
+            SubTotal: 33.97
+            Tax: 3.74
+            Total; 37:71
+            """
+        #expect(total(text) == Decimal(string: "37.71"))
+    }
+
+    // MARK: vendor, header rows
+
+    @Test func aLogoSizedBrandOverTheOperatorsLegalName() {
+        let rows: [(String, Int)] = [
+            ("Welcome to the Family", 30),
+            ("CornerMart", 120),
+            ("Brightwell Retail Sdn Bhd (123456-X)", 36),
+            ("No 8, Jalan Kenari 3, Bandar Puchong", 36),
+            ("GST ID : 000123456789", 30),
+        ]
+        #expect(vendor(rows: rows) == "CornerMart")
+    }
+
+    @Test func aLegalNameUnderATitleOfTheSameSizeStaysTheName() {
+        // Not a logo: a title row hardly taller than the company row does not take over.
+        let rows: [(String, Int)] = [
+            ("KEDAI BUKU CERIA", 40),
+            ("CERIA BOOKS SDN BHD (654321-A)", 36),
+            ("NO 3, JALAN PASAR", 36),
+        ]
+        #expect(vendor(rows: rows) != "KEDAI BUKU CERIA")
+    }
+
+    @Test func aSmallLetterGluedToACapitalisedNameIsASpeck() {
+        #expect(vendor("—sMERIDIAN HEALTHCARE SDN BHD\nNO 2, JALAN SS15/4") == "MERIDIAN HEALTHCARE SDN BHD")
+    }
+
+    @Test func aLowConfidenceFragmentWithPunctuationAfterTheName() {
+        func word(_ text: String, _ x: Int, _ confidence: Double) -> OCRWord {
+            OCRWord(text: text, confidence: confidence, box: BoundingBox(x: x, y: 10, width: text.count * 12, height: 20))
+        }
+        let words = [word("Harbor", 10, 95), word("Bagels", 90, 95), word("Sere,", 170, 31)]
+        let ocr = OCRResult(text: "", lines: [OCRLine(words: words, box: BoundingBox(x: 10, y: 10, width: 240, height: 20))],
+                            meanConfidence: 80, imageWidth: 800, imageHeight: 100, sourceWidth: 800, sourceHeight: 100)
+        #expect(VendorFinder.find(ReceiptDocument(ocr: ocr))?.name == "Harbor Bagels")
+    }
+
+    @Test func theStoreNamesItselfAtTheFootWhenItsLogoWasNotRead() {
+        let text = """
+            Lower Prices
+            412 Elm Rd
+            Mason, MI # 201
+            The Brookmart Team appreciates your business
+            11/22/24
+            MILK 2.49
+            TOTAL 2.49
+            """
+        #expect(vendor(text) == "Brookmart")
+    }
+
+    @Test func thankYouForShoppingAtNamesTheStore() {
+        let text = """
+            Westgate Square
+            Greensboro, NC 27410
+            (336) 555-0143
+            GIRLS DRESS 885872871558 33.99
+            TOTAL $33.99
+            THANK YOU FOR SHOPPING AT HOLLISTON'S
+            """
+        #expect(vendor(text) == "HOLLISTON'S")
+    }
+
+    @Test func aSignOffWithoutAStoreNameOrUnderACompanyChangesNothing() {
+        #expect(vendor("GREENACRE FOODS\nMarket Place, Otley\nTOTAL 2.00\nTHANK YOU FOR SHOPPING LOCAL") == "GREENACRE FOODS")
+        #expect(vendor("MAJU JAYA SDN BHD\nNO 3, JALAN PASAR\nTOTAL 2.00\nTHANK YOU FOR SHOPPING AT KEDAI SERBANEKA")
+                == "MAJU JAYA SDN BHD")
+        #expect(vendor("Harbour Fish Bar\n21 Quay Street\nTOTAL 9.50\nThank you for visiting us!") == "Harbour Fish Bar")
+    }
 }

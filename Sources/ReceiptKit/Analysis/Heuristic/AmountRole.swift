@@ -115,6 +115,7 @@ struct AmountLine: Sendable {
                 && DateFinder.month(month) != nil
         }
     }
+    private static let colonDecimal = Pattern(#"^[$£€]?(\d{1,4}):(\d{2})$"#)
     private static let oneDecimal = Pattern(#"^[^\d]{0,3}(\d{1,5}[.,]\d)[^\d%]{0,2}$"#)
 
     /// The row's amounts, each row's label deciding their role. A label row without an amount
@@ -139,6 +140,13 @@ struct AmountLine: Sendable {
                     label = LabelText(labelPart(of: line.text, without: found))
                 } else if let i = tokens.lastIndex(where: { bareNumber.matches($0) }), let cents = Decimal(string: tokens[i]) {
                     found = [AmountToken(value: cents / 100, tokenIndex: i, repaired: true)]
+                    label = LabelText(labelPart(of: line.text, without: found))
+                } else if let i = tokens.lastIndex(where: { colonDecimal.matches($0) }),
+                          let m = colonDecimal.firstMatch(in: tokens[i]), let whole = m[1].flatMap({ Int($0) }),
+                          let cents = m[2].flatMap({ Int($0) }), whole > 23 || cents > 59,
+                          let value = Money.parse("\(whole).\(m[2]!)") {
+                    // "Total; 37:71": a decimal point read as a colon (no time has 71 minutes).
+                    found = [AmountToken(value: value, tokenIndex: i, repaired: true)]
                     label = LabelText(labelPart(of: line.text, without: found))
                 } else if let i = tokens.lastIndex(where: { oneDecimal.matches($0) }),
                           let m = oneDecimal.firstMatch(in: tokens[i]), let value = m[1].flatMap(Money.parse) {

@@ -39,6 +39,13 @@ enum TotalFinder {
         var byValue: [Decimal: [(AmountRole, AmountLine, AmountToken)]] = [:]
         var roleValues: [AmountRole: [Decimal]] = [:]
         var all: [Decimal] = []
+        // Gross amounts a tax table vouches for: "Net 106.82  VAT 16.28" (net + tax) and
+        // "1.64 Food BTW 6% 28.95" (a gross whose tax at the row's rate is printed beside it).
+        var grossAmounts: [Decimal] = []
+        // The purchased items: unlabelled rows before the first subtotal, total, tax or payment row.
+        let firstAmountLine = rows.first(where: { !$0.amounts.isEmpty })?.line.index ?? 0
+        let itemsEnd = rows.first(where: { r in r.line.index >= firstAmountLine
+            && (r.role == .subtotal || r.role.totalStrength >= 7 || r.role == .tax || r.role.isPayment) })?.line.index ?? Int.max
         let everyAmount = Set(rows.flatMap { $0.amounts.map(\.value) })
         for var row in rows {
             var picked = pick(row)
@@ -49,6 +56,17 @@ enum TotalFinder {
                    x.value > t.value && (close((x.value * rate / (100 + rate)).rounded(scale: 2), t.value)
                                          || close((x.value * rate / 100).rounded(scale: 2), t.value)) } }) {
                 picked = tax
+                for x in row.amounts where x.value > tax.value {
+                    if close((x.value * rate / (100 + rate)).rounded(scale: 2), tax.value) { grossAmounts.append(x.value) }
+                    else if close((x.value * rate / 100).rounded(scale: 2), tax.value) { grossAmounts.append(x.value + tax.value) }
+                }
+            }
+            if row.role == .tax || row.role == .other, row.amounts.count >= 2 {
+                let net = row.amounts[row.amounts.count - 2].value, tax = row.amounts[row.amounts.count - 1].value
+                if tax > 0, net > tax, tax >= net * Decimal(string: "0.02")!, tax <= net * Decimal(string: "0.3")!,
+                   row.rate.map({ close((net * $0 / 100).rounded(scale: 2), tax) }) ?? true {
+                    grossAmounts.append(net + tax)
+                }
             }
             // "(TOTAL INCLUDED GST @ 6%: 0.42)": an amount that is the tax of another amount at
             // the row's rate is the tax, whatever the label says.
@@ -64,15 +82,18 @@ enum TotalFinder {
                 if token == picked {
                     roleValues[bucket(row.role), default: []].append(token.value)
                 }
-                byValue[token.value, default: []].append((role, row, token))
+                // "VISA -27.10": a payment printed as a negative line pays that amount.
+                let value = token == picked && row.role.isPayment ? abs(token.value) : token.value
+                byValue[value, default: []].append((role, row, token))
             }
         }
         let subtotals = roleValues[.subtotal] ?? []
-        let taxes = roleValues[.tax] ?? []
+        // A tax as large as a subtotal is a misread number ("CHK 2900 GST 1": a check number).
+        let taxes = (roleValues[.tax] ?? []).filter { t in !subtotals.contains { $0 > 0 && t >= $0 } }
         // "Cash -20.00": tendered cash printed as a negative line.
         let cash = (roleValues[.cash] ?? []).map(abs)
         let change = (roleValues[.change] ?? []).map(abs)
-        let cards = roleValues[.card] ?? []
+        let cards = (roleValues[.card] ?? []).map(abs)
         let roundings = (roleValues[.rounding] ?? []).filter { $0 != 0 && abs($0) < 0.1 }
         let discounts = (roleValues[.discount] ?? []).map(abs)
         let tips = roleValues[.tip] ?? []
@@ -106,6 +127,23 @@ enum TotalFinder {
             }
         }
         for v in rounded.keys where byValue[v] == nil { byValue[v] = [] }
+        // "TOTAL 927.96 / EFECTIVO 328.00 / CAMBIO 0.05": a total above the cash handed over,
+        // with change given, is misread; the reading one digit away that tendered minus change
+        // gives (within cash rounding) is the total.
+        var aboveTendered = Set<Decimal>()
+        var digitRepaired: [Decimal: Int] = [:]
+        if let tendered = cash.max(), cards.isEmpty, change.contains(where: { $0 >= 0 }) {
+            for (value, strength) in labelled where strength >= 7 && value > tendered {
+                aboveTendered.insert(value)
+                for ch in change where ch >= 0 && ch < tendered {
+                    let paid = tendered - ch
+                    for v in oneDigitVariants(of: value) where v <= tendered && abs(v - paid) <= Decimal(string: "0.05")! {
+                        digitRepaired[v] = max(digitRepaired[v] ?? 0, strength)
+                    }
+                }
+            }
+        }
+        for v in digitRepaired.keys where byValue[v] == nil { byValue[v] = [] }
         labelled = byValue.mapValues { $0.map { $0.0.totalStrength }.max() ?? 0 }
 
         /// Subtotal plus tax (less a discount) gives the value.
@@ -115,6 +153,17 @@ enum TotalFinder {
                     || discounts.contains { d in taxes.contains { close(s - d + $0, value) } || close(s - d, value) }
             })
         }
+        // "Total 365.00 / Ser.Tax 20.44 / VAT 7.30 / Round off 0.26 / Net Amount 393.00": a TOTAL
+        // printed above the taxes, which a later amount adds up, is only the food total.
+        let lastTaxLine = rows.filter { $0.role == .tax && !$0.amounts.isEmpty }.map(\.line.index).max() ?? -1
+        let taxSum = taxes.reduce(0, +)
+        let partialTotals = taxSum > 0 ? rows.filter { $0.role.totalStrength == 7 && $0.line.index < lastTaxLine }.compactMap { pick($0)?.value } : []
+        let anyRounding = (roleValues[.rounding] ?? []).filter { $0 != 0 && abs($0) < 1 }
+        func addsUpAfterPartial(_ value: Decimal) -> Bool {
+            partialTotals.contains { p in p < value && (close(p + taxSum, value) || anyRounding.contains { close(p + taxSum + $0, value) }) }
+        }
+        let laterTotals = Set(byValue.keys.filter(addsUpAfterPartial))
+        func confirmed(_ value: Decimal) -> Bool { addsUp(value) || grossAmounts.contains { close($0, value) } }
         var best: (value: Decimal, score: Double, strength: Int, checked: Bool, line: Int)? = nil
         for (value, occurrences) in byValue where value > 0 {
             let strength = occurrences.map { $0.0.totalStrength }.max() ?? 0
@@ -136,9 +185,20 @@ enum TotalFinder {
             let otherRows = Set(occurrences.map { $0.1.line.index }).subtracting(supportingRows)
             score += min(1.5, 0.5 * Double(max(0, otherRows.count - (supportingRows.isEmpty ? 1 : 0))))
             if let s = rounded[value], s >= strength { score = max(score, Double(s)) + 2; checked = true }
+            if let s = digitRepaired[value], s >= strength { score = max(score, Double(s)) + 2; checked = true }
+            if aboveTendered.contains(value) { score -= 4 }
+            // Net + tax on the tax table, or the gross the table's rate gives.
+            // (Not a total still to be rounded: "Total Sales 177.22 / Rounding -0.02" pays 177.20.)
+            if strength > 0 || occurrences.contains(where: { $0.0 == .subtotal }),
+               grossAmounts.contains(where: { close($0, value) }), roundings.isEmpty || isMultiple(value, of: 0.05) {
+                score += 3; checked = true
+            }
             if cards.contains(value) && strength > 0 { score += 2; checked = true }
-            if cash.contains(where: { c in change.contains { c - $0 == value } }) { score += 4; checked = true }
+            let paidMinusChange = cash.contains(where: { c in change.contains { c - $0 == value } })
+            if paidMinusChange { score += 4; checked = true }
             if addsUp(value) { score += 4; checked = true }
+            else if laterTotals.contains(value) { score += 4; checked = true }
+            if partialTotals.contains(value), laterTotals.contains(where: { $0 > value }) { score -= 3 }
             else if isMultiple(value, of: 0.05), subtotals.contains(where: { s in
                 taxes.contains { t in let sum = s + t; return abs(sum - value) < 0.03 && !close(sum, value) }
             }) { score += 3; checked = true }
@@ -147,15 +207,20 @@ enum TotalFinder {
                isMultiple(value, of: 0.05) { score += 3; checked = true }
             // The items add up to the subtotal; when tax is added on top that is not the total.
             let subtotalBeforeTax = occurrences.allSatisfy({ $0.0 == .subtotal }) && taxes.contains(where: { $0 > 0 })
-            if let lineItemSum, close(lineItemSum, value), !subtotalBeforeTax { score += 2; checked = true }
+            // An unlabelled amount among the items is one of them: the items adding up to it
+            // means it is the only one, which confirms nothing.
+            let isItem = !occurrences.isEmpty && occurrences.allSatisfy { $0.0 == .other && $0.1.line.index < itemsEnd }
+            if let lineItemSum, close(lineItemSum, value), !subtotalBeforeTax, !isItem { score += 2; checked = true }
             if subtotals.contains(value) && taxes.allSatisfy({ $0 == 0 }) { score += 0.5 }
             if value == maxPlain { score += 1 }
             // "Balance Due 238.65" beside "Subtotal 26.16 / Tax 2.49 / Total 28.65": a stray digit
             // (often the $ sign) read into an amount that the arithmetic confirms without it.
-            if !addsUp(value), byValue.keys.contains(where: { $0 > 0 && hasOneExtraDigit(value, comparedTo: $0) && addsUp($0) }) {
+            if !confirmed(value), byValue.keys.contains(where: { $0 > 0 && $0 != value && confirmed($0)
+                && (hasOneExtraDigit(value, comparedTo: $0) || differsInOneDigit(value, $0)) }) {
                 score -= 3
             }
-            if subtotals.contains(where: { $0 > value }) && discounts.isEmpty { score -= 3 }
+            // A printed amount that cash minus change confirms outweighs a (misread) bigger subtotal.
+            if subtotals.contains(where: { $0 > value }) && discounts.isEmpty && !(paidMinusChange && !occurrences.isEmpty) { score -= 3 }
             if taxes.contains(where: { $0 >= value }) { score -= 3 }
             if paymentOnly && cash.contains(value) && change.contains(where: { $0 > 0 }) { score -= 2 }
             if occurrences.allSatisfy({ $0.2.repaired }) { score -= 0.5 }
@@ -188,6 +253,26 @@ enum TotalFinder {
         let x = Array(a.moneyString.filter(\.isASCIIDigit)), y = Array(b.moneyString.filter(\.isASCIIDigit))
         guard x.count == y.count + 1 else { return false }
         return x.indices.contains { i in var z = x; z.remove(at: i); return z == y }
+    }
+
+    /// `422.10` and `122.10`: the same number of digits, one of them different.
+    static func differsInOneDigit(_ a: Decimal, _ b: Decimal) -> Bool {
+        let x = Array(a.moneyString.filter(\.isASCIIDigit)), y = Array(b.moneyString.filter(\.isASCIIDigit))
+        return x.count == y.count && zip(x, y).filter { $0 != $1 }.count == 1
+    }
+
+    /// Every amount that differs from `value` in one digit.
+    static func oneDigitVariants(of value: Decimal) -> [Decimal] {
+        let digits = Array(value.moneyString.filter(\.isASCIIDigit))
+        var result: [Decimal] = []
+        for i in digits.indices {
+            for d in "0123456789" where d != digits[i] {
+                var z = digits
+                z[i] = d
+                if let v = Decimal(string: String(z)) { result.append(v / 100) }
+            }
+        }
+        return result
     }
 
     static func close(_ a: Decimal, _ b: Decimal) -> Bool { abs(a - b) <= Decimal(string: "0.011")! }

@@ -48,6 +48,49 @@ enum VendorFinder {
     private static let postcodePattern = Pattern(#"\b\d{5}\b|\b[A-Z]{1,2}\d[A-Z\d]?\s+\d[A-Z]{2}\b"#, caseInsensitive: false)
 
     static func find(_ document: ReceiptDocument, rows amountRows: [AmountLine]? = nil) -> VendorFinding? {
+        let found = findInHeader(document, rows: amountRows)
+        // "THANK YOU FOR SHOPPING AT KOHL'S", "The Meijer Team appreciates your business": the store
+        // names itself at the foot when its logo above was not read as text. The legal name of a
+        // company, or a header name agreeing with it, stays.
+        guard let signed = signOffName(document) else { return found }
+        if let found {
+            let a = EvaluationScorer.normalizedName(found.name), b = EvaluationScorer.normalizedName(signed)
+            if LabelText(found.name).hasAny(companySuffixes) || a.contains(b) || b.contains(a) { return found }
+        }
+        return VendorFinding(name: signed, confidence: 0.5)
+    }
+
+    private static let signOffPatterns = [
+        Pattern(#"\b(?:THE|The)\s+([A-Z][A-Za-z'’&.\-]*(?:\s+[A-Z][A-Za-z'’&.\-]*){0,2})\s+(?:TEAM|Team)\b"#, caseInsensitive: false),
+        Pattern(#"\bTHANKS?(?:\s+YOU)?\s+FOR\s+(?:(?:SHOPPING|DINING|EATING|STAYING)\s+(?:AT|WITH)|CHOOSING|VISITING)\s+([A-Z0-9][A-Z0-9'’&.\-]*(?:\s+[A-Z0-9][A-Z0-9'’&.\-]*){0,3})"#, caseInsensitive: false),
+    ]
+    private static let genericSignOff: Set<String> = ["US", "OUR", "THIS", "STORE", "SHOP", "SALES", "MANAGEMENT", "SERVICE",
+                                                      "CUSTOMER", "WHOLE", "ENTIRE", "STAFF", "HERE", "TODAY", "YOUR", "A", "AN", "LOCAL"]
+
+    /// The name a sign-off row gives the store, if any.
+    static func signOffName(_ document: ReceiptDocument) -> String? {
+        for line in document.lines {
+            let text = line.text
+            for (i, pattern) in signOffPatterns.enumerated() {
+                // The team pattern reads names as printed ("The Meijer Team"); the shopping one in capitals.
+                let subject = i == 0 ? text : text.uppercased()
+                guard let m = pattern.firstMatch(in: subject), let raw = m[1] else { continue }
+                // The name ends with its sentence: "AT TESCO. PLEASE COME AGAIN".
+                let sentence = raw.components(separatedBy: ". ").first!.split(whereSeparator: { "!,;:".contains($0) }).first.map(String.init) ?? raw
+                let name = sentence.trimmingCharacters(in: CharacterSet(charactersIn: " .,!-'’"))
+                let label = LabelText(name)
+                guard let first = label.words.first, !genericSignOff.contains(first),
+                      !label.words.contains(where: { ["TEAM", "AGAIN", "AND", "FOR"].contains($0) }),
+                      name.filter(\.isLetter).count >= 3, line.confidence >= 60 else { continue }
+                // Back to the row's own spelling.
+                if i == 1, let range = line.text.range(of: name, options: .caseInsensitive) { return String(line.text[range]) }
+                return name
+            }
+        }
+        return nil
+    }
+
+    static func findInHeader(_ document: ReceiptDocument, rows amountRows: [AmountLine]? = nil) -> VendorFinding? {
         let amountRows = amountRows ?? AmountLine.build(document)
         // The header ends where the amounts start.
         let end = amountRows.first(where: { !$0.amounts.isEmpty && $0.line.index >= 3 })?.line.index ?? document.lines.count
@@ -102,6 +145,17 @@ enum VendorFinder {
             if best == nil || score > best!.score { best = (name, score, position, company) }
         }
         guard var best else { return nil }
+        // A logo-sized brand right above the operator's legal name ("FamilyMart" over
+        // "Maxincome Resources Sdn Bhd"): the trading name wins.
+        if best.company, let companyHeight = heights[best.row], companyHeight > 0,
+           let brand = (max(0, best.row - 2)..<best.row).last(where: { i in
+               plausible[i] && rows[i].confidence >= 80 && names[i].filter(\.isLetter).count >= 4
+                   && !LabelText(names[i]).hasAny(companySuffixes)
+                   && Double(heights[i] ?? 0) >= 2.5 * Double(companyHeight)
+           }) {
+            return VendorFinding(name: names[brand], confidence: min(0.9, max(0.2, best.score / 25)),
+                                 readConfidence: weakestWord(rows[brand]), meanConfidence: rows[brand].confidence, box: rows[brand].box)
+        }
         // A brand printed above the legal name that starts with it ("Harbourline Insurance" over
         // "Harbourline Insurance Services Ltd"): the trading name wins.
         if best.company, let brand = (max(0, best.row - 2)..<best.row).first(where: { i in
@@ -211,7 +265,8 @@ enum VendorFinder {
         guard !line.words.isEmpty else { return line.text }
         var words = line.words[...]
         func speck(_ w: OCRWord) -> Bool {
-            w.confidence < 40 && (w.text.count <= 2 || w.text != w.text.uppercased() && w.text.count <= 4)
+            // ("Sere," after "Panera Bread": its punctuation does not make it a word.)
+            w.confidence < 40 && (w.text.count <= 2 || w.text != w.text.uppercased() && w.text.filter(\.isLetter).count <= 4)
         }
         while words.count > 1, let w = words.first, speck(w) { words = words.dropFirst() }
         while words.count > 1, let w = words.last, speck(w) { words = words.dropLast() }
@@ -273,7 +328,10 @@ enum VendorFinder {
             tokens[i] += tokens.remove(at: i + 1)
         }
         let trim = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "&()'.#")).inverted
-        tokens = tokens.map { $0.trimmingCharacters(in: trim) }.filter { !$0.isEmpty }
+        tokens = tokens.map { $0.trimmingCharacters(in: trim) }.filter { !$0.isEmpty }.map { t in
+            // "—sSUBANG": a speck read as a small letter glued to a capitalised word.
+            t.count >= 5 && t.first!.isLowercase && t.dropFirst().allSatisfy({ $0.isUppercase && $0.isLetter }) ? String(t.dropFirst()) : t
+        }
         func isJunk(_ t: String) -> Bool {
             t.count == 1 && t != "&" || t.count == 2 && t != t.uppercased() || !t.contains(where: { $0.isLetter || $0.isNumber })
         }
