@@ -626,4 +626,10 @@ import Testing
                 == "MAJU JAYA SDN BHD")
         #expect(vendor("Harbour Fish Bar\n21 Quay Street\nTOTAL 9.50\nThank you for visiting us!") == "Harbour Fish Bar")
     }
+
+    @Test func aServiceChargeIsNoChange() {
+        #expect(AmountRole.classify(LabelText("SVC CHG 10%")) == .tip)
+        #expect(AmountRole.classify(LabelText("SERVICE CHG")) == .tip)
+        #expect(AmountRole.classify(LabelText("CHG")) == .change)
+    }
 }

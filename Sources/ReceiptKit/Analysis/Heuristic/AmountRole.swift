@@ -60,7 +60,8 @@ enum AmountRole: Sendable, Hashable {
 
     /// The role of a row's amounts, from its label.
     static func classify(_ label: LabelText) -> AmountRole {
-        if label.hasAny(changeWords) { return .change }
+        // "SVC CHG" is a service charge, not change ("CHG" abbreviates both).
+        if label.hasAny(changeWords) && !label.hasAny(["SVC CHG", "SERVICE CHG"]) { return .change }
         let hasTotalWord = label.hasAny(totalWords) || label.has("GRANDTOTAL")
         if label.hasAny(roundingWords) && !label.hasAny(["TOTAL ROUNDED", "ROUNDED TOTAL", "GRAND TOTAL"]) {
             if !(hasTotalWord && label.has("AFTER")) { return .rounding }
