@@ -209,7 +209,7 @@ struct Reading {
     /// votes turned three right totals wrong and no wrong one right). Fields the first pass
     /// missed are taken from the other.
     mutating func merge(_ other: Reading, totals: Bool = true) {
-        if totals, let o = other.total {
+        if totals, let o = other.total, !isImplausibleTotal(o.value) {
             if let first = firstTotal, first.value == o.value { confirmedByReread = true }
             if firstTotal.map(Self.needsSupport) ?? true {
                 otherTotals.append(o)
@@ -219,6 +219,17 @@ struct Reading {
         if date == nil { date = other.date }
         if vendor == nil { vendor = other.vendor }
         if currency == nil { currency = other.currency }
+    }
+
+    /// A total another pass read that this reading's amounts rule out: more than ten times every
+    /// amount it found and more than twice its items together (digits read twice: €28.95 as
+    /// "€2838.95"), or less than half its dearest item (a digit lost).
+    func isImplausibleTotal(_ value: Decimal) -> Bool {
+        let amounts = rows.flatMap(\.amounts).map(\.value)
+        guard amounts.count >= 3, let largest = amounts.max(), largest > 0 else { return false }
+        let items = lineItems.compactMap(\.amount)
+        if let dearest = items.max(), value * 2 < dearest { return true }
+        return value > max(largest * 10, items.reduce(0, +) * 2)
     }
 
     func analysis(options: AnalysisOptions, analyzer: String) -> ReceiptAnalysis {

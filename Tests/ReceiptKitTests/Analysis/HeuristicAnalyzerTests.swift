@@ -120,6 +120,16 @@ actor RereadRecorder {
         #expect(await recorder.passes.map(\.binarize) == [false, true])
     }
 
+    @Test func aSecondReadingManyTimesEveryAmountIsNotTheTotal() async throws {
+        // The first pass finds the amount but no label; the second reads the label with the
+        // amount's digits doubled.
+        let first = ocrResult("HARBOUR GRILL\n21/11/2015 13:56\n1 BURGER 15.25\n1 COBBLER 7.25\n1 SODA 4.20\n28.95\nTHANK YOU")
+        let second = ocrResult("HARBOUR GRILL\n21/11/2015 13:56\n1 BURGER 15.25\nAmt Due 2838.95")
+        let input = AnalysisInput(source: "grill.jpg", ocr: first, reread: { _ in second })
+        let analysis = try await HeuristicAnalyzer().analyze(input, options: AnalysisOptions())
+        #expect(analysis.total == Decimal(string: "28.95"))
+    }
+
     @Test func aCloserReadOfTheNameDoesNotTurnLettersIntoDigits() async throws {
         func withFirstRow(_ ocr: OCRResult, confidence: Double) -> OCRResult {
             var ocr = ocr
