@@ -273,6 +273,33 @@ import Testing
         #expect(date("23/10/1992 14:02") == "1992-10-23")
     }
 
+    @Test(arguments: [
+        ("CB# : 5531 12/dun/2019 08:34:22", "2019-06-12"), ("Inv 0042 03/duri/2018 14:10", "2018-06-03"),
+        ("Date: 21-Dea-2017 19:05", "2017-12-21"), ("Datum: 09.OKI.2019", "2019-10-09"),
+    ])
+    func monthAbbreviationWithOneLetterMisread(line: String, expected: String) {
+        #expect(date(line) == expected)
+    }
+
+    @Test func aWordOneLetterFromTwoMonthsIsNoMonth() {
+        // JUX is one letter from JUN and from JUL; BLK from none.
+        #expect(date("Ref 12/JUX/2019") == nil)
+        #expect(date("Lot 12/BLK/2019") == nil)
+    }
+
+    @Test(arguments: [
+        ("TBL 4/1 Chk 3310 gst 2\n184ug°17 20:02", "2017-08-18"), ("Chk 7710 06Apr°19 12:40", "2019-04-06"),
+        ("JUL05°18 3:10PM", "2018-07-05"), ("Chk 4410 094PR'15 19:21", "2015-04-09"),
+    ])
+    func dayMonthYearWithTheApostropheReadAsADegreeOrTheAAsAFour(line: String, expected: String) {
+        #expect(date(line) == expected)
+    }
+
+    @Test func compactDateWithASpeckAfterIt() {
+        // The letter repair would read the speck as a 1 and lose the date.
+        #expect(date("POS:T104 shf:20190521!") == "2019-05-21")
+    }
+
     // MARK: category
 
     @Test func motorFactorsPartsAreMaintenance() {

@@ -53,10 +53,10 @@ enum DateFinder {
     private static let numericPattern = Pattern(#"(?<![\d.,])(\d{1,2})\s?([-/.])\s?(\d{1,2})\s?\2\s?(\d{4}|\d{2})(?![\d,]|\.\d)"#)
     /// `2 APR 2018`, `14/JUN/2017`, `24-MAR-18`, `16AUG2015`, `21NOV'15`, `23 juin 2016`.
     private static let dayMonthPattern = Pattern(#"(?<![\d])(\d{1,2})(?:ST|ND|RD|TH|ER)?[\s\-/.,]*"# + monthAlternation
-                                                 + #"\.?[\s\-/.,']*((?:19|20)\d{2}|\d{2})(?!\d)"#, caseInsensitive: false)
+                                                 + #"\.?[\s\-/.,'’"°]*((?:19|20)\d{2}|\d{2})(?!\d)"#, caseInsensitive: false)
     /// `OCT 3, 2016`, `MAY08.17`, `Aug09,2012`, `January 5th 2020`, `Nov12"16` (the apostrophe read as a quote).
     private static let monthDayPattern = Pattern(#"(?<![A-Z])"# + monthAlternation
-                                                 + #"\.?[\s\-/.]*(\d{1,2})(?:ST|ND|RD|TH)?[\s,.'"’\-/]*((?:19|20)\d{2}|['"’]?\d{2})(?![\d:])"#, caseInsensitive: false)
+                                                 + #"\.?[\s\-/.]*(\d{1,2})(?:ST|ND|RD|TH)?[\s,.'"’°\-/]*((?:19|20)\d{2}|['"’°]?\d{2})(?![\d:])"#, caseInsensitive: false)
     /// `20180428`.
     private static let compactPattern = Pattern(#"(?<!\d)(20\d{2})(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])(?!\d)"#)
     /// `2703/2018`: the separator between day and month was lost (4-digit years only).
@@ -70,6 +70,12 @@ enum DateFinder {
     private static let noisyNumericPattern = Pattern(#"(?<![\d.,])(\d{1,2})\s?[-/.,'`]{1,3}\s?(\d{1,2})\s?[-/.,'`]{1,3}\s?((?:19|20)\d{2})(?!\d)"#)
     /// `JUNO3'14`: the day's leading zero read as the letter O after a month name.
     private static let monthThenLetterO = Pattern(#"\b(JAN|FEB|MAR|APR|MAY|JUN|JUL|AUG|SEP|OCT|NOV|DEC)O(\d)"#, caseInsensitive: false)
+    /// `14/JUM/2017`, `14/DURI/2017`: a word between a day and a year, separated on both sides the
+    /// same way, where a month name stands; read when one letter of it was misread (`fuzzyMonth`).
+    private static let misreadMonthPattern = Pattern(#"(?<![\d])(\d{1,2})\s?([-/.])\s?([A-Z]{3,4})\s?\2\s?((?:19|20)\d{2}|\d{2})(?!\d)"#,
+                                                     caseInsensitive: false)
+    /// `22 4UG'16`, `224PR'16`: the A of AUG or APR read as a 4 after the day.
+    private static let monthWithAAsFour = Pattern(#"(?<![\dA-Z])(\d{1,2})\s?4(UG|PR)(?=[\s\-/.,'’°"]*\d)"#, caseInsensitive: false)
     /// US and Canadian phone numbers: `(323) 939-5528`.
     private static let northAmericanPhone = Pattern(#"\(\d{3}\)\s?\d{3}\s?-\s?\d{4}"#)
     private static let timePattern = Pattern(#"\d{1,2}\s?[:.]\s?\d{2}(\s?[:.]\s?\d{2})?\s*(AM|PM)?|\d{1,2}\s?(AM|PM)\b"#)
@@ -91,6 +97,10 @@ enum DateFinder {
             if text.contains("O") && text.contains(where: \.isNumber), monthThenLetterO.matches(text) {
                 text = monthThenLetterO.regex.stringByReplacingMatches(
                     in: text, range: NSRange(location: 0, length: (text as NSString).length), withTemplate: "$1 0$2")
+            }
+            if text.contains("4U") || text.contains("4P"), monthWithAAsFour.matches(text) {
+                text = monthWithAAsFour.regex.stringByReplacingMatches(
+                    in: text, range: NSRange(location: 0, length: (text as NSString).length), withTemplate: "$1 A$2")
             }
             guard text.contains(where: \.isNumber) else { continue }
             let hasWords = text.contains(where: \.isLetter)
@@ -176,8 +186,18 @@ enum DateFinder {
                     found.append((date, nil, 1.1))
                 }
             }
+            if found.isEmpty && hasWords && hasSeparators {
+                for m in misreadMonthPattern.matches(in: text) where month(m.groups[3]!) == nil {
+                    if let d = Int(m.groups[1]!), let mo = fuzzyMonth(m.groups[3]!), let y = year(m.groups[4]!),
+                       let date = CalendarDate(year: y, month: mo, day: d) {
+                        found.append((date, nil, 0.5))
+                    }
+                }
+            }
             if found.isEmpty {
-                for m in compactPattern.matches(in: text) {
+                // "20180316!": a speck after the date that the letter repair made a digit.
+                let compact = compactPattern.matches(in: text)
+                for m in compact.isEmpty && text != line.upper ? compactPattern.matches(in: line.upper) : compact {
                     if let y = Int(m.groups[1]!), let mo = Int(m.groups[2]!), let d = Int(m.groups[3]!),
                        let date = CalendarDate(year: y, month: mo, day: d) {
                         found.append((date, nil, 0.3))
@@ -267,6 +287,16 @@ enum DateFinder {
             return m
         }
         return nil
+    }
+
+    /// The month a misread abbreviation stands for: `RI` and `RN` read for `N` and `M` undone,
+    /// then the one three-letter abbreviation that differs from it in one letter (`DUN` → JUN;
+    /// `JUX`, one letter from JUN and JUL, stands for none).
+    static func fuzzyMonth(_ word: String) -> Int? {
+        let w = Array(word.uppercased().replacingOccurrences(of: "RI", with: "N").replacingOccurrences(of: "RN", with: "M"))
+        guard w.count == 3 else { return nil }
+        let months = Set(monthNames.filter { $0.0.count == 3 && zip(Array($0.0), w).filter { $0 != $1 }.count == 1 }.map(\.1))
+        return months.count == 1 ? months.first : nil
     }
 
     /// Two-digit years: up to 50 are 20YY, later ones 19YY.
