@@ -222,6 +222,23 @@ import Testing
         #expect(tax("Subtotal 20.00\nTotal 30.00") == nil)
     }
 
+    @Test func aTaxWithOneDigitMisreadIsGivenByItsRate() {
+        // Added to the subtotal: 5% of 240.00 is 12.00.
+        #expect(tax("Sub Total 240.00\nGST 5% : 12,08\nGrand Total 252.00") == Decimal(string: "12.00"))
+        // Included in the total: 7% of 53.50 is 3.50.
+        #expect(tax("TOTAL 53.50\nincl. GST 7% 3.58") == Decimal(string: "3.50"))
+        // Two digits off: the printed amount stands.
+        #expect(tax("TOTAL 53.50\nincl. GST 7% 2.91") == Decimal(string: "2.91"))
+    }
+
+    @Test func taxLabelsWithOneLetterMisread() {
+        // US tills number their taxes (TAX1, TAX2); OCR reads the 1 as an I.
+        #expect(tax("MDSE SUBTOTAL $21.40\nTAXI $1.71\nCASH $23.11") == Decimal(string: "1.71"))
+        #expect(tax("ADMISSION 12.00\nTOTAL 12.00\nSALES TAK 0.00\nCASH TENDERED 20.00") == 0)
+        // A taxi company's name is not a tax.
+        #expect(tax("CITY TAXI CO\nFARE 12.50\nTOTAL 12.50") == nil)
+    }
+
     @Test func localSalesTaxPrintedWithItsRateAndPlace() {
         #expect(tax("Subtotal $9.28\n7.0% - Boston $0.65\nTotal Due $9.93") == Decimal(string: "0.65"))
         // A discount percentage is not a tax: the arithmetic does not add up.

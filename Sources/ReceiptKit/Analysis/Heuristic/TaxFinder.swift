@@ -30,9 +30,10 @@ enum TaxFinder {
         let subtotals = rows.filter { $0.role == .subtotal }.compactMap { $0.amounts.last?.value }
         // Tax is a fraction of what it is charged on: never as much as the subtotal.
         let cap = subtotals.filter { $0 > 0 }.max()
+        let taxRates = Set(rows.filter { $0.role == .tax && !$0.amounts.isEmpty }.compactMap(\.rate))
         for row in rows {
             let label = row.label
-            let isTaxRow = label.hasAny(AmountRole.taxWords) || label.compact.hasSuffix("TAX")
+            let isTaxRow = label.hasAny(AmountRole.taxWords) || label.compact.hasSuffix("TAX") || misreadTaxLabel(label)
             guard isTaxRow else {
                 if let c = localTaxRow(row, subtotals: subtotals, total: total) { candidates.append(c) }
                 continue
@@ -73,6 +74,26 @@ enum TaxFinder {
                             break outer
                         }
                     }
+                }
+            }
+            if chosen == nil, let rate, rate > 0, rate < 30, taxRates.count == 1,
+               !(total.map { t in values.contains { v in subtotals.contains { TotalFinder.close($0 + v, t) } } } ?? false) {
+                // "Gst 5% : 16,98" above "Grand Total 356.00": one digit of the tax misread; the
+                // printed rate gives it from a base on the row, the total or the subtotal (when the
+                // receipt prints one rate: with several, neither total is the base of one of them).
+                let bases = values + (total.map { [$0] } ?? []) + subtotals
+                var fixes: Set<Decimal> = []
+                for v in values where v > 0 {
+                    for base in bases where base > v {
+                        for c in [(base * rate / 100).rounded(scale: 2), (base * rate / (100 + rate)).rounded(scale: 2)]
+                        where c > 0 && oneDigitApart(v, c) && (total == nil || c < limit) && (cap == nil || c < cap!) {
+                            fixes.insert(c)
+                        }
+                    }
+                }
+                if fixes.count == 1 {
+                    chosen = fixes.first
+                    consistent = true
                 }
             }
             if chosen == nil {
@@ -135,6 +156,17 @@ enum TaxFinder {
             }
         }
         return nil
+    }
+
+    /// Tax labels with one letter misread: `SALES TAK` (the X of TAX), and `TAXI` / `TAXL` alone
+    /// on its row (the numbered `TAX1` of US tills, its 1 read as a letter; a taxi fare is
+    /// never labelled with that word alone).
+    static func misreadTaxLabel(_ label: LabelText) -> Bool {
+        let words = label.words
+        if words.count == 1, words[0] == "TAXI" || words[0] == "TAXL" { return true }
+        guard let i = words.firstIndex(of: "SALES"), i + 1 < words.count else { return false }
+        let next = words[i + 1]
+        return next.count == 3 && next.hasPrefix("TA") && next != "TAX"
     }
 
     /// `9.90` and `0.90`: the same number of digits, one of them different.
