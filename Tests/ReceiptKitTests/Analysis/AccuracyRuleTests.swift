@@ -231,10 +231,20 @@ import Testing
         #expect(tax("TOTAL 53.50\nincl. GST 7% 2.91") == Decimal(string: "2.91"))
     }
 
+    @Test func theGrossOnAnIncludedTaxRowIsNotTheTax() {
+        #expect(tax("Koffie 2x 21.80\nTOTAAL 21.80\nINCL. BTW: 9.00% 21.80") == Decimal(string: "1.80"))
+        // The total misread smaller: the gross still gives the tax.
+        #expect(tax("Koffie 2x 21.80\nTOTAAL 2.80\nINCL. BTW: 9.00% 21.80") == Decimal(string: "1.80"))
+        // The tax itself printed on the row stays the tax.
+        #expect(tax("TOTAAL 21.80\nINCL. BTW: 9.00% 1.80") == Decimal(string: "1.80"))
+    }
+
     @Test func taxLabelsWithOneLetterMisread() {
         // US tills number their taxes (TAX1, TAX2); OCR reads the 1 as an I.
         #expect(tax("MDSE SUBTOTAL $21.40\nTAXI $1.71\nCASH $23.11") == Decimal(string: "1.71"))
         #expect(tax("ADMISSION 12.00\nTOTAL 12.00\nSALES TAK 0.00\nCASH TENDERED 20.00") == 0)
+        // IVA (or VAT) with the letter at one end lost.
+        #expect(tax("2 CAMISETA 49.90 99.80\nVA $13.77\nTOTAL 99.80") == Decimal(string: "13.77"))
         // A taxi company's name is not a tax.
         #expect(tax("CITY TAXI CO\nFARE 12.50\nTOTAL 12.50") == nil)
     }

@@ -98,6 +98,14 @@ enum TaxFinder {
             }
             if chosen == nil {
                 let allowed = values.filter { (total == nil || $0 < limit) && (cap == nil || $0 < cap!) }
+                // "INCL. VAT 6.00% 21.95": on a row saying the tax is included, an amount as large as
+                // the total is the gross the tax is included in, not the tax.
+                if allowed.isEmpty, values.count == 1, let rate, rate > 0, rate < 30, label.hasAny(AmountRole.inclusiveWords) {
+                    let gross = values[0]
+                    candidates.append(Candidate(value: (gross * rate / (100 + rate)).rounded(scale: 2), rate: rate, summary: false,
+                                                line: row.line.index, consistent: total.map { TotalFinder.close($0, gross) } ?? false))
+                    continue
+                }
                 guard !allowed.isEmpty else { continue }
                 chosen = values.count >= 2 && rate != nil ? allowed.min() : allowed.last
             }
@@ -158,12 +166,14 @@ enum TaxFinder {
         return nil
     }
 
-    /// Tax labels with one letter misread: `SALES TAK` (the X of TAX), and `TAXI` / `TAXL` alone
-    /// on its row (the numbered `TAX1` of US tills, its 1 read as a letter; a taxi fare is
-    /// never labelled with that word alone).
+    /// Tax labels with one letter misread: `SALES TAK` (the X of TAX), `TAXI` / `TAXL` alone on
+    /// its row (the numbered `TAX1` of US tills, its 1 read as a letter; a taxi fare is never
+    /// labelled with that word alone), and `VA` alone on its row.
     static func misreadTaxLabel(_ label: LabelText) -> Bool {
         let words = label.words
         if words.count == 1, words[0] == "TAXI" || words[0] == "TAXL" { return true }
+        // "VA $45.24": IVA or VAT with the letter at one end lost, alone on its row.
+        if words == ["VA"] { return true }
         guard let i = words.firstIndex(of: "SALES"), i + 1 < words.count else { return false }
         let next = words[i + 1]
         return next.count == 3 && next.hasPrefix("TA") && next != "TAX"
