@@ -239,6 +239,20 @@ import Testing
         #expect(tax("TOTAAL 21.80\nINCL. BTW: 9.00% 1.80") == Decimal(string: "1.80"))
     }
 
+    @Test func theNetUnderATaxHeadingIsNotTheTax() {
+        // The heading took the net from the row below it; the tax is printed above, its label misread.
+        #expect(tax("2 CREPE 6,50 13,00\nTYA : 1,30\nTOTAL TVA HT\n11,70\nTOTAL 13.00") == Decimal(string: "1.30"))
+        // A VAT table: the gross of one band and the other band add up to the total too.
+        let table = "SUBTOTAL 13.50\nBALANCE DUE 13.50\nVAT RATE NET VAT GROSS\nA 20.00% 7.50 1.50 9.00\nZ 0.00% 4.50 0.00 4.50\nTOTAL VAT 1.50"
+        #expect(tax(table) == Decimal(string: "1.50"))
+    }
+
+    @Test func theGuestsOfARestaurantCheckAreNotATax() {
+        // Both numbers lost their decimal points: the check number is no tax either way.
+        let text = "Tbl 12/1 Chk 1204 Gst 4\nPASTA 18.00\nFOOD TOTAL 18.00\nTAX 126\nTOTAL DUE 19.26"
+        #expect(tax(text) == Decimal(string: "1.26"))
+    }
+
     @Test func taxLabelsWithOneLetterMisread() {
         // US tills number their taxes (TAX1, TAX2); OCR reads the 1 as an I.
         #expect(tax("MDSE SUBTOTAL $21.40\nTAXI $1.71\nCASH $23.11") == Decimal(string: "1.71"))

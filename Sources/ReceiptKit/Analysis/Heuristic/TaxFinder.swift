@@ -18,6 +18,9 @@ enum TaxFinder {
                                      "UST ID", "UST IDNR", "STEUERNUMMER", "STEUER NR", "TAX REG", "SST NO", "SST ID",
                                      "GSTIN", "TIN", "TAX REGISTRATION"]
 
+    /// `Tbl 4/1 Chk 3241 Gst 4`: the guests of a restaurant check, not a tax.
+    private static let guestCount = Pattern(#"\bGST\s*[:#]?\s*\d{1,2}\s*$"#)
+
     private struct Candidate {
         var value: Decimal; var rate: Decimal?; var summary: Bool; var line: Int; var consistent: Bool
         var repaired = false
@@ -39,6 +42,7 @@ enum TaxFinder {
                 continue
             }
             guard !label.hasAny(notAmounts) || !row.amounts.isEmpty && !label.has("TAX INVOICE") else { continue }
+            if !row.amounts.isEmpty, row.amounts.allSatisfy(\.repaired), guestCount.matches(row.line.text) { continue }
             let rate = row.rate
             if row.amounts.isEmpty {
                 if let rate, rate > 0, rate < 30, label.hasAny(AmountRole.inclusiveWords) { inclusiveRate = rate }
@@ -108,6 +112,17 @@ enum TaxFinder {
                 }
                 guard !allowed.isEmpty else { continue }
                 chosen = values.count >= 2 && rate != nil ? allowed.min() : allowed.last
+            }
+            // "TOTAL TVA" over "19,72" with a total of 21.10: more than half the total is the net the
+            // tax is charged on, and the tax is the total less it where the receipt prints that
+            // alone on a row (not a band of a VAT table, whose net and gross add up the same way).
+            if !consistent, row.amounts.count == 1, let total, let c = chosen, c * 2 > total, c < total,
+               rows.contains(where: { r in
+                   r.amounts.count == 1 && [.other, .tax].contains(r.role) && r.amounts[0].value > 0
+                       && TotalFinder.close(r.amounts[0].value, total - c)
+               }) {
+                chosen = total - c
+                consistent = true
             }
             if let total, let c = chosen, subtotals.contains(where: { TotalFinder.close($0 + c, total) }) { consistent = true }
             let summary = label.hasAny(["TOTAL TAX", "TAX TOTAL", "TOTAL GST", "GST TOTAL", "TOTAL VAT", "VAT TOTAL"])
