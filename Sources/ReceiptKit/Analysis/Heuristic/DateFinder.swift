@@ -10,10 +10,10 @@ struct DateFinding: Sendable, Equatable {
 /// Finds the transaction date among the dates a receipt prints.
 ///
 /// Formats: `DD/MM/YYYY`, `DD-MM-YY`, `DD.MM.YYYY`, `MM/DD/YYYY`, `YYYY-MM-DD`, `YYYY/MM/DD`,
-/// `D MMM YYYY`, `DD MMM YY`, `DD-MMM-YYYY`, `MMM D, YYYY`, `DDMMMYY`, `YYYYMMDD` and the like, with
-/// English and common European month names. A numeric date valid both ways (03/04/2024) is read
-/// in the order the receipt's other dates prove, else the one its currency or country implies,
-/// else the configured default. A date is a calendar date: no time zone is ever involved.
+/// `D MMM YYYY`, `DD MMM YY`, `DD-MMM-YYYY`, `MMM D, YYYY`, `YYYY-MMM-DD`, `DDMMMYY`, `YYYYMMDD`,
+/// `YYYY年M月D日` and the like, with English and common European month names. A numeric date
+/// valid both ways (03/04/2024) is read in the order the receipt's other dates prove, else the
+/// one its currency or country implies, else the configured default. A date is a calendar date: no time zone is ever involved.
 enum DateFinder {
     struct Candidate {
         var date: CalendarDate
@@ -57,6 +57,11 @@ enum DateFinder {
     /// `OCT 3, 2016`, `MAY08.17`, `Aug09,2012`, `January 5th 2020`, `Nov12"16` (the apostrophe read as a quote).
     private static let monthDayPattern = Pattern(#"(?<![A-Z])"# + monthAlternation
                                                  + #"\.?[\s\-/.]*(\d{1,2})(?:ST|ND|RD|TH)?[\s,.'"’°\-/]*((?:19|20)\d{2}|['"’°]?\d{2})(?![\d:])"#, caseInsensitive: false)
+    /// `2018-MAR-16`, `2018 Mar 16`: the year first, then the month's name.
+    private static let yearMonthNamePattern = Pattern(#"(?<!\d)((?:19|20)\d{2})\s?[-/.\s]\s?"# + monthAlternation
+                                                      + #"\.?\s?[-/.\s]\s?(\d{1,2})(?![\d:])"#, caseInsensitive: false)
+    /// `2018年3月16日` (Chinese and Japanese tills).
+    private static let cjkPattern = Pattern(#"((?:19|20)\d{2})\s?年\s?(\d{1,2})\s?月\s?(\d{1,2})(?!\d)"#)
     /// `20180428`.
     private static let compactPattern = Pattern(#"(?<!\d)(20\d{2})(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])(?!\d)"#)
     /// `2703/2018`: the separator between day and month was lost (4-digit years only).
@@ -184,6 +189,18 @@ enum DateFinder {
                 if let mo = month(m.groups[1]!), let d = Int(m.groups[2]!), let y = year(m.groups[3]!),
                    let date = CalendarDate(year: y, month: mo, day: d) {
                     found.append((date, nil, 1.1))
+                }
+            }
+            for m in hasWords ? yearMonthNamePattern.matches(in: text) : [] {
+                if let y = Int(m.groups[1]!), let mo = month(m.groups[2]!), let d = Int(m.groups[3]!),
+                   let date = CalendarDate(year: y, month: mo, day: d) {
+                    found.append((date, nil, 1.1))
+                }
+            }
+            for m in text.contains("年") ? cjkPattern.matches(in: text) : [] {
+                if let y = Int(m.groups[1]!), let mo = Int(m.groups[2]!), let d = Int(m.groups[3]!),
+                   let date = CalendarDate(year: y, month: mo, day: d) {
+                    found.append((date, nil, 1.2))
                 }
             }
             if found.isEmpty && hasWords && hasSeparators {
