@@ -239,6 +239,18 @@ import Testing
         #expect(tax("TOTAAL 21.80\nINCL. BTW: 9.00% 1.80") == Decimal(string: "1.80"))
     }
 
+    @Test func taxIncludedInTheTotalPrintedOnItsOwnRow() {
+        #expect(tax("FLAT WHITE 2 $9.80\nTOTAL $25.30\nGST included in total $2.30") == Decimal(string: "2.30"))
+        // The total itself, printed with the words, stays the total.
+        #expect(tax("TOTAL INCL. GST 6% 9.00") == Decimal(string: "0.51"))
+    }
+
+    @Test func aTaxTableRowUnderItsHeading() {
+        #expect(tax("TOTAL AMOUNT 53.00\nGST Summary Amount(RM) Tax(RM)\nSR @ 6% 50.00 3.00") == Decimal(string: "3.00"))
+        // A discount row is no tax table, even when its percentage gives one amount from the other.
+        #expect(tax("Subtotal 50.00\nDISCOUNT\nMember 10% 50.00 5.00\nTotal 45.00") == nil)
+    }
+
     @Test func theNetUnderATaxHeadingIsNotTheTax() {
         // The heading took the net from the row below it; the tax is printed above, its label misread.
         #expect(tax("2 CREPE 6,50 13,00\nTYA : 1,30\nTOTAL TVA HT\n11,70\nTOTAL 13.00") == Decimal(string: "1.30"))

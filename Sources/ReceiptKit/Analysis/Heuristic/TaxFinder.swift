@@ -34,11 +34,13 @@ enum TaxFinder {
         // Tax is a fraction of what it is charged on: never as much as the subtotal.
         let cap = subtotals.filter { $0 > 0 }.max()
         let taxRates = Set(rows.filter { $0.role == .tax && !$0.amounts.isEmpty }.compactMap(\.rate))
-        for row in rows {
+        for (index, row) in rows.enumerated() {
             let label = row.label
             let isTaxRow = label.hasAny(AmountRole.taxWords) || label.compact.hasSuffix("TAX") || misreadTaxLabel(label)
             guard isTaxRow else {
-                if let c = localTaxRow(row, subtotals: subtotals, total: total) { candidates.append(c) }
+                if let c = localTaxRow(row, subtotals: subtotals, total: total) ?? taxTableRow(row, heading: index > 0 ? rows[index - 1] : nil, total: total) {
+                    candidates.append(c)
+                }
                 continue
             }
             guard !label.hasAny(notAmounts) || !row.amounts.isEmpty && !label.has("TAX INVOICE") else { continue }
@@ -58,6 +60,13 @@ enum TaxFinder {
             if row.role.totalStrength >= 7 {
                 // "TOTAL INCL. GST 6% 9.00": the amount is the total; remember the rate.
                 if let rate, rate > 0, rate < 30 { inclusiveRate = rate }
+                // "GST included in total $6.33" under "TOTAL $69.60": a row naming the tax as
+                // included whose amount is a fraction of the total is the tax, not the total.
+                if label.hasAny(AmountRole.inclusiveWords), let total, row.amounts.count == 1, let v = row.amounts.first?.value,
+                   v > 0, v * 4 < total {
+                    let consistent = rate.map { TotalFinder.close((total * $0 / (100 + $0)).rounded(scale: 2), v) } ?? false
+                    candidates.append(Candidate(value: v, rate: rate, summary: false, line: row.line.index, consistent: consistent))
+                }
                 continue
             }
             let values = row.amounts.map(\.value).filter { $0 >= 0 }
@@ -192,6 +201,22 @@ enum TaxFinder {
         guard let i = words.firstIndex(of: "SALES"), i + 1 < words.count else { return false }
         let next = words[i + 1]
         return next.count == 3 && next.hasPrefix("TA") && next != "TAX"
+    }
+
+    /// "SR @ 6% 100.00 6.00" under the heading "GST Summary Amount Tax": a row of a tax table
+    /// with no tax word of its own, taken when its rate gives one of its amounts from another.
+    private static func taxTableRow(_ row: AmountLine, heading: AmountLine?, total: Decimal?) -> Candidate? {
+        guard let heading, heading.label.hasAny(AmountRole.taxWords), heading.amounts.isEmpty || heading.borrowed,
+              let rate = row.rate, rate > 0, rate < 30, row.role == .other, row.amounts.count >= 2 else { return nil }
+        let values = row.amounts.map(\.value).filter { $0 > 0 }
+        for v in values.sorted() where total == nil || v < total! {
+            for base in values where base > v {
+                if TotalFinder.close((base * rate / 100).rounded(scale: 2), v) || TotalFinder.close((base * rate / (100 + rate)).rounded(scale: 2), v) {
+                    return Candidate(value: v, rate: rate, summary: false, line: row.line.index, consistent: true)
+                }
+            }
+        }
+        return nil
     }
 
     /// `9.90` and `0.90`: the same number of digits, one of them different.
