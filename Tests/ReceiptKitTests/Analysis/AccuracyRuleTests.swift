@@ -305,6 +305,21 @@ import Testing
         #expect(DateFinder.regionalOrder(ReceiptDocument(text: "TOTAL 8.99"), rows: AmountLine.build(ReceiptDocument(text: "TOTAL 8.99"))) == nil)
     }
 
+    @Test func aUSAddressReadsAmbiguousDatesMonthFirst() {
+        func order(_ text: String) -> DateOrder? {
+            let document = ReceiptDocument(text: text)
+            return DateFinder.regionalOrder(document, rows: AmountLine.build(document))
+        }
+        let text = "PINE VALLEY MARKET\n210 Oak St\nMiddleton, WI 53562\n04/06/2019 11:30\nBREAD 3.99\nTOTAL 3.99"
+        #expect(order(text) == .monthFirst)
+        #expect(date(text, hint: order(text)) == "2019-04-06")
+        #expect(order("Corona, CA 92881-1234\nTOTAL 3.99") == .monthFirst)
+        // Postcodes of other countries say nothing.
+        #expect(order("12 HIGH ST\nLONDON SW1A 1AA\nTOTAL 3.99") == nil)
+        #expect(order("JALAN SS2/24\n47300 PETALING JAYA\nTOTAL 3.99") == nil)
+        #expect(order("Hauptstr. 5\nD-80331 MUENCHEN\nSUMME 3,99") == nil)
+    }
+
     @Test func aSlashReadAsASevenOrAOne() {
         #expect(date("Doc No CS00012013 Date: 20/0472018") == "2018-04-20")
         #expect(date("Receipt Date: 17703/2018 10:15") == "2018-03-17")

@@ -288,12 +288,24 @@ enum DateFinder {
     }
 
     /// How the receipt's region writes numeric dates when its currency says nothing: bare `$`
-    /// amounts and North American phone numbers point at month-first.
+    /// amounts, North American phone numbers and US addresses (`Middleton, WI 53562`) point at
+    /// month-first.
     static func regionalOrder(_ document: ReceiptDocument, rows: [AmountLine]) -> DateOrder? {
         if rows.contains(where: { $0.amounts.contains { $0.currencyMark == "$" } }) { return .monthFirst }
         if document.lines.contains(where: { $0.text.contains("(") && northAmericanPhone.matches($0.text) }) { return .monthFirst }
+        if document.lines.contains(where: { line in
+            usStateAndZip.matches(in: line.text).contains { usStates.contains($0.groups[1]!) }
+        }) { return .monthFirst }
         return nil
     }
+
+    /// `Portland, OR 97212`, `CA 92881-1234`: a state's code then a ZIP code.
+    private static let usStateAndZip = Pattern(#"(?<![A-Za-z])([A-Z]{2})\.?\s{1,2}\d{5}(?:-\d{4})?(?!\d)"#, caseInsensitive: false)
+    private static let usStates: Set<String> = [
+        "AL", "AK", "AZ", "AR", "CA", "CO", "CT", "DE", "DC", "FL", "GA", "HI", "ID", "IL", "IN", "IA", "KS", "KY", "LA",
+        "ME", "MD", "MA", "MI", "MN", "MS", "MO", "MT", "NE", "NV", "NH", "NJ", "NM", "NY", "NC", "ND", "OH", "OK", "OR",
+        "PA", "RI", "SC", "SD", "TN", "TX", "UT", "VT", "VA", "WA", "WV", "WI", "WY",
+    ]
 
     /// The month a name stands for: a full name or an abbreviation (`SEPT`, `JANV`, `DEZ`).
     static func month(_ name: String) -> Int? {
