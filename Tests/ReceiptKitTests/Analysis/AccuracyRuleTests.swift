@@ -363,6 +363,10 @@ import Testing
         #expect(date(line) == expected)
     }
 
+    @Test func aProductCodeBeforeAPriceIsNoMonth() {
+        #expect(date("SKU 124PR 16.99") == nil)
+    }
+
     @Test func compactDateWithASpeckAfterIt() {
         // The letter repair would read the speck as a 1 and lose the date.
         #expect(date("POS:T104 shf:20190521!") == "2019-05-21")

@@ -79,8 +79,10 @@ enum DateFinder {
     /// same way, where a month name stands; read when one letter of it was misread (`fuzzyMonth`).
     private static let misreadMonthPattern = Pattern(#"(?<![\d])(\d{1,2})\s?([-/.])\s?([A-Z]{3,4})\s?\2\s?((?:19|20)\d{2}|\d{2})(?!\d)"#,
                                                      caseInsensitive: false)
-    /// `22 4UG'16`, `224PR'16`: the A of AUG or APR read as a 4 after the day.
-    private static let monthWithAAsFour = Pattern(#"(?<![\dA-Z])(\d{1,2})\s?4(UG|PR)(?=[\s\-/.,'’°"]*\d)"#, caseInsensitive: false)
+    /// `22 4UG'16`, `224PR'16`: the A of AUG or APR read as a 4 after the day, a year after it
+    /// (not a price: `124PR 16.99`).
+    private static let monthWithAAsFour = Pattern(#"(?<![\dA-Z])(\d{1,2})\s?4(UG|PR)(?=[\s\-/.,'’°"]*(?:19|20)?\d{2}(?![\d.,]\d))"#,
+                                                  caseInsensitive: false)
     /// US and Canadian phone numbers: `(323) 939-5528`.
     private static let northAmericanPhone = Pattern(#"\(\d{3}\)\s?\d{3}\s?-\s?\d{4}"#)
     private static let timePattern = Pattern(#"\d{1,2}\s?[:.]\s?\d{2}(\s?[:.]\s?\d{2})?\s*(AM|PM)?|\d{1,2}\s?(AM|PM)\b"#)
