@@ -222,6 +222,59 @@ import Testing
         #expect(tax("Subtotal 20.00\nTotal 30.00") == nil)
     }
 
+    @Test func aTaxWithOneDigitMisreadIsGivenByItsRate() {
+        // Added to the subtotal: 5% of 240.00 is 12.00.
+        #expect(tax("Sub Total 240.00\nGST 5% : 12,08\nGrand Total 252.00") == Decimal(string: "12.00"))
+        // Included in the total: 7% of 53.50 is 3.50.
+        #expect(tax("TOTAL 53.50\nincl. GST 7% 3.58") == Decimal(string: "3.50"))
+        // Two digits off: the printed amount stands.
+        #expect(tax("TOTAL 53.50\nincl. GST 7% 2.91") == Decimal(string: "2.91"))
+    }
+
+    @Test func theGrossOnAnIncludedTaxRowIsNotTheTax() {
+        #expect(tax("Koffie 2x 21.80\nTOTAAL 21.80\nINCL. BTW: 9.00% 21.80") == Decimal(string: "1.80"))
+        // The total misread smaller: the gross still gives the tax.
+        #expect(tax("Koffie 2x 21.80\nTOTAAL 2.80\nINCL. BTW: 9.00% 21.80") == Decimal(string: "1.80"))
+        // The tax itself printed on the row stays the tax.
+        #expect(tax("TOTAAL 21.80\nINCL. BTW: 9.00% 1.80") == Decimal(string: "1.80"))
+    }
+
+    @Test func taxIncludedInTheTotalPrintedOnItsOwnRow() {
+        #expect(tax("FLAT WHITE 2 $9.80\nTOTAL $25.30\nGST included in total $2.30") == Decimal(string: "2.30"))
+        // The total itself, printed with the words, stays the total.
+        #expect(tax("TOTAL INCL. GST 6% 9.00") == Decimal(string: "0.51"))
+    }
+
+    @Test func aTaxTableRowUnderItsHeading() {
+        #expect(tax("TOTAL AMOUNT 53.00\nGST Summary Amount(RM) Tax(RM)\nSR @ 6% 50.00 3.00") == Decimal(string: "3.00"))
+        // A discount row is no tax table, even when its percentage gives one amount from the other.
+        #expect(tax("Subtotal 50.00\nDISCOUNT\nMember 10% 50.00 5.00\nTotal 45.00") == nil)
+    }
+
+    @Test func theNetUnderATaxHeadingIsNotTheTax() {
+        // The heading took the net from the row below it; the tax is printed above, its label misread.
+        #expect(tax("2 CREPE 6,50 13,00\nTYA : 1,30\nTOTAL TVA HT\n11,70\nTOTAL 13.00") == Decimal(string: "1.30"))
+        // A VAT table: the gross of one band and the other band add up to the total too.
+        let table = "SUBTOTAL 13.50\nBALANCE DUE 13.50\nVAT RATE NET VAT GROSS\nA 20.00% 7.50 1.50 9.00\nZ 0.00% 4.50 0.00 4.50\nTOTAL VAT 1.50"
+        #expect(tax(table) == Decimal(string: "1.50"))
+    }
+
+    @Test func theGuestsOfARestaurantCheckAreNotATax() {
+        // Both numbers lost their decimal points: the check number is no tax either way.
+        let text = "Tbl 12/1 Chk 1204 Gst 4\nPASTA 18.00\nFOOD TOTAL 18.00\nTAX 126\nTOTAL DUE 19.26"
+        #expect(tax(text) == Decimal(string: "1.26"))
+    }
+
+    @Test func taxLabelsWithOneLetterMisread() {
+        // US tills number their taxes (TAX1, TAX2); OCR reads the 1 as an I.
+        #expect(tax("MDSE SUBTOTAL $21.40\nTAXI $1.71\nCASH $23.11") == Decimal(string: "1.71"))
+        #expect(tax("ADMISSION 12.00\nTOTAL 12.00\nSALES TAK 0.00\nCASH TENDERED 20.00") == 0)
+        // IVA (or VAT) with the letter at one end lost.
+        #expect(tax("2 CAMISETA 49.90 99.80\nVA $13.77\nTOTAL 99.80") == Decimal(string: "13.77"))
+        // A taxi company's name is not a tax.
+        #expect(tax("CITY TAXI CO\nFARE 12.50\nTOTAL 12.50") == nil)
+    }
+
     @Test func localSalesTaxPrintedWithItsRateAndPlace() {
         #expect(tax("Subtotal $9.28\n7.0% - Boston $0.65\nTotal Due $9.93") == Decimal(string: "0.65"))
         // A discount percentage is not a tax: the arithmetic does not add up.
@@ -252,6 +305,21 @@ import Testing
         #expect(DateFinder.regionalOrder(ReceiptDocument(text: "TOTAL 8.99"), rows: AmountLine.build(ReceiptDocument(text: "TOTAL 8.99"))) == nil)
     }
 
+    @Test func aUSAddressReadsAmbiguousDatesMonthFirst() {
+        func order(_ text: String) -> DateOrder? {
+            let document = ReceiptDocument(text: text)
+            return DateFinder.regionalOrder(document, rows: AmountLine.build(document))
+        }
+        let text = "PINE VALLEY MARKET\n210 Oak St\nMiddleton, WI 53562\n04/06/2019 11:30\nBREAD 3.99\nTOTAL 3.99"
+        #expect(order(text) == .monthFirst)
+        #expect(date(text, hint: order(text)) == "2019-04-06")
+        #expect(order("Corona, CA 92881-1234\nTOTAL 3.99") == .monthFirst)
+        // Postcodes of other countries say nothing.
+        #expect(order("12 HIGH ST\nLONDON SW1A 1AA\nTOTAL 3.99") == nil)
+        #expect(order("JALAN SS2/24\n47300 PETALING JAYA\nTOTAL 3.99") == nil)
+        #expect(order("Hauptstr. 5\nD-80331 MUENCHEN\nSUMME 3,99") == nil)
+    }
+
     @Test func aSlashReadAsASevenOrAOne() {
         #expect(date("Doc No CS00012013 Date: 20/0472018") == "2018-04-20")
         #expect(date("Receipt Date: 17703/2018 10:15") == "2018-03-17")
@@ -271,6 +339,37 @@ import Testing
         #expect(date("Date : 05-06-7015 11:25:29\nPOS 12 05/05/2018") == "2018-05-05")
         // Old receipts are still read.
         #expect(date("23/10/1992 14:02") == "1992-10-23")
+    }
+
+    @Test(arguments: [
+        ("CB# : 5531 12/dun/2019 08:34:22", "2019-06-12"), ("Inv 0042 03/duri/2018 14:10", "2018-06-03"),
+        ("Date: 21-Dea-2017 19:05", "2017-12-21"), ("Datum: 09.OKI.2019", "2019-10-09"),
+    ])
+    func monthAbbreviationWithOneLetterMisread(line: String, expected: String) {
+        #expect(date(line) == expected)
+    }
+
+    @Test func aWordOneLetterFromTwoMonthsIsNoMonth() {
+        // JUX is one letter from JUN and from JUL; BLK from none.
+        #expect(date("Ref 12/JUX/2019") == nil)
+        #expect(date("Lot 12/BLK/2019") == nil)
+    }
+
+    @Test(arguments: [
+        ("TBL 4/1 Chk 3310 gst 2\n184ug°17 20:02", "2017-08-18"), ("Chk 7710 06Apr°19 12:40", "2019-04-06"),
+        ("JUL05°18 3:10PM", "2018-07-05"), ("Chk 4410 094PR'15 19:21", "2015-04-09"),
+    ])
+    func dayMonthYearWithTheApostropheReadAsADegreeOrTheAAsAFour(line: String, expected: String) {
+        #expect(date(line) == expected)
+    }
+
+    @Test func aProductCodeBeforeAPriceIsNoMonth() {
+        #expect(date("SKU 124PR 16.99") == nil)
+    }
+
+    @Test func compactDateWithASpeckAfterIt() {
+        // The letter repair would read the speck as a 1 and lose the date.
+        #expect(date("POS:T104 shf:20190521!") == "2019-05-21")
     }
 
     // MARK: category

@@ -10,10 +10,10 @@ struct DateFinding: Sendable, Equatable {
 /// Finds the transaction date among the dates a receipt prints.
 ///
 /// Formats: `DD/MM/YYYY`, `DD-MM-YY`, `DD.MM.YYYY`, `MM/DD/YYYY`, `YYYY-MM-DD`, `YYYY/MM/DD`,
-/// `D MMM YYYY`, `DD MMM YY`, `DD-MMM-YYYY`, `MMM D, YYYY`, `DDMMMYY`, `YYYYMMDD` and the like, with
-/// English and common European month names. A numeric date valid both ways (03/04/2024) is read
-/// in the order the receipt's other dates prove, else the one its currency or country implies,
-/// else the configured default. A date is a calendar date: no time zone is ever involved.
+/// `D MMM YYYY`, `DD MMM YY`, `DD-MMM-YYYY`, `MMM D, YYYY`, `YYYY-MMM-DD`, `DDMMMYY`, `YYYYMMDD`,
+/// `YYYY年M月D日` and the like, with English and common European month names. A numeric date
+/// valid both ways (03/04/2024) is read in the order the receipt's other dates prove, else the
+/// one its currency or country implies, else the configured default. A date is a calendar date: no time zone is ever involved.
 enum DateFinder {
     struct Candidate {
         var date: CalendarDate
@@ -53,10 +53,15 @@ enum DateFinder {
     private static let numericPattern = Pattern(#"(?<![\d.,])(\d{1,2})\s?([-/.])\s?(\d{1,2})\s?\2\s?(\d{4}|\d{2})(?![\d,]|\.\d)"#)
     /// `2 APR 2018`, `14/JUN/2017`, `24-MAR-18`, `16AUG2015`, `21NOV'15`, `23 juin 2016`.
     private static let dayMonthPattern = Pattern(#"(?<![\d])(\d{1,2})(?:ST|ND|RD|TH|ER)?[\s\-/.,]*"# + monthAlternation
-                                                 + #"\.?[\s\-/.,']*((?:19|20)\d{2}|\d{2})(?!\d)"#, caseInsensitive: false)
+                                                 + #"\.?[\s\-/.,'’"°]*((?:19|20)\d{2}|\d{2})(?!\d)"#, caseInsensitive: false)
     /// `OCT 3, 2016`, `MAY08.17`, `Aug09,2012`, `January 5th 2020`, `Nov12"16` (the apostrophe read as a quote).
     private static let monthDayPattern = Pattern(#"(?<![A-Z])"# + monthAlternation
-                                                 + #"\.?[\s\-/.]*(\d{1,2})(?:ST|ND|RD|TH)?[\s,.'"’\-/]*((?:19|20)\d{2}|['"’]?\d{2})(?![\d:])"#, caseInsensitive: false)
+                                                 + #"\.?[\s\-/.]*(\d{1,2})(?:ST|ND|RD|TH)?[\s,.'"’°\-/]*((?:19|20)\d{2}|['"’°]?\d{2})(?![\d:])"#, caseInsensitive: false)
+    /// `2018-MAR-16`, `2018 Mar 16`: the year first, then the month's name.
+    private static let yearMonthNamePattern = Pattern(#"(?<!\d)((?:19|20)\d{2})\s?[-/.\s]\s?"# + monthAlternation
+                                                      + #"\.?\s?[-/.\s]\s?(\d{1,2})(?![\d:])"#, caseInsensitive: false)
+    /// `2018年3月16日` (Chinese and Japanese tills).
+    private static let cjkPattern = Pattern(#"((?:19|20)\d{2})\s?年\s?(\d{1,2})\s?月\s?(\d{1,2})(?!\d)"#)
     /// `20180428`.
     private static let compactPattern = Pattern(#"(?<!\d)(20\d{2})(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])(?!\d)"#)
     /// `2703/2018`: the separator between day and month was lost (4-digit years only).
@@ -70,6 +75,14 @@ enum DateFinder {
     private static let noisyNumericPattern = Pattern(#"(?<![\d.,])(\d{1,2})\s?[-/.,'`]{1,3}\s?(\d{1,2})\s?[-/.,'`]{1,3}\s?((?:19|20)\d{2})(?!\d)"#)
     /// `JUNO3'14`: the day's leading zero read as the letter O after a month name.
     private static let monthThenLetterO = Pattern(#"\b(JAN|FEB|MAR|APR|MAY|JUN|JUL|AUG|SEP|OCT|NOV|DEC)O(\d)"#, caseInsensitive: false)
+    /// `14/JUM/2017`, `14/DURI/2017`: a word between a day and a year, separated on both sides the
+    /// same way, where a month name stands; read when one letter of it was misread (`fuzzyMonth`).
+    private static let misreadMonthPattern = Pattern(#"(?<![\d])(\d{1,2})\s?([-/.])\s?([A-Z]{3,4})\s?\2\s?((?:19|20)\d{2}|\d{2})(?!\d)"#,
+                                                     caseInsensitive: false)
+    /// `22 4UG'16`, `224PR'16`: the A of AUG or APR read as a 4 after the day, a year after it
+    /// (not a price: `124PR 16.99`).
+    private static let monthWithAAsFour = Pattern(#"(?<![\dA-Z])(\d{1,2})\s?4(UG|PR)(?=[\s\-/.,'’°"]*(?:19|20)?\d{2}(?![\d.,]\d))"#,
+                                                  caseInsensitive: false)
     /// US and Canadian phone numbers: `(323) 939-5528`.
     private static let northAmericanPhone = Pattern(#"\(\d{3}\)\s?\d{3}\s?-\s?\d{4}"#)
     private static let timePattern = Pattern(#"\d{1,2}\s?[:.]\s?\d{2}(\s?[:.]\s?\d{2})?\s*(AM|PM)?|\d{1,2}\s?(AM|PM)\b"#)
@@ -91,6 +104,10 @@ enum DateFinder {
             if text.contains("O") && text.contains(where: \.isNumber), monthThenLetterO.matches(text) {
                 text = monthThenLetterO.regex.stringByReplacingMatches(
                     in: text, range: NSRange(location: 0, length: (text as NSString).length), withTemplate: "$1 0$2")
+            }
+            if text.contains("4U") || text.contains("4P"), monthWithAAsFour.matches(text) {
+                text = monthWithAAsFour.regex.stringByReplacingMatches(
+                    in: text, range: NSRange(location: 0, length: (text as NSString).length), withTemplate: "$1 A$2")
             }
             guard text.contains(where: \.isNumber) else { continue }
             let hasWords = text.contains(where: \.isLetter)
@@ -176,8 +193,30 @@ enum DateFinder {
                     found.append((date, nil, 1.1))
                 }
             }
+            for m in hasWords ? yearMonthNamePattern.matches(in: text) : [] {
+                if let y = Int(m.groups[1]!), let mo = month(m.groups[2]!), let d = Int(m.groups[3]!),
+                   let date = CalendarDate(year: y, month: mo, day: d) {
+                    found.append((date, nil, 1.1))
+                }
+            }
+            for m in text.contains("年") ? cjkPattern.matches(in: text) : [] {
+                if let y = Int(m.groups[1]!), let mo = Int(m.groups[2]!), let d = Int(m.groups[3]!),
+                   let date = CalendarDate(year: y, month: mo, day: d) {
+                    found.append((date, nil, 1.2))
+                }
+            }
+            if found.isEmpty && hasWords && hasSeparators {
+                for m in misreadMonthPattern.matches(in: text) where month(m.groups[3]!) == nil {
+                    if let d = Int(m.groups[1]!), let mo = fuzzyMonth(m.groups[3]!), let y = year(m.groups[4]!),
+                       let date = CalendarDate(year: y, month: mo, day: d) {
+                        found.append((date, nil, 0.5))
+                    }
+                }
+            }
             if found.isEmpty {
-                for m in compactPattern.matches(in: text) {
+                // "20180316!": a speck after the date that the letter repair made a digit.
+                let compact = compactPattern.matches(in: text)
+                for m in compact.isEmpty && text != line.upper ? compactPattern.matches(in: line.upper) : compact {
                     if let y = Int(m.groups[1]!), let mo = Int(m.groups[2]!), let d = Int(m.groups[3]!),
                        let date = CalendarDate(year: y, month: mo, day: d) {
                         found.append((date, nil, 0.3))
@@ -251,12 +290,24 @@ enum DateFinder {
     }
 
     /// How the receipt's region writes numeric dates when its currency says nothing: bare `$`
-    /// amounts and North American phone numbers point at month-first.
+    /// amounts, North American phone numbers and US addresses (`Middleton, WI 53562`) point at
+    /// month-first.
     static func regionalOrder(_ document: ReceiptDocument, rows: [AmountLine]) -> DateOrder? {
         if rows.contains(where: { $0.amounts.contains { $0.currencyMark == "$" } }) { return .monthFirst }
         if document.lines.contains(where: { $0.text.contains("(") && northAmericanPhone.matches($0.text) }) { return .monthFirst }
+        if document.lines.contains(where: { line in
+            usStateAndZip.matches(in: line.text).contains { usStates.contains($0.groups[1]!) }
+        }) { return .monthFirst }
         return nil
     }
+
+    /// `Portland, OR 97212`, `CA 92881-1234`: a state's code then a ZIP code.
+    private static let usStateAndZip = Pattern(#"(?<![A-Za-z])([A-Z]{2})\.?\s{1,2}\d{5}(?:-\d{4})?(?!\d)"#, caseInsensitive: false)
+    private static let usStates: Set<String> = [
+        "AL", "AK", "AZ", "AR", "CA", "CO", "CT", "DE", "DC", "FL", "GA", "HI", "ID", "IL", "IN", "IA", "KS", "KY", "LA",
+        "ME", "MD", "MA", "MI", "MN", "MS", "MO", "MT", "NE", "NV", "NH", "NJ", "NM", "NY", "NC", "ND", "OH", "OK", "OR",
+        "PA", "RI", "SC", "SD", "TN", "TX", "UT", "VT", "VA", "WA", "WV", "WI", "WY",
+    ]
 
     /// The month a name stands for: a full name or an abbreviation (`SEPT`, `JANV`, `DEZ`).
     static func month(_ name: String) -> Int? {
@@ -267,6 +318,16 @@ enum DateFinder {
             return m
         }
         return nil
+    }
+
+    /// The month a misread abbreviation stands for: `RI` and `RN` read for `N` and `M` undone,
+    /// then the one three-letter abbreviation that differs from it in one letter (`DUN` → JUN;
+    /// `JUX`, one letter from JUN and JUL, stands for none).
+    static func fuzzyMonth(_ word: String) -> Int? {
+        let w = Array(word.uppercased().replacingOccurrences(of: "RI", with: "N").replacingOccurrences(of: "RN", with: "M"))
+        guard w.count == 3 else { return nil }
+        let months = Set(monthNames.filter { $0.0.count == 3 && zip(Array($0.0), w).filter { $0 != $1 }.count == 1 }.map(\.1))
+        return months.count == 1 ? months.first : nil
     }
 
     /// Two-digit years: up to 50 are 20YY, later ones 19YY.

@@ -18,6 +18,9 @@ enum TaxFinder {
                                      "UST ID", "UST IDNR", "STEUERNUMMER", "STEUER NR", "TAX REG", "SST NO", "SST ID",
                                      "GSTIN", "TIN", "TAX REGISTRATION"]
 
+    /// `Tbl 4/1 Chk 3241 Gst 4`: the guests of a restaurant check, not a tax.
+    private static let guestCount = Pattern(#"\bGST\s*[:#]?\s*\d{1,2}\s*$"#)
+
     private struct Candidate {
         var value: Decimal; var rate: Decimal?; var summary: Bool; var line: Int; var consistent: Bool
         var repaired = false
@@ -30,14 +33,18 @@ enum TaxFinder {
         let subtotals = rows.filter { $0.role == .subtotal }.compactMap { $0.amounts.last?.value }
         // Tax is a fraction of what it is charged on: never as much as the subtotal.
         let cap = subtotals.filter { $0 > 0 }.max()
-        for row in rows {
+        let taxRates = Set(rows.filter { $0.role == .tax && !$0.amounts.isEmpty }.compactMap(\.rate))
+        for (index, row) in rows.enumerated() {
             let label = row.label
-            let isTaxRow = label.hasAny(AmountRole.taxWords) || label.compact.hasSuffix("TAX")
+            let isTaxRow = label.hasAny(AmountRole.taxWords) || label.compact.hasSuffix("TAX") || misreadTaxLabel(label)
             guard isTaxRow else {
-                if let c = localTaxRow(row, subtotals: subtotals, total: total) { candidates.append(c) }
+                if let c = localTaxRow(row, subtotals: subtotals, total: total) ?? taxTableRow(row, heading: index > 0 ? rows[index - 1] : nil, total: total) {
+                    candidates.append(c)
+                }
                 continue
             }
             guard !label.hasAny(notAmounts) || !row.amounts.isEmpty && !label.has("TAX INVOICE") else { continue }
+            if !row.amounts.isEmpty, row.amounts.allSatisfy(\.repaired), guestCount.matches(row.line.text) { continue }
             let rate = row.rate
             if row.amounts.isEmpty {
                 if let rate, rate > 0, rate < 30, label.hasAny(AmountRole.inclusiveWords) { inclusiveRate = rate }
@@ -53,6 +60,13 @@ enum TaxFinder {
             if row.role.totalStrength >= 7 {
                 // "TOTAL INCL. GST 6% 9.00": the amount is the total; remember the rate.
                 if let rate, rate > 0, rate < 30 { inclusiveRate = rate }
+                // "GST included in total $6.33" under "TOTAL $69.60": a row naming the tax as
+                // included whose amount is a fraction of the total is the tax, not the total.
+                if label.hasAny(AmountRole.inclusiveWords), let total, row.amounts.count == 1, let v = row.amounts.first?.value,
+                   v > 0, v * 4 < total {
+                    let consistent = rate.map { TotalFinder.close((total * $0 / (100 + $0)).rounded(scale: 2), v) } ?? false
+                    candidates.append(Candidate(value: v, rate: rate, summary: false, line: row.line.index, consistent: consistent))
+                }
                 continue
             }
             let values = row.amounts.map(\.value).filter { $0 >= 0 }
@@ -75,10 +89,49 @@ enum TaxFinder {
                     }
                 }
             }
+            if chosen == nil, let rate, rate > 0, rate < 30, taxRates.count == 1,
+               !(total.map { t in values.contains { v in subtotals.contains { TotalFinder.close($0 + v, t) } } } ?? false) {
+                // "Gst 5% : 16,98" above "Grand Total 356.00": one digit of the tax misread; the
+                // printed rate gives it from a base on the row, the total or the subtotal (when the
+                // receipt prints one rate: with several, neither total is the base of one of them).
+                let bases = values + (total.map { [$0] } ?? []) + subtotals
+                var fixes: Set<Decimal> = []
+                for v in values where v > 0 {
+                    for base in bases where base > v {
+                        for c in [(base * rate / 100).rounded(scale: 2), (base * rate / (100 + rate)).rounded(scale: 2)]
+                        where c > 0 && oneDigitApart(v, c) && (total == nil || c < limit) && (cap == nil || c < cap!) {
+                            fixes.insert(c)
+                        }
+                    }
+                }
+                if fixes.count == 1 {
+                    chosen = fixes.first
+                    consistent = true
+                }
+            }
             if chosen == nil {
                 let allowed = values.filter { (total == nil || $0 < limit) && (cap == nil || $0 < cap!) }
+                // "INCL. VAT 6.00% 21.95": on a row saying the tax is included, an amount as large as
+                // the total is the gross the tax is included in, not the tax.
+                if allowed.isEmpty, values.count == 1, let rate, rate > 0, rate < 30, label.hasAny(AmountRole.inclusiveWords) {
+                    let gross = values[0]
+                    candidates.append(Candidate(value: (gross * rate / (100 + rate)).rounded(scale: 2), rate: rate, summary: false,
+                                                line: row.line.index, consistent: total.map { TotalFinder.close($0, gross) } ?? false))
+                    continue
+                }
                 guard !allowed.isEmpty else { continue }
                 chosen = values.count >= 2 && rate != nil ? allowed.min() : allowed.last
+            }
+            // "TOTAL TVA" over "19,72" with a total of 21.10: more than half the total is the net the
+            // tax is charged on, and the tax is the total less it where the receipt prints that
+            // alone on a row (not a band of a VAT table, whose net and gross add up the same way).
+            if !consistent, row.amounts.count == 1, let total, let c = chosen, c * 2 > total, c < total,
+               rows.contains(where: { r in
+                   r.amounts.count == 1 && [.other, .tax].contains(r.role) && r.amounts[0].value > 0
+                       && TotalFinder.close(r.amounts[0].value, total - c)
+               }) {
+                chosen = total - c
+                consistent = true
             }
             if let total, let c = chosen, subtotals.contains(where: { TotalFinder.close($0 + c, total) }) { consistent = true }
             let summary = label.hasAny(["TOTAL TAX", "TAX TOTAL", "TOTAL GST", "GST TOTAL", "TOTAL VAT", "VAT TOTAL"])
@@ -132,6 +185,35 @@ enum TaxFinder {
             let difference = total - s
             if difference >= Decimal(string: "0.05")!, difference <= s * Decimal(string: "0.25")! {
                 return TaxFinding(value: difference, confidence: 0.4, computed: true)
+            }
+        }
+        return nil
+    }
+
+    /// Tax labels with one letter misread: `SALES TAK` (the X of TAX), `TAXI` / `TAXL` alone on
+    /// its row (the numbered `TAX1` of US tills, its 1 read as a letter; a taxi fare is never
+    /// labelled with that word alone), and `VA` alone on its row.
+    static func misreadTaxLabel(_ label: LabelText) -> Bool {
+        let words = label.words
+        if words.count == 1, words[0] == "TAXI" || words[0] == "TAXL" { return true }
+        // "VA $45.24": IVA or VAT with the letter at one end lost, alone on its row.
+        if words == ["VA"] { return true }
+        guard let i = words.firstIndex(of: "SALES"), i + 1 < words.count else { return false }
+        let next = words[i + 1]
+        return next.count == 3 && next.hasPrefix("TA") && next != "TAX"
+    }
+
+    /// "SR @ 6% 100.00 6.00" under the heading "GST Summary Amount Tax": a row of a tax table
+    /// with no tax word of its own, taken when its rate gives one of its amounts from another.
+    private static func taxTableRow(_ row: AmountLine, heading: AmountLine?, total: Decimal?) -> Candidate? {
+        guard let heading, heading.label.hasAny(AmountRole.taxWords), heading.amounts.isEmpty || heading.borrowed,
+              let rate = row.rate, rate > 0, rate < 30, row.role == .other, row.amounts.count >= 2 else { return nil }
+        let values = row.amounts.map(\.value).filter { $0 > 0 }
+        for v in values.sorted() where total == nil || v < total! {
+            for base in values where base > v {
+                if TotalFinder.close((base * rate / 100).rounded(scale: 2), v) || TotalFinder.close((base * rate / (100 + rate)).rounded(scale: 2), v) {
+                    return Candidate(value: v, rate: rate, summary: false, line: row.line.index, consistent: true)
+                }
             }
         }
         return nil
