@@ -108,6 +108,8 @@ struct Reading {
     /// The first pass's total, and the totals further passes found.
     var firstTotal: TotalFinding?
     var otherTotals: [TotalFinding] = []
+    /// The amount rows of further passes, for a tax the first pass did not read.
+    var otherRows: [[AmountLine]] = []
 
     init(ocr: OCRResult, options: AnalysisOptions, isPartial: Bool = false) {
         self.init(document: ReceiptDocument(ocr: ocr), options: options, isPartial: isPartial)
@@ -216,6 +218,7 @@ struct Reading {
                 total = Reading.vote(first: firstTotal, others: otherTotals)
             }
         }
+        otherRows.append(other.rows)
         if date == nil { date = other.date }
         if vendor == nil { vendor = other.vendor }
         if currency == nil { currency = other.currency }
@@ -234,6 +237,7 @@ struct Reading {
 
     func analysis(options: AnalysisOptions, analyzer: String) -> ReceiptAnalysis {
         let taxFinding = TaxFinder.find(rows, total: total?.value)
+            ?? otherRows.lazy.compactMap { TaxFinder.find($0, total: self.total?.value) }.first
         let category = CategoryClassifier.forTaxonomy(options.taxonomy).classify(document, vendor: vendor?.name)
         var currencyCode = currency?.code
         var currencyConfidence = currency?.confidence ?? 0

@@ -130,6 +130,16 @@ actor RereadRecorder {
         #expect(analysis.total == Decimal(string: "28.95"))
     }
 
+    @Test func aTaxRowOnlyASecondPassReadGivesTheTax() async throws {
+        // The first pass reads no date and the tax row as noise; the second pass reads both.
+        let first = ocrResult("CORNER SHOP\nMILK 1.10\nBREAD 7.50\nSUBTOTAL 8.60\nT@x ~.S2\nTOTAL 9.12\nVISA 9.12")
+        let second = ocrResult("CORNER SHOP\n12/03/2024\nMILK 1.10\nBREAD 7.50\nSUBTOTAL 8.60\nTAX 0.52\nTOTAL 9.12")
+        let input = AnalysisInput(source: "shop.jpg", ocr: first, reread: { _ in second })
+        let analysis = try await HeuristicAnalyzer().analyze(input, options: AnalysisOptions())
+        #expect(analysis.tax == Decimal(string: "0.52"))
+        #expect(analysis.total == Decimal(string: "9.12"))
+    }
+
     @Test func aCloserReadOfTheNameDoesNotTurnLettersIntoDigits() async throws {
         func withFirstRow(_ ocr: OCRResult, confidence: Double) -> OCRResult {
             var ocr = ocr
