@@ -102,6 +102,13 @@ import Testing
         #expect(currency("KEDAI MAJU SDN BHD\nSELANGOR\nTOTAL $9.00") == "MYR")
     }
 
+    @Test func malaysianRegistrationNumbersOutweighAStraySymbol() {
+        // A 12-digit GST number and a company number with its check letter; the ¥ is a misread speck.
+        #expect(currency("KEDAI ROTI MAJU\n(Co No. 319481-T)\nGST No: 001287233536\nTOTAL 11.25\nTERIMA KASIH ¥") == "MYR")
+        #expect(currency("KEDAI ROTI MAJU\nGST ID : 001661886464\nSUB TOTAL 295.00\nTOTAL 312.70") == "MYR")
+        #expect(currency("CORNER SHOP\nGST REG 201234567A\nTOTAL 12.40") == nil)
+    }
+
     @Test func unknownStaysUnknown() {
         #expect(currency("CORNER SHOP\nTOTAL $12.40") == nil)
         #expect(currency("CORNER SHOP\nTOTAL 12.40") == nil)

@@ -34,6 +34,9 @@ enum CurrencyDetector {
                                    "PAHANG", "SABAH", "SARAWAK", "TERENGGANU", "KELANTAN", "PERLIS", "PUTRAJAYA",
                                    "JALAN", "JLN", "TAMAN", "PETALING JAYA", "SHAH ALAM", "KLANG", "CHERAS", "PUCHONG",
                                    "SUBANG", "KAJANG", "SEREMBAN", "IPOH"]
+    /// Malaysian GST numbers have 12 digits ("GST No. : 001604310720"); company numbers end in a
+    /// check letter ("(Co No. 319481-T)").
+    private static let malaysianNumbers = Pattern(#"\bGST\b[^0-9\n]{0,12}\d{12}\b|\b\d{5,7}\s?-\s?[A-Z]\)"#, caseInsensitive: false)
     private static let singapore = ["SINGAPORE", "PTE LTD", "PTE"]
     private static let australia = ["AUSTRALIA", "ABN", "NSW", "VIC", "QLD"]
     private static let uk = ["UNITED KINGDOM", "LONDON", "ENGLAND", "SCOTLAND", "VAT REG", "VAT NO", "VAT NUMBER"]
@@ -66,7 +69,7 @@ enum CurrencyDetector {
         let explicit = votes.filter { $0.value >= 1 }
         // Evidence of the country.
         var country: [String: Double] = [:]
-        country["MYR"] = Double(malaysia.filter { all.has($0) }.count)
+        country["MYR"] = Double(malaysia.filter { all.has($0) }.count + malaysianNumbers.matches(in: text).count * 2)
         country["SGD"] = Double(singapore.filter { all.has($0) }.count)
         country["AUD"] = Double(australia.filter { all.has($0) }.count) * 0.5
         country["GBP"] = Double(uk.filter { all.has($0) }.count + ukPostcode.matches(in: text).count) * 0.5
