@@ -45,3 +45,28 @@ import Testing
         #expect(date("14 Mar 2048 18:40") == "2018-03-14")
     }
 }
+
+@Suite struct GluedOneDigitDateTests {
+    func date(_ text: String, hint: DateOrder? = nil, order: DateOrder = .dayFirst) -> String? {
+        DateFinder.find(ReceiptDocument(text: text), orderHint: hint, defaultOrder: order)?.date.description
+    }
+
+    @Test func oneDigitDayAndMonthWithTheirDotLost() {
+        let till = """
+        TRATTORIA DA LUCIO
+        Caprese Classica  7,50 EUR
+        Summe EUR 7,50
+        Tisch 4   48.2016  Kellner 2
+        """
+        #expect(date(till) == "2016-08-04")
+        #expect(date("Table 3  48/2016", hint: .monthFirst) == "2016-04-08")
+    }
+
+    @Test func monthAndYearOrAnotherDateIsNoGluedDate() {
+        // 12.2019 is a month and year (an expiry), not 1 February.
+        #expect(date("Karte gueltig 12.2019") == nil)
+        // A real date elsewhere wins.
+        #expect(date("ART 48.2016\n05.08.2016 12:10") == "2016-08-05")
+        #expect(date("SKU A48.2016") == nil)
+    }
+}

@@ -66,6 +66,9 @@ enum DateFinder {
     private static let compactPattern = Pattern(#"(?<!\d)(20\d{2})(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])(?!\d)"#)
     /// `2703/2018`: the separator between day and month was lost (4-digit years only).
     private static let gluedDayMonthPattern = Pattern(#"(?<![\d.,])(\d{2})(\d{2})\s?[-/.]\s?((?:19|20)\d{2})(?!\d)"#)
+    /// `48.2016`: a one-digit day and a one-digit month (4.8.2016) whose separator was lost; the
+    /// pair is over 12, so it is no month before a year (`12.2019`, an expiry) (4-digit years only).
+    private static let gluedOneDigitDayMonthPattern = Pattern(#"(?<![\dA-Z.,/\-])([1-9])([1-9])\s?[-/.]\s?((?:19|20)\d{2})(?![\d]|[.,]\d)"#)
     /// `17703/2018`, `20/0472018`: one slash read as a 7 or a 1 (4-digit years only).
     private static let slashAsDigitPatterns = [
         Pattern(#"(?<![\d.,])(\d{2})[17](\d{2})\s?/\s?((?:19|20)\d{2})(?!\d)"#),
@@ -158,6 +161,15 @@ enum DateFinder {
                     }
                 }
             }
+            if found.isEmpty && hasSeparators {
+                // Only when the receipt shows no other date: two digits before a year are thin evidence.
+                for m in gluedOneDigitDayMonthPattern.matches(in: text) {
+                    guard let a = Int(m.groups[1]!), let b = Int(m.groups[2]!), a * 10 + b > 12, let y = Int(m.groups[3]!),
+                          let d = CalendarDate(year: y, month: b, day: a) else { continue }
+                    let alternative = a != b ? CalendarDate(year: y, month: a, day: b) : nil
+                    lastResort.append(Candidate(date: d, alternative: alternative, line: line.index, score: context))
+                }
+            }
             if found.isEmpty && context > 0 && text.contains("/") {
                 for pattern in slashAsDigitPatterns {
                     for m in pattern.matches(in: text) {
@@ -235,15 +247,15 @@ enum DateFinder {
                 candidates.append(Candidate(date: date, alternative: alternative, line: line.index, score: score))
             }
         }
-        if candidates.isEmpty, let repaired = lastResort.max(by: { $0.score < $1.score }), (1995...latestYear).contains(repaired.date.year) {
-            return DateFinding(date: repaired.date, confidence: 0.3)
-        }
-        guard !candidates.isEmpty else { return nil }
         // Resolve ambiguous numeric dates.
         let order: DateOrder
         if dayFirstEvidence > monthFirstEvidence { order = .dayFirst }
         else if monthFirstEvidence > dayFirstEvidence { order = .monthFirst }
         else { order = orderHint ?? defaultOrder }
+        if candidates.isEmpty, let repaired = lastResort.max(by: { $0.score < $1.score }), (1995...latestYear).contains(repaired.date.year) {
+            return DateFinding(date: order == .monthFirst ? repaired.alternative ?? repaired.date : repaired.date, confidence: 0.3)
+        }
+        guard !candidates.isEmpty else { return nil }
         let orderProven = dayFirstEvidence != monthFirstEvidence || orderHint != nil
         for i in candidates.indices {
             if let alt = candidates[i].alternative, order == .monthFirst {
