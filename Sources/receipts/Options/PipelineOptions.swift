@@ -19,7 +19,7 @@ struct PipelineOptions: ParsableArguments {
     var taxonomy: String?
 
     @Option(name: .customLong("ocr-passes"), help: ArgumentHelp(
-        "OCR passes per receipt at most: 1 is fastest; with more, the heuristic analyzer reads unclear totals and names again (closer, or in another layout mode).",
+        "OCR passes per receipt at most: 1 is fastest; with more, the heuristic analyzer reads the page again when the total is unclear or the date missing (at another scale, or binarized) and reads unclear names closer.",
         valueName: "N"))
     var ocrPasses = ReceiptProcessor.defaultMaxPasses
 
