@@ -731,4 +731,18 @@ import Testing
         #expect(AmountRole.classify(LabelText("SERVICE CHG")) == .tip)
         #expect(AmountRole.classify(LabelText("CHG")) == .change)
     }
+
+    @Test func aSubtotalWithItsLastLettersMisreadIsStillASubtotal() {
+        #expect(AmountRole.classify(LabelText("Subtote!")) == .subtotal)
+        #expect(AmountRole.classify(LabelText("SUBTOTA")) == .subtotal)
+        let text = """
+            MAPLE HOME STORE
+            RINSE BASKET 10.99
+            Subtote! $23.77
+            Sales Tax 6.000% $1.0
+            Total $25.67
+            """
+        #expect(tax(text) == Decimal(string: "1.90"))
+    }
+
 }
