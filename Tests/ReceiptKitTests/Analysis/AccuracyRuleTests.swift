@@ -745,4 +745,14 @@ import Testing
         #expect(tax(text) == Decimal(string: "1.90"))
     }
 
+    @Test func aRefundTaxRowPrintsEveryAmountNegative() {
+        #expect(AmountParser.amounts(in: "TAX 6. 88-").map(\.value) == [Decimal(string: "-6.88")!])
+        let text = """
+            RIVERTON OUTFITTERS
+            RETURN BOYS JACKET 101.97-A
+            A= 101.97-@ 6.75% TAX 6. 88-
+            TOTAL $108.85-
+            """
+        #expect(tax(text) == Decimal(string: "6.88"))
+    }
 }

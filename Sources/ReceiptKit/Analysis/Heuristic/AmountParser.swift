@@ -177,13 +177,15 @@ enum AmountParser {
     }
 
     private static func joinSplit(_ a: String, _ b: String) -> String? {
-        guard let bFirst = b.first, bFirst.isNumber || bFirst == "." || bFirst == ",", b.count <= 3,
+        guard let bFirst = b.first, bFirst.isNumber || bFirst == "." || bFirst == ",", b.count <= 4,
               let aLast = a.last, aLast.isNumber || aLast == "." || aLast == "," else { return nil }
         func trimSeparators(_ t: String) -> String {
             String(t.drop { $0 == "." || $0 == "," }.reversed().drop { $0 == "." || $0 == "," }.reversed())
         }
+        // "6. 88-": the second part may carry the trailing minus of a refund.
+        let sign = b.count >= 2 && (b.hasSuffix("-") || b.hasSuffix("−")) ? "-" : ""
         let aDigits = trimSeparators(a)
-        let bDigits = trimSeparators(b)
+        let bDigits = trimSeparators(sign.isEmpty ? b : String(b.dropLast()))
         let aSep = a.hasSuffix(".") || a.hasSuffix(",")
         let bSep = b.hasPrefix(".") || b.hasPrefix(",")
         guard aSep != bSep, !aDigits.isEmpty, aDigits.last?.isNumber == true,
@@ -191,7 +193,7 @@ enum AmountParser {
               aDigits.filter({ $0 == "." || $0 == "," }).isEmpty else { return nil }
         let stripped = aDigits.drop { !$0.isNumber && !"$£€".contains($0) }
         guard stripped.drop(while: { !$0.isNumber }).allSatisfy(\.isNumber) else { return nil }
-        return aDigits + "." + bDigits
+        return aDigits + "." + bDigits + sign
     }
 
     private static func standaloneMark(_ token: String) -> String? {

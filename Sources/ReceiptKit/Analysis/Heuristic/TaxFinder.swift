@@ -69,7 +69,10 @@ enum TaxFinder {
                 }
                 continue
             }
-            let values = row.amounts.map(\.value).filter { $0 >= 0 }
+            // "101.97-@ 6.75% TAX 6.88-": on a refund every amount of the row is printed negative;
+            // the tax is its size.
+            let refund = row.amounts.allSatisfy { $0.value < 0 }
+            let values = row.amounts.map { refund ? -$0.value : $0.value }.filter { $0 >= 0 }
             guard !values.isEmpty else { continue }
             let limit = total ?? values.max()!
             // The tax among the row's amounts: one consistent with a base on the same row or the total.
