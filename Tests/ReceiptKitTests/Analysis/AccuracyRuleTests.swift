@@ -755,4 +755,31 @@ import Testing
             """
         #expect(tax(text) == Decimal(string: "6.88"))
     }
+
+    @Test func aSectionSignReadForAFive() {
+        #expect(AmountParser.amounts(in: "Net Amt : §3.55").map(\.value) == [Decimal(string: "53.55")!])
+        let text = """
+            RESTORAN SRI MELATI
+            NASI LEMAK 2 6.50 13.00 SR
+            Gross Amt: 47 80
+            Svc Chg 10% 4.78
+            GST (6%) 2.87
+            Net Amt : §3.55
+            """
+        #expect(total(text) == Decimal(string: "53.55"))
+    }
+
+    @Test func ringgitCentsReadAsTheLetterO() {
+        #expect(AmountParser.amounts(in: "TOTAL RMS: OO").map(\.value) == [5])
+        #expect(AmountParser.amounts(in: "CASH RM12. OO").map(\.value) == [12])
+        #expect(AmountParser.amounts(in: "TABLE NO. OO").isEmpty)
+        let text = """
+            KEDAI CETAK MAJU
+            PHOTOSTAT A4 RMS. OO
+            GST 6% RMO. 28
+            TOTAL RMS: OO
+            CASH RMS. OO
+            """
+        #expect(total(text) == 5)
+    }
 }
