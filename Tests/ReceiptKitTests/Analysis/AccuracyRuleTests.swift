@@ -782,4 +782,21 @@ import Testing
             """
         #expect(total(text) == 5)
     }
+
+    @Test func aTaxReadWithADigitDoubledIsTheTotalLessTheChargesAboveIt() {
+        let text = """
+            HARBOR GRILL
+            2 FISH TACOS @ 14.00 28.00
+            1 RIBEYE 32.00
+            FOOD TOTAL 60.00
+            SVC CHG TOTAL 10.80
+            TAX 3330
+            TOTAL DUE $74.10
+            """
+        #expect(tax(text) == Decimal(string: "3.30"))
+        // Read whole, the tax stays as printed.
+        #expect(tax(text.replacingOccurrences(of: "TAX 3330", with: "TAX 3.30")) == Decimal(string: "3.30"))
+        #expect(TaxFinder.oneDigitDropped(from: Decimal(string: "55.25")!, giving: Decimal(string: "5.25")!))
+        #expect(!TaxFinder.oneDigitDropped(from: Decimal(string: "55.25")!, giving: Decimal(string: "2.25")!))
+    }
 }
