@@ -731,4 +731,72 @@ import Testing
         #expect(AmountRole.classify(LabelText("SERVICE CHG")) == .tip)
         #expect(AmountRole.classify(LabelText("CHG")) == .change)
     }
+
+    @Test func aSubtotalWithItsLastLettersMisreadIsStillASubtotal() {
+        #expect(AmountRole.classify(LabelText("Subtote!")) == .subtotal)
+        #expect(AmountRole.classify(LabelText("SUBTOTA")) == .subtotal)
+        let text = """
+            MAPLE HOME STORE
+            RINSE BASKET 10.99
+            Subtote! $23.77
+            Sales Tax 6.000% $1.0
+            Total $25.67
+            """
+        #expect(tax(text) == Decimal(string: "1.90"))
+    }
+
+    @Test func aRefundTaxRowPrintsEveryAmountNegative() {
+        #expect(AmountParser.amounts(in: "TAX 6. 88-").map(\.value) == [Decimal(string: "-6.88")!])
+        let text = """
+            RIVERTON OUTFITTERS
+            RETURN BOYS JACKET 101.97-A
+            A= 101.97-@ 6.75% TAX 6. 88-
+            TOTAL $108.85-
+            """
+        #expect(tax(text) == Decimal(string: "6.88"))
+    }
+
+    @Test func aSectionSignReadForAFive() {
+        #expect(AmountParser.amounts(in: "Net Amt : §3.55").map(\.value) == [Decimal(string: "53.55")!])
+        let text = """
+            RESTORAN SRI MELATI
+            NASI LEMAK 2 6.50 13.00 SR
+            Gross Amt: 47 80
+            Svc Chg 10% 4.78
+            GST (6%) 2.87
+            Net Amt : §3.55
+            """
+        #expect(total(text) == Decimal(string: "53.55"))
+    }
+
+    @Test func ringgitCentsReadAsTheLetterO() {
+        #expect(AmountParser.amounts(in: "TOTAL RMS: OO").map(\.value) == [5])
+        #expect(AmountParser.amounts(in: "CASH RM12. OO").map(\.value) == [12])
+        #expect(AmountParser.amounts(in: "TABLE NO. OO").isEmpty)
+        let text = """
+            KEDAI CETAK MAJU
+            PHOTOSTAT A4 RMS. OO
+            GST 6% RMO. 28
+            TOTAL RMS: OO
+            CASH RMS. OO
+            """
+        #expect(total(text) == 5)
+    }
+
+    @Test func aTaxReadWithADigitDoubledIsTheTotalLessTheChargesAboveIt() {
+        let text = """
+            HARBOR GRILL
+            2 FISH TACOS @ 14.00 28.00
+            1 RIBEYE 32.00
+            FOOD TOTAL 60.00
+            SVC CHG TOTAL 10.80
+            TAX 3330
+            TOTAL DUE $74.10
+            """
+        #expect(tax(text) == Decimal(string: "3.30"))
+        // Read whole, the tax stays as printed.
+        #expect(tax(text.replacingOccurrences(of: "TAX 3330", with: "TAX 3.30")) == Decimal(string: "3.30"))
+        #expect(TaxFinder.oneDigitDropped(from: Decimal(string: "55.25")!, giving: Decimal(string: "5.25")!))
+        #expect(!TaxFinder.oneDigitDropped(from: Decimal(string: "55.25")!, giving: Decimal(string: "2.25")!))
+    }
 }

@@ -30,7 +30,9 @@ enum AmountParser {
     /// All amounts in a row, left to right. Percentages are skipped.
     static func amounts(in text: String) -> [AmountToken] {
         // No digit, no amount.
-        guard text.utf8.contains(where: { $0 >= 0x30 && $0 <= 0x39 }) else { return [] }
+        // (Or a currency mark before letters read for digits: "RMS. OO".)
+        guard text.utf8.contains(where: { $0 >= 0x30 && $0 <= 0x39 })
+                || text.contains(where: { "$£€".contains($0) }) || text.uppercased().contains("RM") else { return [] }
         let tokens = text.split(whereSeparator: \.isWhitespace).map(String.init)
         var result: [AmountToken] = []
         var i = 0
@@ -42,6 +44,21 @@ enum AmountParser {
                token.dropFirst().filter({ $0 == "-" }).count == 1, token.suffix(3).first == "-",
                token.dropFirst().allSatisfy({ $0.isASCIIDigit || $0 == "-" }) {
                 token = String(token.dropLast(3)) + "." + String(token.suffix(2))
+            }
+            // "RMS. OO", "RMS: OO": after a currency mark, a space after the point (or a colon read
+            // for it) and the cents read as the letter O.
+            if i + 1 < tokens.count, token.count >= 3, token.hasSuffix(".") || token.hasSuffix(":"),
+               ["RM", "$", "£", "€"].contains(where: { token.uppercased().hasPrefix($0) }),
+               tokens[i + 1].count == 2, tokens[i + 1].allSatisfy({ $0 == "O" || $0 == "o" || $0.isASCIIDigit }),
+               tokens[i + 1].contains(where: { !$0.isASCIIDigit }),
+               var amount = parse(String(token.dropLast()) + "." + String(tokens[i + 1].map { $0.isASCIIDigit ? $0 : "0" })) {
+                amount.tokenIndex = i
+                amount.tokenCount = 2
+                amount.repaired = true
+                result.append(amount)
+                pendingMark = nil
+                i += 2
+                continue
             }
             // A stray space inside the number: "12. 50", "12 .50", "12 , 50".
             if i + 1 < tokens.count, let joined = joinSplit(token, tokens[i + 1]),
@@ -149,7 +166,7 @@ enum AmountParser {
     static func confusable(_ c: Character) -> Character? {
         switch c {
         case "O", "o", "Q", "D": return "0"
-        case "S", "s": return "5"
+        case "S", "s", "§": return "5"
         case "l", "I", "|", "i", "!", "]": return "1"
         case "B": return "8"
         case "Z", "z": return "2"
@@ -177,13 +194,15 @@ enum AmountParser {
     }
 
     private static func joinSplit(_ a: String, _ b: String) -> String? {
-        guard let bFirst = b.first, bFirst.isNumber || bFirst == "." || bFirst == ",", b.count <= 3,
+        guard let bFirst = b.first, bFirst.isNumber || bFirst == "." || bFirst == ",", b.count <= 4,
               let aLast = a.last, aLast.isNumber || aLast == "." || aLast == "," else { return nil }
         func trimSeparators(_ t: String) -> String {
             String(t.drop { $0 == "." || $0 == "," }.reversed().drop { $0 == "." || $0 == "," }.reversed())
         }
+        // "6. 88-": the second part may carry the trailing minus of a refund.
+        let sign = b.count >= 2 && (b.hasSuffix("-") || b.hasSuffix("−")) ? "-" : ""
         let aDigits = trimSeparators(a)
-        let bDigits = trimSeparators(b)
+        let bDigits = trimSeparators(sign.isEmpty ? b : String(b.dropLast()))
         let aSep = a.hasSuffix(".") || a.hasSuffix(",")
         let bSep = b.hasPrefix(".") || b.hasPrefix(",")
         guard aSep != bSep, !aDigits.isEmpty, aDigits.last?.isNumber == true,
@@ -191,7 +210,7 @@ enum AmountParser {
               aDigits.filter({ $0 == "." || $0 == "," }).isEmpty else { return nil }
         let stripped = aDigits.drop { !$0.isNumber && !"$£€".contains($0) }
         guard stripped.drop(while: { !$0.isNumber }).allSatisfy(\.isNumber) else { return nil }
-        return aDigits + "." + bDigits
+        return aDigits + "." + bDigits + sign
     }
 
     private static func standaloneMark(_ token: String) -> String? {

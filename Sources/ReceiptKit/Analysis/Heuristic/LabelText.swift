@@ -134,6 +134,8 @@ struct LabelText: Sendable {
             })
         }
         if vocabularySet.contains(w) { return w }
+        // "SUBTOTE", "SUBTOTA": SUBTOTAL with its last letters lost or misread ("Subtote!").
+        if (6...9).contains(w.count), w.hasPrefix("SUBTOT"), w.allSatisfy({ $0.isASCII && $0.isLetter }) { return "SUBTOTAL" }
         if (4...9).contains(w.count), w.allSatisfy({ $0.isASCII && $0.isLetter }) {
             let bytes = Array(w.utf8)
             for (i, v) in vocabularyBytes.enumerated() where abs(v.count - bytes.count) <= 1 && v[0] == bytes[0] || v.last == bytes.last && v.count == bytes.count {

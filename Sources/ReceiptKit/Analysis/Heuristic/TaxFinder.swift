@@ -69,7 +69,10 @@ enum TaxFinder {
                 }
                 continue
             }
-            let values = row.amounts.map(\.value).filter { $0 >= 0 }
+            // "101.97-@ 6.75% TAX 6.88-": on a refund every amount of the row is printed negative;
+            // the tax is its size.
+            let refund = row.amounts.allSatisfy { $0.value < 0 }
+            let values = row.amounts.map { refund ? -$0.value : $0.value }.filter { $0 >= 0 }
             guard !values.isEmpty else { continue }
             let limit = total ?? values.max()!
             // The tax among the row's amounts: one consistent with a base on the same row or the total.
@@ -141,6 +144,24 @@ enum TaxFinder {
         }
         if let c = candidates.first(where: { $0.consistent }) {
             return TaxFinding(value: c.value, confidence: 0.85, computed: false)
+        }
+        // "FOOD TOTAL 105.00 / SVC CHG TOTAL 18.90 / TAX 5525 / TOTAL DUE 129.15": a tax read without
+        // its decimal point and with one digit doubled; the total less the rows printed just above
+        // it (subtotal, food total, service charge) gives it when its digits are the ones read,
+        // one left out.
+        if let total, let c = candidates.first(where: { $0.repaired }), c.value > 0,
+           let at = rows.firstIndex(where: { $0.line.index == c.line }) {
+            var sum: Decimal = 0
+            var k = at - 1
+            while k >= max(0, at - 3), rows[k].amounts.count == 1, rows[k].amounts[0].value > 0,
+                  [.subtotal, .tip, .other].contains(rows[k].role) || (1..<12).contains(rows[k].role.totalStrength) {
+                sum += rows[k].amounts[0].value
+                let difference = total - sum
+                if difference > 0, difference < c.value, oneDigitDropped(from: c.value, giving: difference) {
+                    return TaxFinding(value: difference, confidence: 0.6, computed: true)
+                }
+                k -= 1
+            }
         }
         // "Sub. Total: 9.96 / Tax: 9.90 / Total: 10.86": one digit of the tax misread; the total
         // less the subtotal gives it (when no tip, service charge or discount comes between).
@@ -217,6 +238,13 @@ enum TaxFinder {
             }
         }
         return nil
+    }
+
+    /// `55.25` and `5.25`: the digits of the second are those of the first with one left out.
+    static func oneDigitDropped(from a: Decimal, giving b: Decimal) -> Bool {
+        let x = Array(a.moneyString.filter(\.isNumber)), y = Array(b.moneyString.filter(\.isNumber))
+        guard x.count == y.count + 1 else { return false }
+        return x.indices.contains { i in Array(x[..<i] + x[(i + 1)...]) == y }
     }
 
     /// `9.90` and `0.90`: the same number of digits, one of them different.
