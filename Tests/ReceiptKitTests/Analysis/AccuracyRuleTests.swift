@@ -546,6 +546,13 @@ import Testing
         #expect(TaxFinder.find(amountRows, total: Decimal(string: "20.30"))?.value == Decimal(string: "1.90"))
     }
 
+    @Test func aTaxOverHalfTheTotalIsNoTax() {
+        // The tax row read with the net's digits: no tax is charged at over 100%, so none is given.
+        let text = "SUDS & SHINE WASH\nDELUXE WASH 18.00\nSALES TAX 17.50\nTOTAL 18.00\nCASH 20.00"
+        #expect(tax(text) == nil)
+        #expect(tax(text.replacingOccurrences(of: "TAX 17.50", with: "TAX 1.50")) == Decimal(string: "1.50"))
+    }
+
     @Test func aYearAfterAMonthOnATaxRowIsNoTaxAmount() {
         // A vehicle tax confirmation: "tax" rows carry dates, not a tax with its decimal point lost.
         let text = """

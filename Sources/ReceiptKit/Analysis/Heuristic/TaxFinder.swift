@@ -27,6 +27,19 @@ enum TaxFinder {
     }
 
     static func find(_ rows: [AmountLine], total: Decimal?) -> TaxFinding? {
+        guard let finding = bestReading(rows, total: total) else { return nil }
+        // "Subtotal 27.59" misread as the tax row above "Total 27.99": a tax is a fraction of what
+        // it is charged on, never over half the total (nor over half the largest amount printed,
+        // when the total itself was misread); such an amount is the net or the total itself, and
+        // no tax beats a wrong one.
+        if let total, total > 0 {
+            let largest = rows.flatMap(\.amounts).map(\.value).max() ?? 0
+            if finding.value * 2 > max(total, largest) { return nil }
+        }
+        return finding
+    }
+
+    private static func bestReading(_ rows: [AmountLine], total: Decimal?) -> TaxFinding? {
         var candidates: [Candidate] = []
         var inclusiveRate: Decimal? = nil
         var unreadableTaxRow = false
