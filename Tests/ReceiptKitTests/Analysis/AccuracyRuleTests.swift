@@ -553,6 +553,14 @@ import Testing
         #expect(tax(text.replacingOccurrences(of: "TAX 17.50", with: "TAX 1.50")) == Decimal(string: "1.50"))
     }
 
+    @Test func aTaxTableWhoseAmountsAreUnreadableGivesTheRate() {
+        // The GST summary splits the total into net and tax; its amounts lost, the rate remains.
+        let text = "LEMON TREE MART\nMILO 3IN1 4.40\nTOTAL 4.40\nCASH 5.00\nCHANGE DUE 0.60\n"
+            + "GST -- Rate -- Before GST - GST Amt\n7% 4 OE\nThank You"
+        #expect(tax(text) == Decimal(string: "0.29"))
+        #expect(tax(text.replacingOccurrences(of: "7% 4 OE\n", with: "")) == nil)
+    }
+
     @Test func aYearAfterAMonthOnATaxRowIsNoTaxAmount() {
         // A vehicle tax confirmation: "tax" rows carry dates, not a tax with its decimal point lost.
         let text = """

@@ -61,6 +61,12 @@ enum TaxFinder {
             let rate = row.rate
             if row.amounts.isEmpty {
                 if let rate, rate > 0, rate < 30, label.hasAny(AmountRole.inclusiveWords) { inclusiveRate = rate }
+                // "GST -- Rate -- Before GST -- GST Amt" over "7% …" whose amounts are unreadable: a tax
+                // table splits the total into net and tax, so the tax is included at that rate.
+                if label.has("RATE"), index + 1 < rows.count, rows[index + 1].role == .other,
+                   let r = rows[index + 1].rate, r > 0, r < 30 {
+                    inclusiveRate = inclusiveRate ?? r
+                }
                 // "TOTAL TAX 00", "TAX 0": no tax, its decimal point lost.
                 if let last = row.line.text.split(whereSeparator: \.isWhitespace).last, last.count <= 2,
                    last.allSatisfy({ $0 == "0" }), !label.hasAny(notAmounts) {
