@@ -521,6 +521,46 @@ import Testing
         #expect(ReceiptDocument(ocr: ocr).lines.first?.text == "MR. D.I.Y. (M) SDN BHD")
     }
 
+    @Test func aSummaryLabelTesseractScoresAtZeroIsKept() {
+        // "Subtote!" read with confidence 0.4: the SUBTOTAL row must reach the tax rules, or the
+        // misread tax ("$1.0" for $1.90) cannot be repaired from subtotal and total.
+        let rows: [[(String, Double)]] = [
+            [("PINE", 92), ("HOME", 90), ("GOODS", 91)],
+            [("Subtote!", 0.4), ("$18.40", 60)],
+            [("Sales", 80), ("Tax", 95), ("6.000%", 77), ("$1.0", 63)],
+            [("TOTAL", 88), ("$20.30", 84)],
+            [("Thanks!", 0.2), ("oe", 0)],
+        ]
+        let lines = rows.enumerated().map { i, row -> OCRLine in
+            var x = 10
+            let words = row.map { text, confidence -> OCRWord in
+                defer { x += text.count * 12 + 20 }
+                return OCRWord(text: text, confidence: confidence, box: BoundingBox(x: x, y: 10 + i * 30, width: text.count * 12, height: 20))
+            }
+            return OCRLine(words: words)
+        }
+        let ocr = OCRResult(text: "", lines: lines, meanConfidence: 70, imageWidth: 800, imageHeight: 200, sourceWidth: 800, sourceHeight: 200)
+        let document = ReceiptDocument(ocr: ocr)
+        #expect(document.lines.map(\.text) == ["PINE HOME GOODS", "Subtote! $18.40", "Sales Tax 6.000% $1.0", "TOTAL $20.30"])
+        let amountRows = AmountLine.build(document)
+        #expect(TaxFinder.find(amountRows, total: Decimal(string: "20.30"))?.value == Decimal(string: "1.90"))
+    }
+
+    @Test func aTaxOverHalfTheTotalIsNoTax() {
+        // The tax row read with the net's digits: no tax is charged at over 100%, so none is given.
+        let text = "SUDS & SHINE WASH\nDELUXE WASH 18.00\nSALES TAX 17.50\nTOTAL 18.00\nCASH 20.00"
+        #expect(tax(text) == nil)
+        #expect(tax(text.replacingOccurrences(of: "TAX 17.50", with: "TAX 1.50")) == Decimal(string: "1.50"))
+    }
+
+    @Test func aTaxTableWhoseAmountsAreUnreadableGivesTheRate() {
+        // The GST summary splits the total into net and tax; its amounts lost, the rate remains.
+        let text = "LEMON TREE MART\nMILO 3IN1 4.40\nTOTAL 4.40\nCASH 5.00\nCHANGE DUE 0.60\n"
+            + "GST -- Rate -- Before GST - GST Amt\n7% 4 OE\nThank You"
+        #expect(tax(text) == Decimal(string: "0.29"))
+        #expect(tax(text.replacingOccurrences(of: "7% 4 OE\n", with: "")) == nil)
+    }
+
     @Test func aYearAfterAMonthOnATaxRowIsNoTaxAmount() {
         // A vehicle tax confirmation: "tax" rows carry dates, not a tax with its decimal point lost.
         let text = """

@@ -100,9 +100,20 @@ struct ReceiptDocument: Sendable {
             let letters = word.text.filter(\.isLetter)
             let kept = letters.count >= 2 && letters.allSatisfy(\.isUppercase) && word.text.count <= 8
                 && word.text.allSatisfy { $0.isLetter || ".(){}&-".contains($0) }
-            return !kept
+            // "Subtote!" (0.4): a summary label Tesseract read without trust is still the label.
+            return !kept && !isSummaryLabel(word.text)
         }
         return false
+    }
+
+    /// Summary labels kept even when Tesseract scores the word 0: the rows they name carry the
+    /// amounts the tax and total rules check against each other.
+    private static let summaryLabels: Set<String> = ["SUBTOTAL", "TAX", "VAT", "GST"]
+
+    /// True when the word, after LabelText's repairs, is one summary label word alone.
+    private static func isSummaryLabel(_ text: String) -> Bool {
+        let words = LabelText(text).words
+        return words.count == 1 && summaryLabels.contains(words[0])
     }
 
     /// All rows' text joined by newlines, upper-cased.

@@ -27,6 +27,19 @@ enum TaxFinder {
     }
 
     static func find(_ rows: [AmountLine], total: Decimal?) -> TaxFinding? {
+        guard let finding = bestReading(rows, total: total) else { return nil }
+        // "Subtotal 27.59" misread as the tax row above "Total 27.99": a tax is a fraction of what
+        // it is charged on, never over half the total (nor over half the largest amount printed,
+        // when the total itself was misread); such an amount is the net or the total itself, and
+        // no tax beats a wrong one.
+        if let total, total > 0 {
+            let largest = rows.flatMap(\.amounts).map(\.value).max() ?? 0
+            if finding.value * 2 > max(total, largest) { return nil }
+        }
+        return finding
+    }
+
+    private static func bestReading(_ rows: [AmountLine], total: Decimal?) -> TaxFinding? {
         var candidates: [Candidate] = []
         var inclusiveRate: Decimal? = nil
         var unreadableTaxRow = false
@@ -48,6 +61,12 @@ enum TaxFinder {
             let rate = row.rate
             if row.amounts.isEmpty {
                 if let rate, rate > 0, rate < 30, label.hasAny(AmountRole.inclusiveWords) { inclusiveRate = rate }
+                // "GST -- Rate -- Before GST -- GST Amt" over "7% …" whose amounts are unreadable: a tax
+                // table splits the total into net and tax, so the tax is included at that rate.
+                if label.has("RATE"), index + 1 < rows.count, rows[index + 1].role == .other,
+                   let r = rows[index + 1].rate, r > 0, r < 30 {
+                    inclusiveRate = inclusiveRate ?? r
+                }
                 // "TOTAL TAX 00", "TAX 0": no tax, its decimal point lost.
                 if let last = row.line.text.split(whereSeparator: \.isWhitespace).last, last.count <= 2,
                    last.allSatisfy({ $0 == "0" }), !label.hasAny(notAmounts) {
