@@ -21,12 +21,13 @@ import Testing
     static var binary: URL { ReceiptsCLI.binary }
 
     /// Floors in percent, per folder and field. Reached on 2026-11-22 (`receipts eval`, real OCR):
-    /// sroie vendor 64.0 date 88.0 total 86.0 currency 96.0; wildreceipt vendor 47.3 date 71.4
-    /// total 70.4 tax 51.4 currency 100 (10 labelled: one receipt is 10 points); TestReceipts 100 on every field. Issue 3's targets (sroie total 90, date 97, vendor 85;
-    /// wildreceipt total 75, date 85, tax 70, vendor 70; TestReceipts 100) replace a floor once reached.
+    /// sroie vendor 66.0 date 91.0 total 90.0 currency 99.0; wildreceipt vendor 50.9 date 79.2
+    /// total 78.6 tax 70.0 currency 100 (10 labelled: one receipt is 10 points); TestReceipts 100 on
+    /// every field. A floor is 2 points under the level reached, or issue 3's target where it is
+    /// reached (sroie total 90, date 97, vendor 85; wildreceipt total 75, date 85, tax 70, vendor 70).
     static let floors: [String: [String: Double]] = [
-        "sroie": ["vendor": 62, "date": 86, "total": 84, "currency": 94],
-        "wildreceipt": ["vendor": 45, "date": 69, "total": 68, "tax": 49, "currency": 90],
+        "sroie": ["vendor": 64, "date": 89, "total": 90, "currency": 97],
+        "wildreceipt": ["vendor": 48, "date": 77, "total": 76, "tax": 70, "currency": 90],
         "TestReceipts": ["vendor": 100, "date": 100, "total": 100, "tax": 100, "currency": 100, "category": 100],
     ]
 
