@@ -836,7 +836,7 @@ import Testing
         #expect(tax(text) == Decimal(string: "3.30"))
         // Read whole, the tax stays as printed.
         #expect(tax(text.replacingOccurrences(of: "TAX 3330", with: "TAX 3.30")) == Decimal(string: "3.30"))
-        #expect(TaxFinder.oneDigitDropped(from: Decimal(string: "55.25")!, giving: Decimal(string: "5.25")!))
-        #expect(!TaxFinder.oneDigitDropped(from: Decimal(string: "55.25")!, giving: Decimal(string: "2.25")!))
+        #expect(TotalFinder.hasOneExtraDigit(Decimal(string: "55.25")!, comparedTo: Decimal(string: "5.25")!))
+        #expect(!TotalFinder.hasOneExtraDigit(Decimal(string: "55.25")!, comparedTo: Decimal(string: "2.25")!))
     }
 }

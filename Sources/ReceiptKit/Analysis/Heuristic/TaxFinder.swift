@@ -83,7 +83,7 @@ enum TaxFinder {
                 // included whose amount is a fraction of the total is the tax, not the total.
                 if label.hasAny(AmountRole.inclusiveWords), let total, row.amounts.count == 1, let v = row.amounts.first?.value,
                    v > 0, v * 4 < total {
-                    let consistent = rate.map { TotalFinder.close((total * $0 / (100 + $0)).rounded(scale: 2), v) } ?? false
+                    let consistent = rate.map { TotalFinder.close(total.tax(includedAt: $0), v) } ?? false
                     candidates.append(Candidate(value: v, rate: rate, summary: false, line: row.line.index, consistent: consistent))
                 }
                 continue
@@ -101,9 +101,7 @@ enum TaxFinder {
                 let bases = values + (total.map { [$0] } ?? []) + subtotals
                 outer: for v in values.sorted() where (total == nil || v < limit) && (cap == nil || v < cap!) {
                     for base in bases where base > v {
-                        let added = (base * rate / 100).rounded(scale: 2)
-                        let included = (base * rate / (100 + rate)).rounded(scale: 2)
-                        if TotalFinder.close(added, v) || TotalFinder.close(included, v) {
+                        if isTax(v, of: base, rate: rate) {
                             chosen = v
                             consistent = true
                             break outer
@@ -120,8 +118,8 @@ enum TaxFinder {
                 var fixes: Set<Decimal> = []
                 for v in values where v > 0 {
                     for base in bases where base > v {
-                        for c in [(base * rate / 100).rounded(scale: 2), (base * rate / (100 + rate)).rounded(scale: 2)]
-                        where c > 0 && oneDigitApart(v, c) && (total == nil || c < limit) && (cap == nil || c < cap!) {
+                        for c in [base.tax(addedAt: rate), base.tax(includedAt: rate)]
+                        where c > 0 && TotalFinder.differsInOneDigit(v, c) && (total == nil || c < limit) && (cap == nil || c < cap!) {
                             fixes.insert(c)
                         }
                     }
@@ -137,7 +135,7 @@ enum TaxFinder {
                 // the total is the gross the tax is included in, not the tax.
                 if allowed.isEmpty, values.count == 1, let rate, rate > 0, rate < 30, label.hasAny(AmountRole.inclusiveWords) {
                     let gross = values[0]
-                    candidates.append(Candidate(value: (gross * rate / (100 + rate)).rounded(scale: 2), rate: rate, summary: false,
+                    candidates.append(Candidate(value: gross.tax(includedAt: rate), rate: rate, summary: false,
                                                 line: row.line.index, consistent: total.map { TotalFinder.close($0, gross) } ?? false))
                     continue
                 }
@@ -176,7 +174,7 @@ enum TaxFinder {
                   [.subtotal, .tip, .other].contains(rows[k].role) || (1..<12).contains(rows[k].role.totalStrength) {
                 sum += rows[k].amounts[0].value
                 let difference = total - sum
-                if difference > 0, difference < c.value, oneDigitDropped(from: c.value, giving: difference) {
+                if difference > 0, difference < c.value, TotalFinder.hasOneExtraDigit(c.value, comparedTo: difference) {
                     return TaxFinding(value: difference, confidence: 0.6, computed: true)
                 }
                 k -= 1
@@ -186,7 +184,7 @@ enum TaxFinder {
         // less the subtotal gives it (when no tip, service charge or discount comes between).
         if let total, Set(subtotals).count == 1, !rows.contains(where: { $0.role == .tip || $0.role == .discount }), let s = subtotals.first, let c = candidates.first, c.value > 0 {
             let difference = total - s
-            if difference > 0, difference < s * Decimal(string: "0.3")!, oneDigitApart(c.value, difference) {
+            if difference > 0, difference < s * Decimal(string: "0.3")!, TotalFinder.differsInOneDigit(c.value, difference) {
                 return TaxFinding(value: difference, confidence: 0.6, computed: true)
             }
         }
@@ -207,7 +205,7 @@ enum TaxFinder {
             return TaxFinding(value: first.value, confidence: 0.6, computed: false)
         }
         if let inclusiveRate, let total {
-            return TaxFinding(value: (total * inclusiveRate / (100 + inclusiveRate)).rounded(scale: 2),
+            return TaxFinding(value: total.tax(includedAt: inclusiveRate),
                               confidence: 0.5, computed: true)
         }
         // "SUBTOTAL 8.51 / TAX ___ / TOTAL 8.51": the tax row is unreadable, but nothing was added.
@@ -251,7 +249,7 @@ enum TaxFinder {
         let values = row.amounts.map(\.value).filter { $0 > 0 }
         for v in values.sorted() where total == nil || v < total! {
             for base in values where base > v {
-                if TotalFinder.close((base * rate / 100).rounded(scale: 2), v) || TotalFinder.close((base * rate / (100 + rate)).rounded(scale: 2), v) {
+                if isTax(v, of: base, rate: rate) {
                     return Candidate(value: v, rate: rate, summary: false, line: row.line.index, consistent: true)
                 }
             }
@@ -259,17 +257,9 @@ enum TaxFinder {
         return nil
     }
 
-    /// `55.25` and `5.25`: the digits of the second are those of the first with one left out.
-    static func oneDigitDropped(from a: Decimal, giving b: Decimal) -> Bool {
-        let x = Array(a.moneyString.filter(\.isNumber)), y = Array(b.moneyString.filter(\.isNumber))
-        guard x.count == y.count + 1 else { return false }
-        return x.indices.contains { i in Array(x[..<i] + x[(i + 1)...]) == y }
-    }
-
-    /// `9.90` and `0.90`: the same number of digits, one of them different.
-    static func oneDigitApart(_ a: Decimal, _ b: Decimal) -> Bool {
-        let x = Array(a.moneyString), y = Array(b.moneyString)
-        return x.count == y.count && zip(x, y).filter { $0 != $1 }.count == 1
+    /// True when `v` is the tax at `rate` percent on `base`, added on top or included in it.
+    static func isTax(_ v: Decimal, of base: Decimal, rate: Decimal) -> Bool {
+        TotalFinder.close(base.tax(addedAt: rate), v) || TotalFinder.close(base.tax(includedAt: rate), v)
     }
 
     /// "7.0% Boston $0.65" between "Subtotal $9.28" and "Total $9.93": a local sales tax printed
@@ -279,8 +269,16 @@ enum TaxFinder {
         guard let rate = row.rate, rate > 0, rate < 30, row.role == .other, row.amounts.count == 1,
               let v = row.amounts.first?.value, v > 0, let total else { return nil }
         guard subtotals.contains(where: { s in
-            TotalFinder.close((s * rate / 100).rounded(scale: 2), v) && TotalFinder.close(s + v, total)
+            TotalFinder.close(s.tax(addedAt: rate), v) && TotalFinder.close(s + v, total)
         }) else { return nil }
         return Candidate(value: v, rate: rate, summary: false, line: row.line.index, consistent: true)
     }
+}
+
+extension Decimal {
+    /// The tax at `rate` percent added on top of this (net) amount, to the cent.
+    func tax(addedAt rate: Decimal) -> Decimal { (self * rate / 100).rounded(scale: 2) }
+
+    /// The tax at `rate` percent included in this (gross) amount, to the cent.
+    func tax(includedAt rate: Decimal) -> Decimal { (self * rate / (100 + rate)).rounded(scale: 2) }
 }

@@ -53,18 +53,17 @@ enum TotalFinder {
             // part of; the tax is the amount the rate gives from another amount on the row.
             if row.role == .tax, let rate = row.rate, rate > 0, rate < 30, row.amounts.count >= 2,
                let tax = row.amounts.first(where: { t in row.amounts.contains { x in
-                   x.value > t.value && (close((x.value * rate / (100 + rate)).rounded(scale: 2), t.value)
-                                         || close((x.value * rate / 100).rounded(scale: 2), t.value)) } }) {
+                   x.value > t.value && TaxFinder.isTax(t.value, of: x.value, rate: rate) } }) {
                 picked = tax
                 for x in row.amounts where x.value > tax.value {
-                    if close((x.value * rate / (100 + rate)).rounded(scale: 2), tax.value) { grossAmounts.append(x.value) }
-                    else if close((x.value * rate / 100).rounded(scale: 2), tax.value) { grossAmounts.append(x.value + tax.value) }
+                    if close(x.value.tax(includedAt: rate), tax.value) { grossAmounts.append(x.value) }
+                    else if close(x.value.tax(addedAt: rate), tax.value) { grossAmounts.append(x.value + tax.value) }
                 }
             }
             if row.role == .tax || row.role == .other, row.amounts.count >= 2 {
                 let net = row.amounts[row.amounts.count - 2].value, tax = row.amounts[row.amounts.count - 1].value
                 if tax > 0, net > tax, tax >= net * Decimal(string: "0.02")!, tax <= net * Decimal(string: "0.3")!,
-                   row.rate.map({ close((net * $0 / 100).rounded(scale: 2), tax) }) ?? true {
+                   row.rate.map({ close(net.tax(addedAt: $0), tax) }) ?? true {
                     grossAmounts.append(net + tax)
                 }
             }
@@ -72,8 +71,7 @@ enum TotalFinder {
             // the row's rate is the tax, whatever the label says.
             if row.role.totalStrength > 0, let rate = row.rate, rate > 0, rate < 30, let p = picked,
                row.label.hasAny(AmountRole.taxWords),
-               everyAmount.contains(where: { x in x > p.value && (close((x * rate / (100 + rate)).rounded(scale: 2), p.value)
-                                                                  || close((x * rate / 100).rounded(scale: 2), p.value)) }) {
+               everyAmount.contains(where: { x in x > p.value && TaxFinder.isTax(p.value, of: x, rate: rate) }) {
                 row.role = .tax
             }
             for token in row.amounts {
