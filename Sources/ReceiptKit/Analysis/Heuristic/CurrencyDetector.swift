@@ -25,8 +25,9 @@ enum CurrencyDetector {
     /// Currencies written with a bare `$`.
     static let dollarCurrencies: Set<String> = ["USD", "AUD", "CAD", "SGD", "HKD", "NZD", "MXN"]
 
+    /// A US state's code then a ZIP code (`TX 78701`, `CA, 92881-1234`).
     private static let usStateZip = Pattern(
-        #"\b(AL|AK|AZ|AR|CA|CO|CT|DE|DC|FL|GA|HI|ID|IL|IN|IA|KS|KY|LA|ME|MD|MA|MI|MN|MS|MO|MT|NE|NV|NH|NJ|NM|NY|NC|ND|OH|OK|OR|PA|RI|SC|SD|TN|TX|UT|VT|VA|WA|WV|WI|WY)[\s.,]+\d{5}(-\d{4})?\b"#,
+        #"\b("# + DateFinder.usStates.sorted().joined(separator: "|") + #")[\s.,]+\d{5}(-\d{4})?\b"#,
         caseInsensitive: false)
     private static let ukPostcode = Pattern(#"\b[A-Z]{1,2}\d[A-Z\d]?\s+\d[A-Z]{2}\b"#, caseInsensitive: false)
     private static let malaysia = ["SDN BHD", "SDN", "BHD", "BERHAD", "MALAYSIA", "SELANGOR", "KUALA LUMPUR", "JOHOR",

@@ -315,7 +315,7 @@ enum DateFinder {
 
     /// `Portland, OR 97212`, `CA 92881-1234`: a state's code then a ZIP code.
     private static let usStateAndZip = Pattern(#"(?<![A-Za-z])([A-Z]{2})\.?\s{1,2}\d{5}(?:-\d{4})?(?!\d)"#, caseInsensitive: false)
-    private static let usStates: Set<String> = [
+    static let usStates: Set<String> = [
         "AL", "AK", "AZ", "AR", "CA", "CO", "CT", "DE", "DC", "FL", "GA", "HI", "ID", "IL", "IN", "IA", "KS", "KY", "LA",
         "ME", "MD", "MA", "MI", "MN", "MS", "MO", "MT", "NE", "NV", "NH", "NJ", "NM", "NY", "NC", "ND", "OH", "OK", "OR",
         "PA", "RI", "SC", "SD", "TN", "TX", "UT", "VT", "VA", "WA", "WV", "WI", "WY",
