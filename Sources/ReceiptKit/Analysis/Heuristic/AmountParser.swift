@@ -32,7 +32,7 @@ enum AmountParser {
         // No digit, no amount.
         // (Or a currency mark before letters read for digits: "RMS. OO".)
         guard text.utf8.contains(where: { $0 >= 0x30 && $0 <= 0x39 })
-                || text.contains(where: { "$£€".contains($0) }) || text.uppercased().contains("RM") else { return [] }
+                || text.contains(where: { "$£€".contains($0) }) || text.range(of: "RM", options: .caseInsensitive) != nil else { return [] }
         let tokens = text.split(whereSeparator: \.isWhitespace).map(String.init)
         var result: [AmountToken] = []
         var i = 0
