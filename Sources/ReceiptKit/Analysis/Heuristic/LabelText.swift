@@ -19,7 +19,7 @@ struct LabelText: Sendable {
     ]
 
     init(_ text: String) {
-        var words = LabelText.asciiWords(text) ?? LabelText.unicodeWords(text)
+        var words = LabelText.words(text)
         words = words.flatMap(LabelText.splitLeadingDigits).map(LabelText.repair).flatMap(LabelText.splitTrailingDigits)
         words = LabelText.joinTaxAbbreviations(words)
         self.words = words
@@ -89,26 +89,8 @@ struct LabelText: Sendable {
         return result
     }
 
-    /// The upper-cased runs of letters and digits of a text that is all ASCII (most receipt rows),
-    /// from its bytes; nil for any other text.
-    private static func asciiWords(_ text: String) -> [String]? {
-        var words: [String] = []
-        var current: [UInt8] = []
-        for var b in text.utf8 {
-            guard b < 0x80 else { return nil }
-            if b >= 0x61 && b <= 0x7A { b -= 0x20 }
-            if (b >= 0x41 && b <= 0x5A) || (b >= 0x30 && b <= 0x39) {
-                current.append(b)
-            } else if !current.isEmpty {
-                words.append(String(decoding: current, as: UTF8.self))
-                current.removeAll(keepingCapacity: true)
-            }
-        }
-        if !current.isEmpty { words.append(String(decoding: current, as: UTF8.self)) }
-        return words
-    }
-
-    private static func unicodeWords(_ text: String) -> [String] {
+    /// The upper-cased runs of letters and digits of a text.
+    private static func words(_ text: String) -> [String] {
         var words: [String] = []
         var current = ""
         for c in text.uppercased() {
