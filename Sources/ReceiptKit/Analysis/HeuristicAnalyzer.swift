@@ -7,7 +7,10 @@ import Foundation
 /// the input can re-read the image, it asks for further passes (a close-up of the totals rows when
 /// their amounts were unreadable, then `rereadPasses`) and keeps the best-supported reading; when
 /// the date is still missing it asks for `dateRereadPasses` (a binarized page), which only fill
-/// in missing fields. A vendor name read with low confidence gets a close-up of its rows.
+/// in missing fields. A numeric date read with low confidence gets its row read again on its own
+/// (measured on ../shared/receipts: dates 91% → 92% SROIE, 79.2% → 81.8% WildReceipt, for a
+/// close-up on a quarter of the receipts); a vendor name read with low confidence gets a
+/// close-up of its rows.
 public struct HeuristicAnalyzer: ReceiptAnalyzer {
     public let name = "heuristic"
     /// Second passes tried in order while the total stays unconfirmed.
@@ -41,6 +44,7 @@ public struct HeuristicAnalyzer: ReceiptAnalyzer {
 
     public func analyze(_ input: AnalysisInput, options: AnalysisOptions) async throws -> ReceiptAnalysis {
         var reading = Reading(ocr: input.ocr, options: options)
+        let firstDate = reading.date
         var passes = 1
         if let reread = input.reread, reading.wantsReread {
             // (pass, made for the date alone)
@@ -59,6 +63,21 @@ public struct HeuristicAnalyzer: ReceiptAnalyzer {
                 // A pass made for the date has no say on the total (the binarized page misreads more
                 // amounts).
                 reading.merge(Reading(ocr: ocr, options: options, isPartial: pass.region != nil), totals: !forDate)
+            }
+        }
+        // A date read with low confidence: read its row again on its own (Tesseract then picks a
+        // threshold for that row alone, which suits faint print) and keep the clearer reading.
+        if let reread = input.reread, let date = reading.date, date == firstDate, let row = reading.dateRow,
+           let weak = DateFinder.dateWordConfidence(row), weak < 85, let region = reading.rowRegion(row) {
+            try Task.checkCancellation()
+            if let ocr = try? await reread(OCRPass(pageSegmentationMode: 6, region: region)) {
+                passes += 1
+                let closeUp = ReceiptDocument(ocr: ocr)
+                if let other = DateFinder.find(closeUp, orderHint: reading.dateOrderHint, defaultOrder: options.dateOrder),
+                   other.date != date.date, let line = other.line.flatMap({ i in closeUp.lines.first { $0.index == i } }),
+                   let clearer = DateFinder.dateWordConfidence(line), clearer > weak {
+                    reading.date = other
+                }
             }
         }
         // A vendor name read with low confidence: read its rows again, larger, and keep the
@@ -123,9 +142,27 @@ struct Reading {
         total = TotalFinder.find(rows, lineItemSum: itemSum)
         firstTotal = total
         currency = isPartial ? nil : CurrencyDetector.detect(document, amounts: rows)
-        date = isPartial ? nil : DateFinder.find(document, orderHint: currency?.dateOrder ?? DateFinder.regionalOrder(document, rows: rows),
-                                                 defaultOrder: options.dateOrder)
+        date = isPartial ? nil : DateFinder.find(document, orderHint: dateOrderHint, defaultOrder: options.dateOrder)
         vendor = isPartial ? nil : VendorFinder.find(document, rows: rows)
+    }
+
+    /// The order of an ambiguous numeric date this receipt's currency or country implies.
+    var dateOrderHint: DateOrder? {
+        currency?.dateOrder ?? DateFinder.regionalOrder(document, rows: rows)
+    }
+
+    /// The row the date was read from, when it was read from this reading's document.
+    var dateRow: ReceiptLine? {
+        date?.line.flatMap { i in document.lines.first { $0.index == i } }
+    }
+
+    /// A band of the image around one row, the full width, with a row's height of margin.
+    func rowRegion(_ row: ReceiptLine) -> BoundingBox? {
+        guard document.imageWidth > 0, let box = row.box, box.height > 0 else { return nil }
+        let margin = max(box.height, 12)
+        let y = max(0, box.y - margin)
+        let maxY = min(document.imageHeight, box.maxY + margin)
+        return BoundingBox(x: 0, y: y, width: document.imageWidth, height: maxY - y)
     }
 
     var wantsReread: Bool {

@@ -154,6 +154,39 @@ actor RereadRecorder {
         #expect(analysis.vendor == "LA. CAMERA")
     }
 
+    /// The date row of the fuel receipt read with the given confidence.
+    func withDateConfidence(_ ocr: OCRResult, _ confidence: Double) -> OCRResult {
+        var ocr = ocr
+        for l in ocr.lines.indices where ocr.lines[l].words.contains(where: { $0.text.contains("/") }) {
+            for w in ocr.lines[l].words.indices { ocr.lines[l].words[w].confidence = confidence }
+        }
+        return ocr
+    }
+
+    @Test func aFaintDateRowIsReadAgainOnItsOwnAndTheClearerReadingWins() async throws {
+        let recorder = RereadRecorder()
+        let first = withDateConfidence(ocrResult(fuelReceipt.replacingOccurrences(of: "14/03/2024", with: "16/03/2024")), 62)
+        let input = AnalysisInput(source: "fuel.jpg", ocr: first, reread: { pass in
+            await recorder.record(pass)
+            return self.withDateConfidence(ocrResult("14/03/2024 08:12"), 93)
+        })
+        let analysis = try await HeuristicAnalyzer().analyze(input, options: AnalysisOptions())
+        #expect(analysis.date?.description == "2024-03-14")
+        let passes = await recorder.passes
+        // One close-up: the date's row and a row's height of margin, at the first pass's scale.
+        #expect(passes.count == 1)
+        #expect(passes.first?.region?.y == 10 + 4 * 30 - 20 && passes.first?.region?.height == 60 && passes.first?.scale == 1)
+    }
+
+    @Test func aLessConfidentCloseUpOfTheDateChangesNothing() async throws {
+        let first = withDateConfidence(ocrResult(fuelReceipt), 80)
+        let input = AnalysisInput(source: "fuel.jpg", ocr: first, reread: { _ in
+            self.withDateConfidence(ocrResult("16/03/2024 08:12"), 60)
+        })
+        let analysis = try await HeuristicAnalyzer().analyze(input, options: AnalysisOptions())
+        #expect(analysis.date?.description == "2024-03-14")
+    }
+
     @Test func noRereadWhenTheTotalIsConfirmed() async throws {
         let recorder = RereadRecorder()
         let input = AnalysisInput(source: "fuel.jpg", ocr: ocrResult(fuelReceipt), reread: { pass in

@@ -5,6 +5,8 @@ struct DateFinding: Sendable, Equatable {
     var date: CalendarDate
     /// 0–1.
     var confidence: Double
+    /// The row it was read from (index into the document's lines).
+    var line: Int? = nil
 }
 
 /// Finds the transaction date among the dates a receipt prints.
@@ -253,7 +255,7 @@ enum DateFinder {
         else if monthFirstEvidence > dayFirstEvidence { order = .monthFirst }
         else { order = orderHint ?? defaultOrder }
         if candidates.isEmpty, let repaired = lastResort.max(by: { $0.score < $1.score }), (1995...latestYear).contains(repaired.date.year) {
-            return DateFinding(date: order == .monthFirst ? repaired.alternative ?? repaired.date : repaired.date, confidence: 0.3)
+            return DateFinding(date: order == .monthFirst ? repaired.alternative ?? repaired.date : repaired.date, confidence: 0.3, line: repaired.line)
         }
         guard !candidates.isEmpty else { return nil }
         let orderProven = dayFirstEvidence != monthFirstEvidence || orderHint != nil
@@ -277,7 +279,15 @@ enum DateFinder {
         var confidence = 0.6 + min(0.3, max(0, bestScore) * 0.08)
         if best.alternative != nil && !orderProven { confidence = min(confidence, 0.5) }
         if bestScore < 0 { confidence = 0.2 }
-        return DateFinding(date: best.date, confidence: confidence)
+        return DateFinding(date: best.date, confidence: confidence, line: best.line)
+    }
+
+    /// The lowest OCR confidence (0–100) of the row's numeric date words (`16-11-18`,
+    /// `04/05/2017`; not times), nil when the row has none (a date with a month name).
+    static func dateWordConfidence(_ line: ReceiptLine) -> Double? {
+        line.words.filter { w in
+            w.text.filter(\.isNumber).count >= 2 && w.text.contains { "/-.".contains($0) } && !w.text.contains(":")
+        }.map(\.confidence).min()
     }
 
     /// Day and month with one digit misread (`99/02` → `09/02`, `04/42` → `04/12`), when exactly
