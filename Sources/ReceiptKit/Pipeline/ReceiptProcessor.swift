@@ -12,8 +12,11 @@ public struct ReceiptProcessor: ReceiptProcessing {
     /// Second OCR passes an analyzer may ask for per receipt (each costs about one more OCR).
     public let maxExtraPasses: Int
 
-    /// OCR passes per receipt by default: the first, and up to two the analyzer asks for.
-    public static let defaultMaxPasses = 3
+    /// OCR passes per receipt by default: the first, and up to three the analyzer asks for (at
+    /// most two whole pages; the rest are close-ups of a few rows, a quarter of a page's cost).
+    /// Measured on ../shared/receipts against 3: SROIE dates 92% → 93%, a fourth pass on a tenth
+    /// of the receipts.
+    public static let defaultMaxPasses = 4
 
     public init(engine: OCREngine, analyzer: any ReceiptAnalyzer, options: AnalysisOptions = AnalysisOptions(),
                 maxExtraPasses: Int = ReceiptProcessor.defaultMaxPasses - 1, logger: Logger = Logger(label: "receipts.pipeline")) {

@@ -19,7 +19,7 @@ struct PipelineOptions: ParsableArguments {
     var taxonomy: String?
 
     @Option(name: .customLong("ocr-passes"), help: ArgumentHelp(
-        "OCR passes per receipt at most: 1 is fastest; with more, the heuristic analyzer reads the page again when the total is unclear or the date missing (at another scale, or binarized) and reads unclear names closer.",
+        "OCR passes per receipt at most: 1 is fastest; with more, the heuristic analyzer reads the page again when the total is unclear or the date missing (at another scale, or binarized) and reads unclear dates and names again, closer.",
         valueName: "N"))
     var ocrPasses = ReceiptProcessor.defaultMaxPasses
 
