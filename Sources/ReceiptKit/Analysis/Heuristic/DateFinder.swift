@@ -52,7 +52,7 @@ enum DateFinder {
     /// `2018-01-25`, `2018/01/25`, `2018.01.25`.
     private static let isoPattern = Pattern(#"(?<!\d)((?:19|20)\d{2})\s?([-/.])\s?(\d{1,2})\s?\2\s?(\d{1,2})(?!\d)"#)
     /// `25/01/2018`, `25-01-18`, `1.2.2018`, `01/25/2018`.
-    private static let numericPattern = Pattern(#"(?<![\d.,])(\d{1,2})\s?([-/.])\s?(\d{1,2})\s?\2\s?(\d{4}|\d{2})(?![\d,]|\.\d)"#)
+    private static let numericPattern = Pattern(#"(?<![\d.,])(\d{1,2})\s?([-/.])\s?(\d{1,2})\s?\2\s?(\d{4}|\d{2})(?![\d]|,\d|\.\d)"#)
     /// `2 APR 2018`, `14/JUN/2017`, `24-MAR-18`, `16AUG2015`, `21NOV'15`, `23 juin 2016`.
     private static let dayMonthPattern = Pattern(#"(?<![\d])(\d{1,2})(?:ST|ND|RD|TH|ER)?[\s\-/.,]*"# + monthAlternation
                                                  + #"\.?[\s\-/.,'’"°]*((?:19|20)\d{2}|\d{2})(?!\d)"#, caseInsensitive: false)
