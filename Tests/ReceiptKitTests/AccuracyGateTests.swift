@@ -26,8 +26,8 @@ import Testing
     /// every field. A floor is 2 points under the level reached, or issue 3's target where it is
     /// reached (sroie total 90, date 97, vendor 85; wildreceipt total 75, date 85, tax 70, vendor 70).
     static let floors: [String: [String: Double]] = [
-        "sroie": ["vendor": 64, "date": 89, "total": 90, "currency": 97],
-        "wildreceipt": ["vendor": 48, "date": 77, "total": 76, "tax": 70, "currency": 90],
+        "sroie": ["vendor": 64, "date": 91, "total": 90, "currency": 97],
+        "wildreceipt": ["vendor": 48, "date": 79, "total": 76, "tax": 70, "currency": 90],
         "TestReceipts": ["vendor": 100, "date": 100, "total": 100, "tax": 100, "currency": 100, "category": 100],
     ]
 
