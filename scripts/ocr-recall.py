@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""How often the labelled total and date appear in the OCR text, for OCR-setting experiments.
+"""How often the labelled total, date and vendor appear in the OCR text, for OCR-setting experiments.
 
 Usage: scripts/ocr-recall.py [--jobs N] [DIR ...] -- [receipts ocr flags]
 Runs `receipts ocr IMAGE FLAGS` on every labelled image (image + same-name .json) and prints, per
 folder, the share of receipts whose ground-truth total (and date, in any common spelling) appears
-in the text. Default folders: ../shared/receipts/sroie ../shared/receipts/wildreceipt.
+in the text; the vendor counts when its letters and digits (case, spaces and punctuation ignored, as
+`receipts eval` scores it) appear in the text's. Default folders: ../shared/receipts/sroie ../shared/receipts/wildreceipt.
 """
 import json, os, re, subprocess, sys
 from concurrent.futures import ThreadPoolExecutor
@@ -49,7 +50,10 @@ def run(image):
     tot = truth.get("total"); date = truth.get("date")
     has_total = None if tot is None else (norm(tot) in text or norm(tot).rstrip("0").rstrip(".") + " " in norm(out) )
     has_date = None if date is None else any(f in out.upper().replace(" ", "") for f in date_forms(date))
-    return image, has_total, has_date
+    vendor = truth.get("vendor")
+    letters = lambda s: re.sub(r"[\W_]", "", s).upper()
+    has_vendor = None if not vendor else letters(vendor) in letters(out)
+    return image, has_total, has_date, has_vendor
 
 for d in dirs:
     images = sorted(os.path.join(d, f) for f in os.listdir(d)
@@ -58,8 +62,10 @@ for d in dirs:
     with ThreadPoolExecutor(jobs) as pool:
         results = list(pool.map(run, images))
     t = [r[1] for r in results if r[1] is not None]; dt = [r[2] for r in results if r[2] is not None]
+    vt = [r[3] for r in results if r[3] is not None]
     print(f"{os.path.basename(os.path.normpath(d))}: total in text {sum(t)}/{len(t)} ({100*sum(t)/max(1,len(t)):.0f}%), "
-          f"date in text {sum(dt)}/{len(dt)} ({100*sum(dt)/max(1,len(dt)):.0f}%)  flags={' '.join(flags) or '(default)'}")
+          f"date in text {sum(dt)}/{len(dt)} ({100*sum(dt)/max(1,len(dt)):.0f}%), "
+          f"vendor in text {sum(vt)}/{len(vt)} ({100*sum(vt)/max(1,len(vt)):.0f}%)  flags={' '.join(flags) or '(default)'}")
     if os.environ.get("MISSES"):
         for r in results:
             if r[1] is False: print("  total missing:", os.path.basename(r[0]))
