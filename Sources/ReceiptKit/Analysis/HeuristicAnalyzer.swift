@@ -75,7 +75,10 @@ public struct HeuristicAnalyzer: ReceiptAnalyzer {
                 let closeUp = ReceiptDocument(ocr: ocr)
                 if let other = DateFinder.find(closeUp, orderHint: reading.dateOrderHint, defaultOrder: options.dateOrder),
                    other.date != date.date, let line = other.line.flatMap({ i in closeUp.lines.first { $0.index == i } }),
-                   let clearer = DateFinder.dateWordConfidence(line), clearer > weak {
+                   let clearer = DateFinder.dateWordConfidence(line), clearer > weak,
+                   // The same row, not a neighbour the margin let in (a due or expiry date).
+                   let rowBox = row.box, let lineBox = line.box,
+                   abs(lineBox.midY + region.y - rowBox.midY) * 2 <= rowBox.height {
                     reading.date = other
                 }
             }

@@ -178,6 +178,16 @@ actor RereadRecorder {
         #expect(passes.first?.region?.y == 10 + 4 * 30 - 20 && passes.first?.region?.height == 60 && passes.first?.scale == 1)
     }
 
+    @Test func aDateOnANeighbouringRowOfTheCloseUpIsNotTheDate() async throws {
+        let first = withDateConfidence(ocrResult(fuelReceipt), 62)
+        // The close-up reads nothing on the date's row and a reference number's date below it.
+        let input = AnalysisInput(source: "fuel.jpg", ocr: first, reread: { _ in
+            self.withDateConfidence(ocrResult("PUMP 08:12\nREF 16/03/2024"), 93)
+        })
+        let analysis = try await HeuristicAnalyzer().analyze(input, options: AnalysisOptions())
+        #expect(analysis.date?.description == "2024-03-14")
+    }
+
     @Test func aLessConfidentCloseUpOfTheDateChangesNothing() async throws {
         let first = withDateConfidence(ocrResult(fuelReceipt), 80)
         let input = AnalysisInput(source: "fuel.jpg", ocr: first, reread: { _ in
