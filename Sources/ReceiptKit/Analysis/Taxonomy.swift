@@ -54,7 +54,13 @@ extension Taxonomy {
                             "exxon", "mobil", "petronas", "caltex", "jet", "gulf", "total energies", "totalenergies",
                             "sunoco", "valero", "marathon", "arco", "76", "speedway", "circle k", "murco",
                             "bhpetrol", "petron", "aral", "agip", "repsol", "adblue"],
-                 patterns: [#"\bpump\s*(no\.?|#)?\s*\d+"#, #"\d+[.,]\d+\s*(l|ltr|litres?|liters?|gal)\b"#],
+                 // A pump's volume: 5 litres or more with 2–3 decimals ("42.31 L"), gallons to the
+                 // thousandth ("12.503 Gal"), or any volume at a unit price ("4.20 L @ 1.459");
+                 // not a bottle on a grocery receipt ("WATER 1.5L", "MILK 2.27L").
+                 patterns: [#"\bpump\s*(no\.?|#)?\s*\d+"#,
+                            #"(?<![\d.,])(?:[5-9]|[1-9]\d{1,2})[.,]\d{2,3}\s*(?:l|ltr|litres?|liters?)\b"#,
+                            #"(?<![\d.,])\d{1,3}[.,]\d{3}\s*(?:gal|gallons?)\b"#,
+                            #"\d[.,]\d+\s*(?:l|ltr|litres?|liters?|gal|gallons?)\s*(?:@|x|×|\*)"#],
                  taxDeductiblePercentage: 100),
         Category(name: "Insurance",
                  keywords: ["insurance", "premium", "policy", "cover", "insurer", "underwriter", "policy number",

@@ -122,6 +122,14 @@ import Testing
 
     @Test func fuel() {
         #expect(category("SHELL ASHFORD\nPUMP 04 UNLEADED\n40.12 L @ 1.459\nTOTAL £58.54") == "Fuel")
+        // A pump's volume alone names the purchase.
+        #expect(category("FORECOURT 12\n38.50 L 1.859 EUR/L\nMONTANT 71.57 EUR") == "Fuel")
+        #expect(category("QUICK STOP 7\n12.503 Gal\nTOTAL $61.25") == "Fuel")
+        #expect(category("FARM SHOP\n4.20 L x 1.25\nTOTAL 5.25") == "Fuel")
+    }
+
+    @Test func bottlesOnAGroceryReceiptAreNotFuel() {
+        #expect(category("TESCO EXTRA\nWATER 1.5L 0.95\nMILK 2.27L 1.45\nCOLA 1.75 L 2.10\nBALANCE DUE 4.50") == "Other")
     }
 
     @Test func maintenance() {
