@@ -100,6 +100,9 @@ import Testing
         #expect(currency("JOE'S DINER\nAUSTIN, TX 78701\nTOTAL $12.40") == "USD")
         // Malaysian tills sometimes print `$` for ringgit.
         #expect(currency("KEDAI MAJU SDN BHD\nSELANGOR\nTOTAL $9.00") == "MYR")
+        // A Canadian postal code or sales tax makes `$` Canadian dollars.
+        #expect(currency("SHELL\n2250 Yonge St\nToronto ON M4S 2C6\nTotal $64.30") == "CAD")
+        #expect(currency("PETRO STATION\nFuel $64.30\nHST 13% incl. $7.40\nTotal $64.30") == "CAD")
     }
 
     @Test func malaysianRegistrationNumbersOutweighAStraySymbol() {

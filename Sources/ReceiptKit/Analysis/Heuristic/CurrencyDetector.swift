@@ -45,6 +45,10 @@ enum CurrencyDetector {
                                "NETHERLANDS", "DEUTSCHLAND", "FRANCE", "ESPANA", "ITALIA", "BELGIQUE"]
     private static let india = ["GSTIN", "INDIA", "RUPEES", "CGST", "SGST"]
     private static let usa = ["USA", "UNITED STATES"]
+    /// Canada's sales taxes (GST/HST; TPS/TVQ in Quebec. Not QST: OCR reads GST as "qst").
+    private static let canada = ["CANADA", "HST", "GST HST", "TPS", "TVQ"]
+    /// A Canadian postal code (`M4S 2C6`, `H3B 4W8`).
+    private static let canadianPostcode = Pattern(#"\b[ABCEGHJ-NPRSTVXY]\d[A-Z]\s?\d[A-Z]\d\b"#, caseInsensitive: false)
 
     static func detect(_ document: ReceiptDocument, amounts: [AmountLine]) -> CurrencyFinding? {
         var votes: [String: Double] = [:]
@@ -77,6 +81,7 @@ enum CurrencyDetector {
         country["EUR"] = Double(euro.filter { all.has($0) }.count) * 0.5
         country["INR"] = Double(india.filter { all.has($0) }.count)
         country["USD"] = Double(usStateZip.matches(in: text).count * 2 + usa.filter { all.has($0) }.count)
+        country["CAD"] = Double(canada.filter { all.has($0) }.count + canadianPostcode.matches(in: text).count * 2)
         for (code, weight) in country where weight > 0 {
             // A bare `$` counts for the dollar countries (and Malaysia, where tills print `$` for RM).
             let dollarBonus = dollar > 0 && (dollarCurrencies.contains(code) || code == "MYR") ? 1.0 : 0
