@@ -268,6 +268,8 @@ enum TaxFinder {
     private static func localTaxRow(_ row: AmountLine, subtotals: [Decimal], total: Decimal?) -> Candidate? {
         guard let rate = row.rate, rate > 0, rate < 30, row.role == .other, row.amounts.count == 1,
               let v = row.amounts.first?.value, v > 0, let total else { return nil }
+        // "Service 10% 1.97": a service charge is added the same way, and is no tax.
+        guard !row.label.hasAny(["SERVICE", "SVC", "SERV", "GRATUITY", "TIP", "TIPS", "SERVIS"]) else { return nil }
         guard subtotals.contains(where: { s in
             TotalFinder.close(s.tax(addedAt: rate), v) && TotalFinder.close(s + v, total)
         }) else { return nil }
