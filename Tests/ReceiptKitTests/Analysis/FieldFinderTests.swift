@@ -51,6 +51,12 @@ import Testing
         #expect(tax("SUBTOTAL 18.50\nSALES TAX 8.875% 1.64\nTOTAL 20.14") == Decimal(string: "1.64"))
     }
 
+    @Test func aServiceChargeAtARateIsNoTax() {
+        #expect(tax("FISH & CHIPS 14.50\nPINT 5.20\nSubtotal 19.70\nService 10% 1.97\nTotal 21.67") == nil)
+        // A local tax name at a rate, added the same way, is.
+        #expect(tax("FISH & CHIPS 14.50\nPINT 5.20\nSubtotal 19.70\nIMPUESTO 10% 1.97\nTotal 21.67") == Decimal(string: "1.97"))
+    }
+
     @Test func vatIncludedRowWithBaseAndTax() {
         #expect(tax("TOTAL 28.95\nBTW 6% 28.95 1.64") == Decimal(string: "1.64"))
     }
@@ -103,6 +109,11 @@ import Testing
         // A Canadian postal code or sales tax makes `$` Canadian dollars.
         #expect(currency("SHELL\n2250 Yonge St\nToronto ON M4S 2C6\nTotal $64.30") == "CAD")
         #expect(currency("PETRO STATION\nFuel $64.30\nHST 13% incl. $7.40\nTotal $64.30") == "CAD")
+        // A UK VAT number.
+        #expect(currency("AUTOPARTS DIRECT LTD\nVAT No GB123456789\nBrake pads 45.00\nTotal 126.00") == "GBP")
+        // A euro country's tax on a receipt with decimal commas; a tax name alone is not enough.
+        #expect(currency("ALBERT HEIJN\nBROOD 2,49\nKAAS 5,99\nTOTAAL 8,48\nBTW 9% 0,70") == "EUR")
+        #expect(currency("CORNER SHOP\nBREAD 2.49\nTOTAL 8.48\nBTW 9% 0.70") == nil)
     }
 
     @Test func malaysianRegistrationNumbersOutweighAStraySymbol() {

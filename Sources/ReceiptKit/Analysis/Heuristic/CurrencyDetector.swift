@@ -29,6 +29,11 @@ enum CurrencyDetector {
     private static let usStateZip = Pattern(
         #"\b("# + DateFinder.usStates.sorted().joined(separator: "|") + #")[\s.,]+\d{5}(-\d{4})?\b"#,
         caseInsensitive: false)
+    /// A UK VAT number: `GB 123 4567 89`, `GB123456789`.
+    private static let ukVatNumber = Pattern(#"\bGB\s?\d{3}\s?\d{4}\s?\d{2}\b"#, caseInsensitive: false)
+    /// Amounts with a decimal comma (`8,48`) and with a decimal point (`8.48`).
+    private static let commaDecimal = Pattern(#"(?<![\d.,])\d{1,4},\d{2}(?![\d.,])"#)
+    private static let pointDecimal = Pattern(#"(?<![\d.,])\d{1,4}\.\d{2}(?![\d.,])"#)
     private static let ukPostcode = Pattern(#"\b[A-Z]{1,2}\d[A-Z\d]?\s+\d[A-Z]{2}\b"#, caseInsensitive: false)
     private static let malaysia = ["SDN BHD", "SDN", "BHD", "BERHAD", "MALAYSIA", "SELANGOR", "KUALA LUMPUR", "JOHOR",
                                    "PENANG", "PULAU PINANG", "PERAK", "KEDAH", "MELAKA", "MALACCA", "NEGERI SEMBILAN",
@@ -78,7 +83,13 @@ enum CurrencyDetector {
         country["SGD"] = Double(singapore.filter { all.has($0) }.count)
         country["AUD"] = Double(australia.filter { all.has($0) }.count) * 0.5
         country["GBP"] = Double(uk.filter { all.has($0) }.count + ukPostcode.matches(in: text).count) * 0.5
+            + (ukVatNumber.matches(text) ? 2 : 0)
         country["EUR"] = Double(euro.filter { all.has($0) }.count) * 0.5
+        // A euro country's tax name on a receipt that writes its amounts with decimal commas.
+        if country["EUR"]! > 0, commaDecimal.matches(in: text).count >= 2,
+           commaDecimal.matches(in: text).count > pointDecimal.matches(in: text).count {
+            country["EUR"]! += 0.5
+        }
         country["INR"] = Double(india.filter { all.has($0) }.count)
         country["USD"] = Double(usStateZip.matches(in: text).count * 2 + usa.filter { all.has($0) }.count)
         country["CAD"] = Double(canada.filter { all.has($0) }.count + canadianPostcode.matches(in: text).count * 2)
