@@ -53,7 +53,10 @@ extension Taxonomy {
                             "ron95", "ron97", "ron 95", "ron 97", "shell", "esso", "bp", "texaco", "chevron",
                             "exxon", "mobil", "petronas", "caltex", "jet", "gulf", "total energies", "totalenergies",
                             "sunoco", "valero", "marathon", "arco", "76", "speedway", "circle k", "murco",
-                            "bhpetrol", "petron", "aral", "agip", "repsol", "adblue"],
+                            "bhpetrol", "petron", "aral", "agip", "repsol", "adblue",
+                            // German, French, Spanish, Italian, Dutch
+                            "kraftstoff", "benzin", "tankstelle", "gazole", "gasoil", "sans plomb", "carburant",
+                            "gasolina", "gasoleo", "gasóleo", "benzina", "carburante", "brandstof"],
                  // A pump's volume: 5 litres or more with 2–3 decimals ("42.31 L"), gallons to the
                  // thousandth ("12.503 Gal"), or any volume at a unit price ("4.20 L @ 1.459");
                  // not a bottle on a grocery receipt ("WATER 1.5L", "MILK 2.27L").
@@ -64,7 +67,7 @@ extension Taxonomy {
                  taxDeductiblePercentage: 100),
         Category(name: "Insurance",
                  keywords: ["insurance", "premium", "policy", "cover", "insurer", "underwriter", "policy number",
-                            "no claims", "excess"],
+                            "no claims", "excess", "versicherung", "assurance", "seguro", "assicurazione", "verzekering"],
                  patterns: [#"\bpolicy\s*(no|number|#)"#],
                  taxDeductiblePercentage: 100),
         Category(name: "Maintenance",
@@ -74,12 +77,15 @@ extension Taxonomy {
                             "autocentre", "auto centre", "halfords", "kwik fit", "kwik-fit", "mechanic", "bodyshop",
                             "spares", "autospares", "auto parts", "autoparts", "car parts", "headlamp", "headlight",
                             "bulb", "bulbs", "engine oil", "motor oil", "spark plug", "spark plugs", "coolant",
-                            "antifreeze", "oil filter", "air filter", "wiper blade", "wiper blades"],
+                            "antifreeze", "oil filter", "air filter", "wiper blade", "wiper blades",
+                            "inspektion", "werkstatt", "reifen", "ölwechsel", "bremsen", "entretien", "vidange",
+                            "pneus", "pneumatiques", "taller", "neumaticos", "neumáticos", "tagliando", "officina",
+                            "onderhoud", "banden"],
                  patterns: [],
                  taxDeductiblePercentage: 100),
         Category(name: "Vehicle Tax",
                  keywords: ["dvla", "vehicle tax", "road tax", "vehicle excise duty", "ved", "registration fee",
-                            "vehicle licence", "vehicle license"],
+                            "vehicle licence", "vehicle license", "kfz steuer", "kraftfahrzeugsteuer"],
                  patterns: [],
                  taxDeductiblePercentage: 100),
         Category(name: "Other", taxDeductiblePercentage: 0),

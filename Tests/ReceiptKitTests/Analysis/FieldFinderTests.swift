@@ -150,6 +150,12 @@ import Testing
         #expect(category("KWIK FIT\nMOT TEST 54.85\n2 X TYRE 185/65R15 120.00") == "Maintenance")
     }
 
+    @Test func europeanWords() {
+        #expect(category("AUTOHAUS MÜLLER GmbH\nInspektion 1.034,50\nBetrag EUR 1.231,06") == "Maintenance")
+        #expect(category("STATION AVIA\nGazole 38,50\nMONTANT 71,57 EUR") == "Fuel")
+        #expect(category("ALLIANZ VERSICHERUNG\nBeitrag 312,00") == "Insurance")
+    }
+
     @Test func insurance() {
         #expect(category("ACME INSURANCE\nPOLICY NUMBER MC-123\nANNUAL PREMIUM 420.00") == "Insurance")
     }
