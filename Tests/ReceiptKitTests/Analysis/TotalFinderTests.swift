@@ -7,6 +7,17 @@ import Testing
         TotalFinder.find(AmountLine.build(ReceiptDocument(text: text)))?.value
     }
 
+    @Test func aFuelPrepaymentLessItsChangeIsTheTotal() {
+        let text = """
+        PREPAY FUEL $40.00
+        PUMP 5 UNLEADED
+        11.234 GAL @ $3.559
+        FUEL SALE $39.98
+        CHANGE DUE $0.02
+        """
+        #expect(total(text) == Decimal(string: "39.98"))
+    }
+
     @Test func grandTotalBeatsSubtotalTaxAndPayment() {
         let text = """
         2 x FLAT WHITE 3.20 6.40

@@ -50,7 +50,7 @@ enum AmountRole: Sendable, Hashable {
                                 "PROMO", "REBATE", "RABATT", "REMISE", "DESCUENTO", "MEMBER PRICE"]
     static let tipWords: PhraseList = ["TIP", "TIPS", "GRATUITY", "SERVICE CHARGE", "SVC CHG", "SERVICE CHG"]
     static let cashWords: PhraseList = ["CASH", "TENDER", "TENDERED", "PAID", "PAYMENT", "AMOUNT PAID", "AMOUNT TENDERED",
-                            "TUNAI", "BAR", "PAY", "PAID AMOUNT", "ESPECES", "EFECTIVO", "CONTADO", "RECEIVED", "CUSTOMER S PAYMENT"]
+                            "TUNAI", "BAR", "PAY", "PAID AMOUNT", "PREPAY", "PRE PAY", "ESPECES", "EFECTIVO", "CONTADO", "RECEIVED", "CUSTOMER S PAYMENT"]
     static let cardWords: PhraseList = ["VISA", "MASTERCARD", "MASTER", "MC", "AMEX", "AMERICAN EXPRESS", "DEBIT", "CREDIT",
                             "CARD", "EFTPOS", "DISCOVER", "CC", "PAYPAL", "NETS", "MAESTRO", "CHARGE", "EC",
                             "KARTE", "CARTE", "TARJETA", "CB", "VPAY", "CONTACTLESS", "APPLE PAY", "GOOGLE PAY",
