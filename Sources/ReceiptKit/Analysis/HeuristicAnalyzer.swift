@@ -161,8 +161,12 @@ struct Reading {
 
     /// A band of the image around one row, the full width, with a row's height of margin.
     func rowRegion(_ row: ReceiptLine) -> BoundingBox? {
-        guard document.imageWidth > 0, let box = row.box, box.height > 0 else { return nil }
-        let margin = max(box.height, 12)
+        row.box.flatMap { band(around: $0, margin: max($0.height, 12)) }
+    }
+
+    /// The full width of the image from `margin` above `box` to `margin` below it.
+    func band(around box: BoundingBox, margin: Int) -> BoundingBox? {
+        guard document.imageWidth > 0, box.height > 0 else { return nil }
         let y = max(0, box.y - margin)
         let maxY = min(document.imageHeight, box.maxY + margin)
         return BoundingBox(x: 0, y: y, width: document.imageWidth, height: maxY - y)
@@ -180,13 +184,9 @@ struct Reading {
 
     /// The rows of the totals block when a total label was read without a readable amount.
     func totalsRegion() -> BoundingBox? {
-        guard document.imageWidth > 0 else { return nil }
         let unreadable = rows.filter { $0.role.totalStrength >= 7 && ($0.amounts.isEmpty || $0.amounts.allSatisfy(\.repaired)) }
         guard let first = unreadable.first?.line.box else { return nil }
-        let margin = max(first.height * 3, 20)
-        let y = max(0, first.y - margin)
-        let maxY = min(document.imageHeight, first.maxY + margin)
-        return BoundingBox(x: 0, y: y, width: document.imageWidth, height: maxY - y)
+        return band(around: first, margin: max(first.height * 3, 20))
     }
 
     /// The total the passes support best: each value's best evidence score, +1 for every
@@ -225,11 +225,7 @@ struct Reading {
 
     /// The band of the image holding the vendor's rows, with a row's height of margin.
     func vendorRegion() -> BoundingBox? {
-        guard document.imageWidth > 0, let box = vendor?.box, box.height > 0 else { return nil }
-        let margin = max(box.height / 2, 12)
-        let y = max(0, box.y - margin)
-        let maxY = min(document.imageHeight, box.maxY + margin)
-        return BoundingBox(x: 0, y: y, width: document.imageWidth, height: maxY - y)
+        vendor?.box.flatMap { band(around: $0, margin: max($0.height / 2, 12)) }
     }
 
     /// Two readings of the same printed name: letters and digits differ in at most a third.

@@ -79,7 +79,7 @@ extension Taxonomy {
                             "bulb", "bulbs", "engine oil", "motor oil", "spark plug", "spark plugs", "coolant",
                             "antifreeze", "oil filter", "air filter", "wiper blade", "wiper blades",
                             "inspektion", "werkstatt", "reifen", "ölwechsel", "bremsen", "entretien", "vidange",
-                            "pneus", "pneumatiques", "taller", "neumaticos", "neumáticos", "tagliando", "officina",
+                            "pneus", "pneumatiques", "neumaticos", "neumáticos", "tagliando", "officina",
                             "onderhoud", "banden"],
                  patterns: [],
                  taxDeductiblePercentage: 100),
