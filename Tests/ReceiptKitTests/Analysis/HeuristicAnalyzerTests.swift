@@ -178,11 +178,38 @@ actor RereadRecorder {
         #expect(passes.first?.region?.y == 10 + 4 * 30 - 20 && passes.first?.region?.height == 60 && passes.first?.scale == 1)
     }
 
+    /// An OCR result as read at `scale` times the size.
+    func scaled(_ ocr: OCRResult, _ scale: Double) -> OCRResult {
+        func s(_ b: BoundingBox) -> BoundingBox {
+            BoundingBox(x: Int(Double(b.x) * scale), y: Int(Double(b.y) * scale), width: Int(Double(b.width) * scale), height: Int(Double(b.height) * scale))
+        }
+        var ocr = ocr
+        ocr.lines = ocr.lines.map { l in
+            OCRLine(words: l.words.map { OCRWord(text: $0.text, confidence: $0.confidence, box: s($0.box)) }, box: s(l.box))
+        }
+        return ocr
+    }
+
     @Test func aDateOnANeighbouringRowOfTheCloseUpIsNotTheDate() async throws {
+        let recorder = RereadRecorder()
         let first = withDateConfidence(ocrResult(fuelReceipt), 62)
-        // The close-up reads nothing on the date's row and a reference number's date below it.
-        let input = AnalysisInput(source: "fuel.jpg", ocr: first, reread: { _ in
-            self.withDateConfidence(ocrResult("PUMP 08:12\nREF 16/03/2024"), 93)
+        // Each close-up reads nothing on the date's row and a reference number's date below it.
+        let input = AnalysisInput(source: "fuel.jpg", ocr: first, reread: { pass in
+            await recorder.record(pass)
+            return self.scaled(self.withDateConfidence(ocrResult("PUMP 08:12\nREF 16/03/2024"), 93), pass.scale)
+        })
+        let analysis = try await HeuristicAnalyzer().analyze(input, options: AnalysisOptions())
+        #expect(analysis.date?.description == "2024-03-14")
+        // The row was not read clearly: a second close-up, larger.
+        #expect(await recorder.passes.map(\.scale) == [1, 1.5])
+    }
+
+    @Test func aRowTheCloseUpCannotReadClearlyIsReadAgainLarger() async throws {
+        let first = withDateConfidence(ocrResult(fuelReceipt.replacingOccurrences(of: "14/03/2024", with: "11/03/2024")), 20)
+        let input = AnalysisInput(source: "fuel.jpg", ocr: first, reread: { pass in
+            pass.scale == 1
+                ? self.withDateConfidence(ocrResult("11/03/2024 08:12"), 30)
+                : self.scaled(self.withDateConfidence(ocrResult("14/03/2024 08:12"), 80), pass.scale)
         })
         let analysis = try await HeuristicAnalyzer().analyze(input, options: AnalysisOptions())
         #expect(analysis.date?.description == "2024-03-14")
