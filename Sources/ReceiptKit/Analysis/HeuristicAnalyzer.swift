@@ -45,7 +45,6 @@ public struct HeuristicAnalyzer: ReceiptAnalyzer {
 
     public func analyze(_ input: AnalysisInput, options: AnalysisOptions) async throws -> ReceiptAnalysis {
         var reading = Reading(ocr: input.ocr, options: options)
-        let firstDate = reading.date
         var passes = 1
         if let reread = input.reread, reading.wantsReread {
             // (pass, made for the date alone)
@@ -69,7 +68,7 @@ public struct HeuristicAnalyzer: ReceiptAnalyzer {
         // A date read with low confidence: read its row again on its own (Tesseract then picks a
         // threshold for that row alone, which suits faint print) and keep the clearer reading;
         // when that close-up cannot read the row clearly either, once more at 1.5× the scale.
-        if let reread = input.reread, let date = reading.date, date == firstDate, let row = reading.dateRow,
+        if let reread = input.reread, let date = reading.date, let row = reading.dateRow,
            let rowBox = row.box, let weak = DateFinder.dateWordConfidence(row), weak < 85,
            let region = reading.rowRegion(row) {
             for scale in [1.0, 1.5] {
@@ -135,6 +134,8 @@ struct Reading {
     var confirmedByReread = false
     /// The first pass's total, and the totals further passes found.
     var firstTotal: TotalFinding?
+    /// The first pass's date (a later pass's date is kept only when the first pass read none).
+    var firstDate: DateFinding?
     var otherTotals: [TotalFinding] = []
     /// The amount rows of further passes, for a tax the first pass did not read.
     var otherRows: [[AmountLine]] = []
@@ -153,6 +154,7 @@ struct Reading {
         currency = isPartial ? nil : CurrencyDetector.detect(document, amounts: rows)
         date = isPartial ? nil : DateFinder.find(document, orderHint: dateOrderHint, defaultOrder: options.dateOrder)
         vendor = isPartial ? nil : VendorFinder.find(document, rows: rows)
+        firstDate = date
     }
 
     /// The order of an ambiguous numeric date this receipt's currency or country implies.
@@ -160,9 +162,11 @@ struct Reading {
         currency?.dateOrder ?? DateFinder.regionalOrder(document, rows: rows)
     }
 
-    /// The row the date was read from, when it was read from this reading's document.
+    /// The row the date was read from, when it is the first pass's date (a later pass's row
+    /// numbers refer to that pass's lines, not to `document`'s).
     var dateRow: ReceiptLine? {
-        date?.line.flatMap { i in document.lines.first { $0.index == i } }
+        guard let date, date == firstDate else { return nil }
+        return date.line.flatMap { i in document.lines.first { $0.index == i } }
     }
 
     /// A band of the image around one row, the full width, with a row's height of margin.
