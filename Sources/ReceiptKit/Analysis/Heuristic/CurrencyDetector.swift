@@ -25,10 +25,6 @@ enum CurrencyDetector {
     /// Currencies written with a bare `$`.
     static let dollarCurrencies: Set<String> = ["USD", "AUD", "CAD", "SGD", "HKD", "NZD", "MXN"]
 
-    /// A US state's code then a ZIP code (`TX 78701`, `CA, 92881-1234`).
-    private static let usStateZip = Pattern(
-        #"\b("# + DateFinder.usStates.sorted().joined(separator: "|") + #")[\s.,]+\d{5}(-\d{4})?\b"#,
-        caseInsensitive: false)
     /// A UK VAT number: `GB 123 4567 89`, `GB123456789`.
     private static let ukVatNumber = Pattern(#"\bGB\s?\d{3}\s?\d{4}\s?\d{2}\b"#, caseInsensitive: false)
     /// Amounts with a decimal comma (`8,48`) and with a decimal point (`8.48`).
@@ -91,7 +87,7 @@ enum CurrencyDetector {
             country["EUR"]! += 0.5
         }
         country["INR"] = Double(india.filter { all.has($0) }.count)
-        country["USD"] = Double(usStateZip.matches(in: text).count * 2 + usa.filter { all.has($0) }.count)
+        country["USD"] = Double(DateFinder.usStateAndZip.matches(in: text).count * 2 + usa.filter { all.has($0) }.count)
         country["CAD"] = Double(canada.filter { all.has($0) }.count + canadianPostcode.matches(in: text).count * 2)
         for (code, weight) in country where weight > 0 {
             // A bare `$` counts for the dollar countries (and Malaysia, where tills print `$` for RM).

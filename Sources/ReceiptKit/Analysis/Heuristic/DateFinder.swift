@@ -318,13 +318,14 @@ enum DateFinder {
         if rows.contains(where: { $0.amounts.contains { $0.currencyMark == "$" } }) { return .monthFirst }
         if document.lines.contains(where: { $0.text.contains("(") && northAmericanPhone.matches($0.text) }) { return .monthFirst }
         if document.lines.contains(where: { line in
-            usStateAndZip.matches(in: line.text).contains { usStates.contains($0.groups[1]!) }
+            usStateAndZip.matches(line.text)
         }) { return .monthFirst }
         return nil
     }
 
-    /// `Portland, OR 97212`, `CA 92881-1234`: a state's code then a ZIP code.
-    private static let usStateAndZip = Pattern(#"(?<![A-Za-z])([A-Z]{2})\.?\s{1,2}\d{5}(?:-\d{4})?(?!\d)"#, caseInsensitive: false)
+    /// `Portland, OR 97212`, `TX 78701`, `CA, 92881-1234`: a US state's code then a ZIP code.
+    static let usStateAndZip = Pattern(
+        #"\b("# + usStates.sorted().joined(separator: "|") + #")[\s.,]+\d{5}(-\d{4})?\b"#, caseInsensitive: false)
     static let usStates: Set<String> = [
         "AL", "AK", "AZ", "AR", "CA", "CO", "CT", "DE", "DC", "FL", "GA", "HI", "ID", "IL", "IN", "IA", "KS", "KY", "LA",
         "ME", "MD", "MA", "MI", "MN", "MS", "MO", "MT", "NE", "NV", "NH", "NJ", "NM", "NY", "NC", "ND", "OH", "OK", "OR",
