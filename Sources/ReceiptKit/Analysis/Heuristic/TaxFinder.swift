@@ -94,11 +94,12 @@ enum TaxFinder {
             let values = row.amounts.map { refund ? -$0.value : $0.value }.filter { $0 >= 0 }
             guard !values.isEmpty else { continue }
             let limit = total ?? values.max()!
+            // What a tax at the row's rate may be charged on: an amount of the row, the total, a subtotal.
+            let bases = values + (total.map { [$0] } ?? []) + subtotals
             // The tax among the row's amounts: one consistent with a base on the same row or the total.
             var chosen: Decimal? = nil
             var consistent = false
             if let rate, rate > 0 {
-                let bases = values + (total.map { [$0] } ?? []) + subtotals
                 outer: for v in values.sorted() where (total == nil || v < limit) && (cap == nil || v < cap!) {
                     for base in bases where base > v {
                         if isTax(v, of: base, rate: rate) {
@@ -114,7 +115,6 @@ enum TaxFinder {
                 // "Gst 5% : 16,98" above "Grand Total 356.00": one digit of the tax misread; the
                 // printed rate gives it from a base on the row, the total or the subtotal (when the
                 // receipt prints one rate: with several, neither total is the base of one of them).
-                let bases = values + (total.map { [$0] } ?? []) + subtotals
                 var fixes: Set<Decimal> = []
                 for v in values where v > 0 {
                     for base in bases where base > v {
@@ -268,8 +268,9 @@ enum TaxFinder {
     private static func localTaxRow(_ row: AmountLine, subtotals: [Decimal], total: Decimal?) -> Candidate? {
         guard let rate = row.rate, rate > 0, rate < 30, row.role == .other, row.amounts.count == 1,
               let v = row.amounts.first?.value, v > 0, let total else { return nil }
-        // "Service 10% 1.97": a service charge is added the same way, and is no tax.
-        guard !row.label.hasAny(["SERVICE", "SVC", "SERV", "GRATUITY", "TIP", "TIPS", "SERVIS"]) else { return nil }
+        // "Service 10% 1.97": a service charge is added the same way, and is no tax. (Tips and
+        // "SERVICE CHARGE" rows have the tip role already.)
+        guard !row.label.hasAny(["SERVICE", "SVC", "SERV", "SERVIS"]) else { return nil }
         guard subtotals.contains(where: { s in
             TotalFinder.close(s.tax(addedAt: rate), v) && TotalFinder.close(s + v, total)
         }) else { return nil }
