@@ -145,6 +145,14 @@ enum VendorFinder {
             if best == nil || score > best!.score { best = (name, score, position, company) }
         }
         guard var best else { return nil }
+        /// The finding for a name read from some of the header's rows.
+        func finding(_ name: String, rows used: ClosedRange<Int>) -> VendorFinding {
+            let usedRows = rows[used]
+            let box = usedRows.compactMap(\.box).reduce(nil as BoundingBox?) { partial, next in partial.map { $0.union(next) } ?? next }
+            return VendorFinding(name: name, confidence: min(0.9, max(0.2, best.score / 25)),
+                                 readConfidence: usedRows.map(weakestWord).min() ?? 100,
+                                 meanConfidence: usedRows.map(\.confidence).reduce(0, +) / Double(usedRows.count), box: box)
+        }
         // A logo-sized brand right above the operator's legal name ("FamilyMart" over
         // "Maxincome Resources Sdn Bhd"): the trading name wins.
         if best.company, let companyHeight = heights[best.row], companyHeight > 0,
@@ -153,16 +161,14 @@ enum VendorFinder {
                    && !LabelText(names[i]).hasAny(companySuffixes)
                    && Double(heights[i] ?? 0) >= 2.5 * Double(companyHeight)
            }) {
-            return VendorFinding(name: names[brand], confidence: min(0.9, max(0.2, best.score / 25)),
-                                 readConfidence: weakestWord(rows[brand]), meanConfidence: rows[brand].confidence, box: rows[brand].box)
+            return finding(names[brand], rows: brand...brand)
         }
         // A brand printed above the legal name that starts with it ("Harbourline Insurance" over
         // "Harbourline Insurance Services Ltd"): the trading name wins.
         if best.company, let brand = (max(0, best.row - 2)..<best.row).first(where: { i in
             plausible[i] && names[i].count >= 4 && EvaluationScorer.normalizedName(best.name).hasPrefix(EvaluationScorer.normalizedName(names[i]))
         }) {
-            return VendorFinding(name: names[brand], confidence: min(0.9, max(0.2, best.score / 25)),
-                                 readConfidence: weakestWord(rows[brand]), meanConfidence: rows[brand].confidence, box: rows[brand].box)
+            return finding(names[brand], rows: brand...brand)
         }
         var joinedAbove = false
         var used = best.row...best.row
@@ -207,12 +213,7 @@ enum VendorFinder {
             best.name = names[best.row - 1] + " " + best.name
             used = (best.row - 1)...used.upperBound
         }
-        let confidence = min(0.9, max(0.2, best.score / 25))
-        let usedRows = rows[used]
-        let box = usedRows.compactMap(\.box).reduce(nil as BoundingBox?) { partial, next in partial.map { $0.union(next) } ?? next }
-        return VendorFinding(name: best.name, confidence: confidence,
-                             readConfidence: usedRows.map(weakestWord).min() ?? 100,
-                             meanConfidence: usedRows.map(\.confidence).reduce(0, +) / Double(usedRows.count), box: box)
+        return finding(best.name, rows: used)
     }
 
     static let ownerPhrases: PhraseList = ["UNIT OF", "DIVISION OF", "OPERATED BY", "OWNED BY", "MANAGED BY", "A MEMBER OF",
