@@ -82,9 +82,9 @@ enum CurrencyDetector {
             + (ukVatNumber.matches(text) ? 2 : 0)
         country["EUR"] = Double(euro.filter { all.has($0) }.count) * 0.5
         // A euro country's tax name on a receipt that writes its amounts with decimal commas.
-        if country["EUR"]! > 0, commaDecimal.matches(in: text).count >= 2,
-           commaDecimal.matches(in: text).count > pointDecimal.matches(in: text).count {
-            country["EUR"]! += 0.5
+        if country["EUR"]! > 0 {
+            let commas = commaDecimal.matches(in: text).count
+            if commas >= 2, commas > pointDecimal.matches(in: text).count { country["EUR"]! += 0.5 }
         }
         country["INR"] = Double(india.filter { all.has($0) }.count)
         country["USD"] = Double(DateFinder.usStateAndZip.matches(in: text).count * 2 + usa.filter { all.has($0) }.count)
