@@ -29,7 +29,7 @@ enum TotalFinder {
             guard let rate = row.rate, rate > 0, rate < 30, let tax = row.amounts.last?.value, tax > 0 else { continue }
             let gross = tax * (100 + rate) / rate
             let rounded = gross.rounded(scale: 2)
-            guard abs(gross - rounded) < Decimal(string: "0.0001")!, isMultiple(rounded, of: 0.05) else { continue }
+            guard abs(gross - rounded) < epsilon, isMultiple(rounded, of: 0.05) else { continue }
             return TotalFinding(value: rounded, confidence: 0.3, labelStrength: 0, crossChecked: false, score: 2.5)
         }
         return nil
@@ -62,7 +62,7 @@ enum TotalFinder {
             }
             if row.role == .tax || row.role == .other, row.amounts.count >= 2 {
                 let net = row.amounts[row.amounts.count - 2].value, tax = row.amounts[row.amounts.count - 1].value
-                if tax > 0, net > tax, tax >= net * Decimal(string: "0.02")!, tax <= net * Decimal(string: "0.3")!,
+                if tax > 0, net > tax, tax >= net * minimumTaxShare, tax <= net * maximumTaxShare,
                    row.rate.map({ close(net.tax(addedAt: $0), tax) }) ?? true {
                     grossAmounts.append(net + tax)
                 }
@@ -135,7 +135,7 @@ enum TotalFinder {
                 aboveTendered.insert(value)
                 for ch in change where ch >= 0 && ch < tendered {
                     let paid = tendered - ch
-                    for v in oneDigitVariants(of: value) where v <= tendered && abs(v - paid) <= Decimal(string: "0.05")! {
+                    for v in oneDigitVariants(of: value) where v <= tendered && abs(v - paid) <= cashRounding {
                         digitRepaired[v] = max(digitRepaired[v] ?? 0, strength)
                     }
                 }
@@ -273,12 +273,18 @@ enum TotalFinder {
         return result
     }
 
-    static func close(_ a: Decimal, _ b: Decimal) -> Bool { abs(a - b) <= Decimal(string: "0.011")! }
+    /// Decimal constants parsed once: these comparisons run for every pair of amounts.
+    private static let centTolerance = Decimal(string: "0.011")!
+    private static let epsilon = Decimal(string: "0.0001")!
+    private static let cashRounding = Decimal(string: "0.05")!
+    private static let minimumTaxShare = Decimal(string: "0.02")!, maximumTaxShare = Decimal(string: "0.3")!
+
+    static func close(_ a: Decimal, _ b: Decimal) -> Bool { abs(a - b) <= centTolerance }
 
     static func isMultiple(_ value: Decimal, of step: Decimal) -> Bool {
         var q = value / step
         var r = Decimal()
         NSDecimalRound(&r, &q, 0, .plain)
-        return abs(r - q) < Decimal(string: "0.0001")!
+        return abs(r - q) < epsilon
     }
 }
