@@ -1,6 +1,6 @@
 import Foundation
 
-/// The default analyzer: local rules over the OCR text, offline and fast (~3.5 ms a receipt text
+/// The default analyzer: local rules over the OCR text, offline and fast (~4.5 ms a receipt text
 /// on this project's 2-core machine: `receipts eval … --ocr-cache DIR --ocr-passes 1`).
 ///
 /// When the first OCR pass gives no total, or an unlabelled total no cross-check confirms, and
