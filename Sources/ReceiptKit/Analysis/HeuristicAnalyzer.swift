@@ -105,6 +105,13 @@ public struct HeuristicAnalyzer: ReceiptAnalyzer {
                 }
             }
         }
+        // Letters OCR confused in the name's weakly read words, mended by the dictionary.
+        if let dictionary = input.dictionaryWords, let vendor = reading.vendor {
+            let suspects = WordRepair.suspects(in: vendor)
+            if !suspects.isEmpty, let known = try? await dictionary(WordRepair.lookups(for: suspects)) {
+                reading.vendor?.name = WordRepair.repair(vendor.name, suspects: suspects, known: known)
+            }
+        }
         var analysis = reading.analysis(options: options, analyzer: name)
         if passes > 1 { analysis.details.append(("ocrPasses", .int(passes))) }
         return analysis

@@ -21,13 +21,17 @@ public struct AnalysisInput: Sendable {
     public var reread: (@Sendable (OCRPass) async throws -> OCRResult)?
     /// The image bytes, for analyzers that send the image itself.
     public var imageData: Data?
+    /// The words among those given that the OCR language's dictionary holds, for mending letters
+    /// OCR misread (`BAKERLES` → `BAKERIES`). Nil when no dictionary is at hand.
+    public var dictionaryWords: (@Sendable ([String]) async throws -> Set<String>)?
 
     public init(source: String, ocr: OCRResult, reread: (@Sendable (OCRPass) async throws -> OCRResult)? = nil,
-                imageData: Data? = nil) {
+                imageData: Data? = nil, dictionaryWords: (@Sendable ([String]) async throws -> Set<String>)? = nil) {
         self.source = source
         self.ocr = ocr
         self.reread = reread
         self.imageData = imageData
+        self.dictionaryWords = dictionaryWords
     }
 }
 

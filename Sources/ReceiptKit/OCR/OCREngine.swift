@@ -68,6 +68,20 @@ public final class OCREngine: Sendable {
         }
     }
 
+    /// The words among `words` that the OCR language's dictionary holds (a lookup costs
+    /// microseconds; it runs on an OCR thread, which owns the dictionary).
+    public func dictionaryWords(among words: [String]) async throws -> Set<String> {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.push { handle in
+                guard let handle else {
+                    continuation.resume(throwing: OCRError(.engineInitFailed, "the OCR engine could not start"))
+                    return
+                }
+                continuation.resume(returning: Set(words.filter(handle.isDictionaryWord)))
+            }
+        }
+    }
+
     /// Runs blocking image work on the engine's threads.
     func runOnOCRThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in

@@ -65,6 +65,12 @@ final class TesseractHandle {
         let mean = all.isEmpty ? 0 : all.map(\.confidence).reduce(0, +) / Double(all.count)
         return (text, lines, mean)
     }
+
+    /// True when the loaded language's dictionary holds `word` (Tesseract matches its case
+    /// variants: `BAKERIES`, `Bakeries` and `bakeries` alike).
+    func isDictionaryWord(_ word: String) -> Bool {
+        TessBaseAPIIsValidWord(raw, word) != 0
+    }
 }
 
 @available(*, unavailable) extension TesseractHandle: Sendable {}

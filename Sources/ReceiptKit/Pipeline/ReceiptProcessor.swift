@@ -57,7 +57,8 @@ public struct ReceiptProcessor: ReceiptProcessing {
                 }
                 return try await engine.recognize(imageData: imageData, file: displayPath, pass: pass)
             },
-            imageData: imageData)
+            imageData: imageData,
+            dictionaryWords: { [engine] words in try await engine.dictionaryWords(among: words) })
         do {
             return try await analyzer.analyze(input, options: options)
         } catch let error as ReceiptError {

@@ -9,6 +9,8 @@ struct VendorFinding: Sendable, Equatable {
     var meanConfidence: Double = 100
     /// Where those rows are on the image, when word boxes are known.
     var box: BoundingBox? = nil
+    /// The OCR words of those rows (empty for plain text).
+    var words: [OCRWord] = []
 }
 
 /// Finds the merchant's name among the header rows.
@@ -151,7 +153,8 @@ enum VendorFinder {
             let box = usedRows.compactMap(\.box).reduce(nil as BoundingBox?) { partial, next in partial.map { $0.union(next) } ?? next }
             return VendorFinding(name: name, confidence: min(0.9, max(0.2, best.score / 25)),
                                  readConfidence: usedRows.map(weakestWord).min() ?? 100,
-                                 meanConfidence: usedRows.map(\.confidence).reduce(0, +) / Double(usedRows.count), box: box)
+                                 meanConfidence: usedRows.map(\.confidence).reduce(0, +) / Double(usedRows.count), box: box,
+                                 words: usedRows.flatMap(\.words))
         }
         // A logo-sized brand right above the operator's legal name ("FamilyMart" over
         // "Maxincome Resources Sdn Bhd"): the trading name wins.
