@@ -18,6 +18,9 @@ struct EvalCommand: AsyncParsableCommand {
 
             --ocr-cache DIR keeps each image's first OCR pass as <name>.tsv in DIR and reuses it on the \
             next run (analyzer work then runs in seconds; second passes still read the image).
+
+            --time-analyzer then times the heuristic analyzer alone on each receipt's first-pass OCR \
+            result (in memory, no second passes, 5 rounds) and prints the median, p95 and mean per receipt.
             """)
 
     @Argument(help: "Folders of labelled receipts.")
@@ -31,6 +34,9 @@ struct EvalCommand: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("Folder to keep first-pass OCR results in, for fast re-runs.", valueName: "DIR"))
     var ocrCache: String?
+
+    @Flag(help: "Also time the heuristic analyzer alone on the first-pass OCR results (median, p95, mean per receipt).")
+    var timeAnalyzer = false
 
     @OptionGroup var pipeline: PipelineOptions
     @OptionGroup var logging: LoggingOptions
@@ -55,6 +61,7 @@ struct EvalCommand: AsyncParsableCommand {
         if let ocrCache { try FileManager.default.createDirectory(atPath: ocrCache, withIntermediateDirectories: true) }
 
         var reports: [FolderReport] = []
+        var firstPasses: [OCRResult] = []
         let started = Date()
         var count = 0
         for (folder, receipts) in sets {
@@ -62,7 +69,7 @@ struct EvalCommand: AsyncParsableCommand {
             let progress = ProgressBar(total: receipts.count)
             let cacheDir = ocrCache.map { "\($0)/\(Self.cacheKey(folder))" }
             if let cacheDir { try? FileManager.default.createDirectory(atPath: cacheDir, withIntermediateDirectories: true) }
-            await withTaskGroup(of: (LabelledReceipt, ReceiptAnalysis?, String?).self) { group in
+            await withTaskGroup(of: (LabelledReceipt, ReceiptAnalysis?, OCRResult?, String?).self) { group in
                 var next = 0
                 func startNext() {
                     guard next < receipts.count else { return }
@@ -70,16 +77,17 @@ struct EvalCommand: AsyncParsableCommand {
                     next += 1
                     group.addTask {
                         do {
-                            let analysis = try await Self.analyze(receipt, processor: processor, cacheDir: cacheDir)
-                            return (receipt, analysis, nil)
+                            let (analysis, ocr) = try await Self.analyze(receipt, processor: processor, cacheDir: cacheDir)
+                            return (receipt, analysis, ocr, nil)
                         } catch {
-                            return (receipt, nil, "\(error)")
+                            return (receipt, nil, nil, "\(error)")
                         }
                     }
                 }
                 for _ in 0..<pipeline.workers * 2 { startNext() }
-                for await (receipt, analysis, error) in group {
+                for await (receipt, analysis, ocr, error) in group {
                     scorer.add(file: receipt.name, truth: receipt.truth, analysis: analysis, error: error)
+                    if timeAnalyzer, let ocr { firstPasses.append(ocr) }
                     progress.advance(failed: analysis == nil)
                     startNext()
                 }
@@ -105,6 +113,30 @@ struct EvalCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data(String(format: "%d receipts in %.1f s (%.2f receipts/s)\n",
                                                        count, elapsed, Double(count) / max(elapsed, 0.001)).utf8))
         }
+        if timeAnalyzer {
+            let line = Self.timeHeuristicAnalyzer(on: firstPasses, options: processor.options)
+            if format == .text { print(line) } else { FileHandle.standardError.write(Data((line + "\n").utf8)) }
+        }
+    }
+
+    /// Times `HeuristicAnalyzer` alone on OCR results already in memory: 5 rounds over all of them.
+    static func timeHeuristicAnalyzer(on results: [OCRResult], options: AnalysisOptions) -> String {
+        guard !results.isEmpty else { return "analyzer timing: no OCR results to time" }
+        let analyzer = HeuristicAnalyzer(), clock = ContinuousClock(), rounds = 5
+        var micros: [Double] = []
+        for _ in 0..<rounds {
+            for ocr in results {
+                let start = clock.now
+                _ = analyzer.analyze(ocr: ocr, options: options)
+                let d = clock.now - start
+                micros.append(Double(d.components.seconds) * 1e6 + Double(d.components.attoseconds) / 1e12)
+            }
+        }
+        micros.sort()
+        let median = micros[micros.count / 2], p95 = micros[min(micros.count - 1, micros.count * 95 / 100)]
+        let mean = micros.reduce(0, +) / Double(micros.count)
+        return String(format: "analyzer (heuristic, first-pass OCR, no second passes): median %.2f ms, p95 %.2f ms, mean %.2f ms per receipt (%d receipts × %d rounds)",
+                      median / 1000, p95 / 1000, mean / 1000, results.count, rounds)
     }
 
     static func cacheKey(_ folder: String) -> String {
@@ -112,9 +144,11 @@ struct EvalCommand: AsyncParsableCommand {
         return trimmed.replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: ".", with: "_")
     }
 
-    static func analyze(_ receipt: LabelledReceipt, processor: ReceiptProcessor, cacheDir: String?) async throws -> ReceiptAnalysis {
+    /// The receipt's analysis and its first OCR pass.
+    static func analyze(_ receipt: LabelledReceipt, processor: ReceiptProcessor, cacheDir: String?) async throws -> (ReceiptAnalysis, OCRResult) {
         guard let cacheDir else {
-            return try await processor.process(imageAt: receipt.image, displayPath: receipt.name).analysis
+            let processed = try await processor.process(imageAt: receipt.image, displayPath: receipt.name)
+            return (processed.analysis, processed.ocr)
         }
         let data = try ReceiptFile.read(receipt.image, file: receipt.name)
         let cacheFile = "\(cacheDir)/\(receipt.name).tsv"
@@ -125,6 +159,6 @@ struct EvalCommand: AsyncParsableCommand {
             ocr = try await processor.engine.recognize(imageData: data, file: receipt.name)
             try? ocr.tesseractTSV.write(toFile: cacheFile, atomically: true, encoding: .utf8)
         }
-        return try await processor.analyze(ocr: ocr, imageData: data, displayPath: receipt.name)
+        return (try await processor.analyze(ocr: ocr, imageData: data, displayPath: receipt.name), ocr)
     }
 }

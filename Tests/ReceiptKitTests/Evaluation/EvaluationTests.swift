@@ -85,4 +85,20 @@ import Testing
         scorer.add(file: "b.jpg", truth: GroundTruth(total: 1), analysis: ReceiptAnalysis(total: 1, category: "Other", analyzer: "h"))
         #expect(scorer.report.score(.category) == FieldScore(scored: 1, correct: 1))
     }
+
+    @Test func evalTimesTheAnalyzerAloneWhenAsked() async throws {
+        let dir = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for name in ["uk-parking.jpg", "uk-parking.expected.json", "us-diner.jpg", "us-diner.expected.json"] {
+            try FileManager.default.copyItem(atPath: ReceiptsCLI.testReceipt(name), toPath: dir.appendingPathComponent(name).path)
+        }
+        let result = try await ReceiptsCLI.run(["eval", dir.path, "--time-analyzer", "--workers", "2"])
+        #expect(result.status == 0, "\(result.err)")
+        let lines = result.out.split(separator: "\n")
+        #expect(lines.first?.contains("2 receipts") == true && lines.first?.contains("total 100.0%") == true, "\(result.out)")
+        let timing = try #require(lines.first { $0.hasPrefix("analyzer (heuristic") }, "no timing line in: \(result.out)")
+        #expect(timing.contains("(2 receipts × 5 rounds)"))
+        let median = try #require(timing.firstMatch(of: /median ([0-9.]+) ms/).flatMap { Double($0.1) })
+        #expect(median > 0 && median < 1000, "\(timing)")
+    }
 }
