@@ -57,6 +57,15 @@ import Testing
         #expect(tax("FISH & CHIPS 14.50\nPINT 5.20\nSubtotal 19.70\nIMPUESTO 10% 1.97\nTotal 21.67") == Decimal(string: "1.97"))
     }
 
+    @Test func anUnreadableLabelBetweenSubtotalAndTotalIsTheTaxRow() {
+        // "TAX" misread as "gtx": the only row between subtotal and total, its amount their difference.
+        #expect(tax("GUMBO 9.50\nBREAD PUDDING 4.99\nSubtotal 14.49\ngtx 1.32\nTotal 15.81\nVISA 15.81") == Decimal(string: "1.32"))
+        // A carrier bag or a deposit is added the same way, and is no tax.
+        #expect(tax("MILK 1.10\nBREAD 1.20\nSubtotal 2.30\nBag 0.10\nTotal 2.40") == nil)
+        // A row with a readable label is not guessed at.
+        #expect(tax("GUMBO 9.50\nBREAD PUDDING 4.99\nSubtotal 14.49\nDelivery 1.32\nTotal 15.81") == nil)
+    }
+
     @Test func vatIncludedRowWithBaseAndTax() {
         #expect(tax("TOTAL 28.95\nBTW 6% 28.95 1.64") == Decimal(string: "1.64"))
     }

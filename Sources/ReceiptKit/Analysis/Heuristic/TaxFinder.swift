@@ -214,15 +214,22 @@ enum TaxFinder {
         }
         // "Sub. Total: $6.55 / … / Visa $7.16": the tax row unreadable or lost, the subtotal and the
         // total read; what lies between them is the tax when nothing else (tip, discount, service
-        // charge, rounding) is printed there.
+        // charge, rounding) is printed there. "Subtotal 59.97 / gtx 6.60 / Total 66.57": a row whose
+        // label is unreadable (a few letters, no word a fee or deposit is printed with) and whose
+        // amount is that difference is the tax row itself.
         if inclusiveRate == nil, let total, Set(subtotals).count == 1, let s = subtotals.first,
            !rows.contains(where: { [.tip, .discount, .rounding].contains($0.role) }),
-           let from = rows.firstIndex(where: { $0.role == .subtotal }),
-           let to = rows[from...].dropFirst().firstIndex(where: { $0.role.totalStrength >= 7 || $0.amounts.contains { $0.value == total } }),
-           !rows[(from + 1)..<to].contains(where: { !$0.amounts.isEmpty }) {
+           let first = rows.firstIndex(where: { $0.role == .subtotal }),
+           case let to = rows[first...].dropFirst().firstIndex(where: { $0.role.totalStrength >= 7 || $0.amounts.contains { $0.value == total } }),
+           let from = rows[first..<(to ?? rows.endIndex)].lastIndex(where: { $0.role == .subtotal }) {
             let difference = total - s
-            if difference >= Decimal(string: "0.05")!, difference <= s * Decimal(string: "0.25")! {
-                return TaxFinding(value: difference, confidence: 0.4, computed: true)
+            // (When this pass lost the total's row, what follows the subtotal.)
+            let between = rows[(from + 1)..<(to ?? rows.endIndex)].filter { !$0.amounts.isEmpty }
+            let unreadableTaxRow = between.count == 1 && between[0].role == .other && between[0].amounts.count == 1
+                && between[0].amounts[0].value == difference && between[0].label.compact.count <= 4
+                && !between[0].label.hasAny(["BAG", "BAGS", "FEE", "TIP", "CRV", "DEP", "BTL"])
+            if between.isEmpty && to != nil || unreadableTaxRow, difference >= Decimal(string: "0.05")!, difference <= s * Decimal(string: "0.25")! {
+                return TaxFinding(value: difference, confidence: unreadableTaxRow ? 0.5 : 0.4, computed: !unreadableTaxRow)
             }
         }
         return nil
