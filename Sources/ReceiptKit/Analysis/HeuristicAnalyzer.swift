@@ -98,8 +98,10 @@ public struct HeuristicAnalyzer: ReceiptAnalyzer {
                 if let clearer = VendorFinder.find(ReceiptDocument(ocr: ocr)),
                    clearer.readConfidence >= vendor.readConfidence + 5, clearer.meanConfidence >= vendor.meanConfidence,
                    Reading.sameName(clearer.name, vendor.name),
-                   // "LA. CAMERA" is not made clearer by "1A CAMERA": a larger read adds no digits.
+                   // "LA. CAMERA" is not made clearer by "1A CAMERA": a larger read adds no digits,
+                   // nor "MR. D.I.Y." by "MR. DeI.Y.": no small letters amid capitals.
                    clearer.name.filter(\.isNumber).count <= vendor.name.filter(\.isNumber).count,
+                   Self.caseSlips(clearer.name) <= Self.caseSlips(vendor.name),
                    EvaluationScorer.normalizedName(clearer.name).count * 10 >= EvaluationScorer.normalizedName(vendor.name).count * 9 {
                     reading.vendor = clearer
                 }
@@ -115,6 +117,15 @@ public struct HeuristicAnalyzer: ReceiptAnalyzer {
         var analysis = reading.analysis(options: options, analyzer: name)
         if passes > 1 { analysis.details.append(("ocrPasses", .int(passes))) }
         return analysis
+    }
+
+    /// Small letters read between two capitals (`DeI.Y.`): a sign of a misread.
+    static func caseSlips(_ name: String) -> Int {
+        let letters = Array(name)
+        guard letters.count >= 3 else { return 0 }
+        return (1..<(letters.count - 1)).filter { i in
+            letters[i].isLowercase && letters[i - 1].isUppercase && letters[i + 1].isUppercase
+        }.count
     }
 
     /// Analyzes one OCR result with no further passes (synchronous; for benchmarks and tools).

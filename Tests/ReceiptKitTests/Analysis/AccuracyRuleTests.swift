@@ -468,6 +468,14 @@ import Testing
         #expect(analysis.vendor == "MAJU GARDEMA BAKERY SDN BHD")
     }
 
+    @Test func aRereadWithSmallLettersAmidCapitalsIsNotClearer() async throws {
+        // The close-up reads the weak word more confidently, but as "DeI.Y.": a misread.
+        var first = ocrResult("MR. P.I.Y. (M) SDN BHD\n12/03/2024 10:02\nTAPE 2.20\nTOTAL 2.20")
+        first.lines[0].words[1].confidence = 20
+        let input = AnalysisInput(source: "hardware.jpg", ocr: first, reread: { _ in ocrResult("MR. PeI.Y. (M) SDN BHD") })
+        #expect(try await HeuristicAnalyzer().analyze(input, options: AnalysisOptions()).vendor == "MR. P.I.Y. (M) SDN BHD")
+    }
+
     @Test(arguments: [
         ("MR. A.1.B. (M) SDN BHD\nLOT 1, JALAN 2", "MR. A.I.B. (M) SDN BHD"),
         ("SINAR BAKERIES (KL) SDN (123456 X)\nLOT 1, JALAN 2", "SINAR BAKERIES (KL) SDN BHD"),
