@@ -157,7 +157,7 @@ import Testing
         #expect(back.taxDeductiblePercentage == Decimal(string: "12.5"))
         #expect(back.amount?.plainString == value.plainString)
         // Stored as exact decimal text, readable by any SQLite tool.
-        let raw = try await DatabaseQueue(path: dir.storePath).read { db in
+        let raw = try DatabaseQueue(path: dir.storePath).read { db in
             try Row.fetchOne(db, sql: "SELECT amount, typeof(amount) AS t, date FROM expense")!
         }
         #expect(raw["amount"] as String == value.plainString)

@@ -21,7 +21,7 @@ final class CapturedOutput: @unchecked Sendable {
 
     init() throws {
         url = FileManager.default.temporaryDirectory.appendingPathComponent("receipts-output-\(UUID().uuidString)")
-        FileManager.default.createFile(atPath: url.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: url.path, contents: nil)
         handle = try FileHandle(forWritingTo: url)
     }
 
