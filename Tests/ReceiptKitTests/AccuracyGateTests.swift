@@ -21,13 +21,13 @@ import Testing
     static var binary: URL { ReceiptsCLI.binary }
 
     /// Floors in percent, per folder and field. Reached on 2026-11-22 (`receipts eval`, real OCR):
-    /// sroie vendor 69.0 date 94.0 total 90.0 currency 99.0; wildreceipt vendor 50.9 date 81.8
+    /// sroie vendor 70.0 date 94.0 total 90.0 currency 99.0; wildreceipt vendor 51.8 date 81.8
     /// total 78.6 tax 70.0 currency 100 (10 labelled: one receipt is 10 points); TestReceipts 100 on
     /// every field. A floor is 2 points under the level reached, or issue 3's target where it is
     /// reached (sroie total 90, date 97, vendor 85; wildreceipt total 75, date 85, tax 70, vendor 70).
     static let floors: [String: [String: Double]] = [
-        "sroie": ["vendor": 67, "date": 92, "total": 90, "currency": 97],
-        "wildreceipt": ["vendor": 48, "date": 79, "total": 76, "tax": 70, "currency": 90],
+        "sroie": ["vendor": 68, "date": 92, "total": 90, "currency": 97],
+        "wildreceipt": ["vendor": 49, "date": 79, "total": 76, "tax": 70, "currency": 90],
         "TestReceipts": ["vendor": 100, "date": 100, "total": 100, "tax": 100, "currency": 100, "category": 100],
     ]
 
