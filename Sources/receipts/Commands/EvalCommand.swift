@@ -123,20 +123,19 @@ struct EvalCommand: AsyncParsableCommand {
     static func timeHeuristicAnalyzer(on results: [OCRResult], options: AnalysisOptions) -> String {
         guard !results.isEmpty else { return "analyzer timing: no OCR results to time" }
         let analyzer = HeuristicAnalyzer(), clock = ContinuousClock(), rounds = 5
-        var micros: [Double] = []
+        var ms: [Double] = []
         for _ in 0..<rounds {
             for ocr in results {
                 let start = clock.now
                 _ = analyzer.analyze(ocr: ocr, options: options)
-                let d = clock.now - start
-                micros.append(Double(d.components.seconds) * 1e6 + Double(d.components.attoseconds) / 1e12)
+                ms.append((clock.now - start) / .milliseconds(1))
             }
         }
-        micros.sort()
-        let median = micros[micros.count / 2], p95 = micros[min(micros.count - 1, micros.count * 95 / 100)]
-        let mean = micros.reduce(0, +) / Double(micros.count)
+        ms.sort()
+        let median = ms[ms.count / 2], p95 = ms[min(ms.count - 1, ms.count * 95 / 100)]
+        let mean = ms.reduce(0, +) / Double(ms.count)
         return String(format: "analyzer (heuristic, first-pass OCR, no second passes): median %.2f ms, p95 %.2f ms, mean %.2f ms per receipt (%d receipts × %d rounds)",
-                      median / 1000, p95 / 1000, mean / 1000, results.count, rounds)
+                      median, p95, mean, results.count, rounds)
     }
 
     static func cacheKey(_ folder: String) -> String {

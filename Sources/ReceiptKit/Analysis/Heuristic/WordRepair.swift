@@ -60,9 +60,14 @@ enum WordRepair {
         Array(Set(oneConfusionAway(word).flatMap(oneConfusionAway)).subtracting([word]))
     }
 
+    /// The words `word` may have been, fewest confusions first: one confusion away, then two.
+    static func variants(of word: String) -> [[String]] {
+        [oneConfusionAway(word), twoConfusionsAway(word)]
+    }
+
     /// The words to look up for `suspects`: each one and its variants.
     static func lookups(for suspects: [String]) -> [String] {
-        suspects.flatMap { [$0] + oneConfusionAway($0) + twoConfusionsAway($0) }
+        suspects.flatMap { [$0] + variants(of: $0).joined() }
     }
 
     /// `name` with each suspect the dictionary does not hold replaced by the one dictionary word
@@ -70,8 +75,8 @@ enum WordRepair {
     static func repair(_ name: String, suspects: [String], known: Set<String>) -> String {
         var replacements: [String: String] = [:]
         for word in suspects where !known.contains(word) {
-            for variants in [oneConfusionAway(word), twoConfusionsAway(word)] {
-                let found = Set(variants.filter(known.contains))
+            for tier in variants(of: word) {
+                let found = Set(tier.filter(known.contains))
                 if found.count == 1 { replacements[word] = found.first }
                 if !found.isEmpty { break }
             }
