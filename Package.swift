@@ -1,11 +1,27 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+// Layers, each depending only on the ones below it (the compiler enforces the architecture):
+//
+//   receipts (CLI)
+//     └─ ReceiptKit ─ queue, pipeline, watched-folder intake: the facade a backend imports
+//          ├─ ReceiptStorage ─ the store protocol, SQLite, the image store
+//          ├─ ReceiptAnalyzers ─ heuristic and remote analyzers, scoring against ground truth
+//          ├─ ReceiptOCR ─ Tesseract and Leptonica: images in, OCR sessions and results out
+//          └─ ReceiptModel ─ Receipt, Expense, Money, CalendarDate, Taxonomy, OCR results,
+//                            the one error type, the page-reading protocol analyzers use
+//
+// ReceiptAnalyzers and ReceiptStorage do not depend on ReceiptOCR: a backend that only wants the
+// parser links neither Tesseract nor GRDB.
 let package = Package(
     name: "receipts",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .library(name: "ReceiptKit", targets: ["ReceiptKit"]),
+        .library(name: "ReceiptModel", targets: ["ReceiptModel"]),
+        .library(name: "ReceiptAnalyzers", targets: ["ReceiptAnalyzers"]),
+        .library(name: "ReceiptOCR", targets: ["ReceiptOCR"]),
+        .library(name: "ReceiptStorage", targets: ["ReceiptStorage"]),
         .executable(name: "receipts", targets: ["receipts"]),
     ],
     dependencies: [
@@ -13,8 +29,13 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
+        .target(
+            name: "ReceiptModel",
+            dependencies: []
+        ),
         .systemLibrary(
             name: "CTesseract",
             pkgConfig: "tesseract",
@@ -27,12 +48,38 @@ let package = Package(
             linkerSettings: [.linkedLibrary("dl")]
         ),
         .target(
-            name: "ReceiptKit",
+            name: "ReceiptOCR",
             dependencies: [
+                "ReceiptModel",
                 "CTesseract",
                 "COCRTuning",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .target(
+            name: "ReceiptAnalyzers",
+            dependencies: [
+                "ReceiptModel",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "ReceiptStorage",
+            dependencies: [
+                "ReceiptModel",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .target(
+            name: "ReceiptKit",
+            dependencies: [
+                "ReceiptModel",
+                "ReceiptOCR",
+                "ReceiptAnalyzers",
+                "ReceiptStorage",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),

@@ -127,7 +127,7 @@ import Testing
         let receipt = try await pipeline.submit(imageData: bytes, filename: "upload-42.jpg")
         #expect(receipt.ocrStatus == .pending)
         #expect(receipt.filePath == "upload-42.jpg")
-        #expect(receipt.contentHash == SHA256.hex(of: bytes))
+        #expect(receipt.contentHash == ContentHash.hex(of: bytes))
         let kept = try #require(try await pipeline.store.imagePath(ofReceipt: receipt.id))
         #expect(FileManager.default.contents(atPath: kept) == bytes)
         #expect(kept.hasPrefix(dir.url.appendingPathComponent("store/images").path))
@@ -178,7 +178,7 @@ import Testing
         async let done = submitter.waitForCompletion(of: receipt.id)
         _ = try await collect(worker.process([.receipt(receipt.id)]))
         #expect(try await done.ocrStatus == .completed)
-        await #expect(throws: StoreError.self) { try await submitter.waitForCompletion(of: UUID()) }
+        await #expect(throws: ReceiptError.self) { try await submitter.waitForCompletion(of: UUID()) }
     }
 
     @Test func queriesFilterByStatusDateAndCategory() async throws {

@@ -66,7 +66,7 @@ import Testing
             _ = try ReceiptPipeline(storePath: path, processor: ScriptedProcessor(),
                                     logger: Logger(label: "t", factory: { _ in SwiftLogNoOpLogHandler() }))
             Issue.record("opening a corrupt store should fail")
-        } catch let error as StoreError {
+        } catch let error as ReceiptError {
             #expect(error.code == .corrupt)
             #expect(error.description.hasPrefix(path + ": "))
         }

@@ -38,7 +38,7 @@ import Testing
         #expect(try await store.expenses(ExpenseQuery()).count == 1)
         // A completed receipt is not claimed again nor retried.
         #expect(try await store.claimNext(Lease(owner: "worker-1", duration: 60)) == nil)
-        await #expect(throws: StoreError.self) { try await store.requeue(id: receipt.id, now: Date()) }
+        await #expect(throws: ReceiptError.self) { try await store.requeue(id: receipt.id, now: Date()) }
     }
 
     @Test func transientFailuresWaitThenRetryPermanentOnesFailAtOnce() async throws {

@@ -59,12 +59,12 @@ public final class FolderWatcher: Sendable {
 
     /// Starts watching on a thread of its own. The stream reports each stable file; it ends after
     /// `stop()`, when its consumer stops iterating, or — with `once` — when every file present at
-    /// the start has been reported (or has gone). Throws `IntakeError` when the folder is missing
+    /// the start has been reported (or has gone). Throws `ReceiptError` when the folder is missing
     /// or the system gives no file descriptor for the watcher.
     public func stableFiles(once: Bool = false) throws -> AsyncStream<WatchedFile> {
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: configuration.directory, isDirectory: &isFolder), isFolder.boolValue else {
-            throw IntakeError(.folderMissing, file: configuration.directory, "no such folder; create it or name another")
+            throw ReceiptError(.folderMissing, file: configuration.directory, "no such folder; create it or name another")
         }
         let control = try WatchControl()
         let (stream, continuation) = AsyncStream.makeStream(of: WatchedFile.self)

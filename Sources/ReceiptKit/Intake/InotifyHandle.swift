@@ -30,7 +30,7 @@ final class InotifyHandle {
     init() throws {
         let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard fd >= 0 else {
-            throw IntakeError(.watchFailed, file: "inotify", "cannot start inotify; raise fs.inotify.max_user_instances or use --poll",
+            throw ReceiptError(.watchFailed, file: "inotify", "cannot start inotify; raise fs.inotify.max_user_instances or use --poll",
                               cause: String(cString: strerror(errno)))
         }
         self.fd = fd

@@ -35,7 +35,7 @@ struct IntakeFiler: Sendable {
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         } catch {
-            throw IntakeError(.outputFolder, file: folder, "cannot create the output folder; check permissions and free space",
+            throw ReceiptError(.outputFolder, file: folder, "cannot create the output folder; check permissions and free space",
                               cause: error.localizedDescription)
         }
         let contents: Data
@@ -70,7 +70,7 @@ struct IntakeFiler: Sendable {
                 unlink(sidecar)
                 continue
             case let .failed(cause):
-                throw IntakeError(.filingFailed, file: file.path,
+                throw ReceiptError(.filingFailed, file: file.path,
                                   "cannot move the file to \(folder); check permissions (its result is in \(sidecar))",
                                   cause: cause)
             }
@@ -154,7 +154,7 @@ struct IntakeFiler: Sendable {
         let temporary = folder + "/.receipts-\(UUID().uuidString.lowercased()).tmp"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
-            throw IntakeError(.outputFolder, file: path, "cannot write the sidecar; check permissions and free space",
+            throw ReceiptError(.outputFolder, file: path, "cannot write the sidecar; check permissions and free space",
                               cause: String(cString: strerror(errno)))
         }
         var failure = writeAll(fd, data)
@@ -163,7 +163,7 @@ struct IntakeFiler: Sendable {
         if failure == 0, rename(temporary, path) != 0 { failure = errno }
         if failure != 0 {
             unlink(temporary)
-            throw IntakeError(.outputFolder, file: path, "cannot write the sidecar; check permissions and free space",
+            throw ReceiptError(.outputFolder, file: path, "cannot write the sidecar; check permissions and free space",
                               cause: String(cString: strerror(failure)))
         }
     }

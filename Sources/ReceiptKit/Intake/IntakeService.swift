@@ -40,7 +40,7 @@ public final class IntakeService: Service, Sendable {
 
     /// Watches until a graceful shutdown (or, with `once`, until what was there is handled).
     /// On shutdown no new file is taken; receipts in flight are waited for up to `shutdownGrace`,
-    /// then left for the next start (their files stay where they are). Throws `IntakeError` when
+    /// then left for the next start (their files stay where they are). Throws `ReceiptError` when
     /// the folder is missing or an output folder cannot be created.
     public func run() async throws {
         let configuration = self.configuration
@@ -110,17 +110,17 @@ public final class IntakeService: Service, Sendable {
         for folder in [configuration.processedDirectory, configuration.failedDirectory] {
             let watched = FolderWatcher.absolute(configuration.directory), output = FolderWatcher.absolute(folder)
             if watched == output || watched.hasPrefix(output + "/") {
-                throw IntakeError(.outputFolder, file: folder,
+                throw ReceiptError(.outputFolder, file: folder,
                                   "an output folder cannot be the watched folder or hold it; name a folder inside it or elsewhere")
             }
             do {
                 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             } catch {
-                throw IntakeError(.outputFolder, file: folder, "cannot create the output folder; check permissions or name another",
+                throw ReceiptError(.outputFolder, file: folder, "cannot create the output folder; check permissions or name another",
                                   cause: error.localizedDescription)
             }
             guard FileManager.default.isWritableFile(atPath: folder) else {
-                throw IntakeError(.outputFolder, file: folder, "the output folder is not writable; check its permissions")
+                throw ReceiptError(.outputFolder, file: folder, "the output folder is not writable; check its permissions")
             }
         }
     }
@@ -185,7 +185,7 @@ public final class IntakeService: Service, Sendable {
     /// bytes. Nil when there is nothing to do (the file went away, or `keep` says it is handled).
     private func submit(_ file: WatchedFile, ledger: KeepLedger?) async throws -> (Receipt, Bool, String?)? {
         let read = try await BlockingIO.run { () -> (Result<(Data, String), ReceiptError>, Bool) in
-            let read = BlockingIO.readImage(at: file.path).map { ($0, SHA256.hex(of: $0)) }
+            let read = BlockingIO.readImage(at: file.path).map { ($0, ContentHash.hex(of: $0)) }
             return (read, IntakeFiler.exists(file.path))
         }
         switch read.0 {

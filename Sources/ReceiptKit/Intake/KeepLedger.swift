@@ -25,7 +25,7 @@ final class KeepLedger: @unchecked Sendable {
         self.path = path
         guard FileManager.default.fileExists(atPath: path) else { return }
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw IntakeError(.ledger, file: path, "cannot read the --keep ledger; check its permissions")
+            throw ReceiptError(.ledger, file: path, "cannot read the --keep ledger; check its permissions")
         }
         for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
             guard let json = try? JSONValue.parse(String(line)), let file = json["path"]?.stringValue,
@@ -53,13 +53,13 @@ final class KeepLedger: @unchecked Sendable {
         try lock.withLock {
             let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
             guard fd >= 0 else {
-                throw IntakeError(.ledger, file: path, "cannot write the --keep ledger; check permissions and free space",
+                throw ReceiptError(.ledger, file: path, "cannot write the --keep ledger; check permissions and free space",
                                   cause: String(cString: strerror(errno)))
             }
             defer { close(fd) }
             let written = line.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
             guard written == line.count, fsync(fd) == 0 else {
-                throw IntakeError(.ledger, file: path, "cannot write the --keep ledger; check permissions and free space",
+                throw ReceiptError(.ledger, file: path, "cannot write the --keep ledger; check permissions and free space",
                                   cause: String(cString: strerror(errno)))
             }
             entries[file] = Entry(hash: hash, signature: signature)

@@ -14,7 +14,7 @@ final class WakePipe: Sendable {
     init() throws {
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else {
-            throw IntakeError(.watchFailed, file: "pipe()", "cannot create the watcher's wake-up pipe; raise the open-files limit (ulimit -n)",
+            throw ReceiptError(.watchFailed, file: "pipe()", "cannot create the watcher's wake-up pipe; raise the open-files limit (ulimit -n)",
                               cause: String(cString: strerror(errno)))
         }
         for fd in fds {

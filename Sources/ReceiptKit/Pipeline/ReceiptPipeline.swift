@@ -51,7 +51,7 @@ public final class ReceiptPipeline: Service, Sendable {
     private let logger: Logger
 
     /// Opens (or creates) the SQLite store at `storePath` with its `images/` folder beside it.
-    /// Throws `StoreError` when the file cannot be opened, is damaged or is locked.
+    /// Throws `ReceiptError` when the file cannot be opened, is damaged or is locked.
     public convenience init(storePath: String, processor: any ReceiptProcessing,
                             configuration: Configuration = Configuration(), logger: Logger) throws {
         let store = try SQLiteReceiptStore(path: storePath, configuration: configuration.store)
@@ -93,7 +93,7 @@ public final class ReceiptPipeline: Service, Sendable {
     }
 
     /// Returns the receipt once it is completed or failed (processed by this process's workers or
-    /// any other process's). Throws `StoreError.notFound` for an unknown id, `CancellationError`
+    /// any other process's). Throws `ReceiptError.notFound` for an unknown id, `CancellationError`
     /// when the task is cancelled.
     public func waitForCompletion(of id: UUID) async throws -> Receipt {
         let poll = Duration.milliseconds(Int64(configuration.pollInterval * 1000))
@@ -101,7 +101,7 @@ public final class ReceiptPipeline: Service, Sendable {
             try Task.checkCancellation()
             let generation = queue.finished.generation
             guard let receipt = try await store.receipt(id: id) else {
-                throw StoreError(.notFound, "no receipt with id \(id.uuidString.lowercased())", file: store.location)
+                throw ReceiptError(.notFound, "no receipt with id \(id.uuidString.lowercased())", file: store.location)
             }
             if receipt.ocrStatus == .completed || receipt.ocrStatus == .failed { return receipt }
             await queue.finished.wait(since: generation, timeout: poll)
@@ -124,7 +124,7 @@ public final class ReceiptPipeline: Service, Sendable {
 
     // MARK: Retrying
 
-    /// Puts a failed receipt back in the queue (attempts reset). Throws `StoreError` `.invalidState`
+    /// Puts a failed receipt back in the queue (attempts reset). Throws `ReceiptError` `.invalidState`
     /// when it is not failed.
     @discardableResult
     public func retry(_ id: UUID) async throws -> Receipt {
@@ -171,7 +171,7 @@ public final class ReceiptPipeline: Service, Sendable {
     /// Processes a batch and reports each receipt as soon as it is completed or failed, in the
     /// order they finish. Receipts already known (same bytes) are reported at once, unless `force`.
     /// Files that cannot be read are reported as failed. The stream ends when every item is
-    /// reported; it throws a `StoreError` when the store cannot be used. Ending the iteration
+    /// reported; it throws a `ReceiptError` when the store cannot be used. Ending the iteration
     /// early cancels the batch (receipts in hand go back to pending).
     public func process(_ items: [BatchItem], force: Bool = false) -> AsyncThrowingStream<ReceiptOutcome, Error> {
         AsyncThrowingStream { continuation in
@@ -213,7 +213,7 @@ public final class ReceiptPipeline: Service, Sendable {
                         (receipt, isNew) = try await queue.submit(data: data, displayPath: filename, force: force)
                     case let .receipt(id):
                         guard let found = try await store.receipt(id: id) else {
-                            throw StoreError(.notFound, "no receipt with id \(id.uuidString.lowercased())", file: store.location)
+                            throw ReceiptError(.notFound, "no receipt with id \(id.uuidString.lowercased())", file: store.location)
                         }
                         (receipt, isNew) = (found, true)
                     }

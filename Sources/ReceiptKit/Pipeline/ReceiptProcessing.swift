@@ -20,37 +20,3 @@ public struct ProcessedReceipt: Sendable {
     }
 }
 
-/// A receipt that could not be processed. `description` is one line: `<file>: <cause>`.
-public struct ReceiptError: Error, CustomStringConvertible, Sendable {
-    public enum Code: String, Sendable {
-        /// The file does not exist, is a folder, or cannot be read.
-        case unreadable
-        /// The bytes are not an image we can decode (empty, truncated, unknown or unsupported format).
-        case badImage
-        /// The image is larger than the configured pixel limit.
-        case tooLarge
-        /// OCR failed (engine could not start, language data missing, …).
-        case ocrFailed
-        /// The analyzer failed.
-        case analysisFailed
-    }
-
-    public var code: Code
-    /// The file as the user named it.
-    public var file: String
-    public var message: String
-    /// Whether trying again later may succeed (e.g. a remote analyzer timed out).
-    public var isTransient: Bool
-
-    public init(_ code: Code, file: String, _ message: String, isTransient: Bool = false) {
-        self.code = code
-        self.file = file
-        self.message = message
-        self.isTransient = isTransient
-    }
-
-    public var description: String {
-        let oneLine = message.split(whereSeparator: \.isNewline).joined(separator: " ")
-        return "\(file): \(oneLine)"
-    }
-}

@@ -63,10 +63,9 @@ public struct ReceiptProcessor: ReceiptProcessing {
         do {
             return try await analyzer.analyze(input, options: options)
         } catch let error as ReceiptError {
+            throw error.naming(displayPath)
+        } catch let error as CancellationError {
             throw error
-        } catch let error as AnalysisError {
-            let transient = error.code == .remoteFailed
-            throw ReceiptError(.analysisFailed, file: displayPath, error.message, isTransient: transient)
         } catch {
             throw ReceiptError(.analysisFailed, file: displayPath, "\(error)")
         }

@@ -33,7 +33,7 @@ final class ReceiptQueue: Sendable {
     func submit(data: Data, displayPath: String, force: Bool) async throws -> (receipt: Receipt, isNew: Bool) {
         let images = self.images
         let (hash, imagePath) = try await BlockingIO.run {
-            let hash = SHA256.hex(of: data)
+            let hash = ContentHash.hex(of: data)
             return (hash, try images.store(data, hash: hash))
         }
         let now = Date()
@@ -183,7 +183,7 @@ final class ReceiptQueue: Sendable {
     /// The one-line error and whether trying again may help.
     static func describe(_ error: Error, file: String) -> (String, Bool) {
         if let error = error as? ReceiptError { return (error.description, error.isTransient) }
-        if let error = error as? AnalysisError {
+        if let error = error as? ReceiptError {
             let text = String(describing: error).split(whereSeparator: \.isNewline).joined(separator: " ")
             return (text.hasPrefix(file) ? text : "\(file): \(text)", error.code == .remoteFailed)
         }

@@ -105,7 +105,7 @@ struct WatchCommand: AsyncParsableCommand {
             pipeline = try ReceiptPipeline(
                 storePath: storePath, processor: processor,
                 configuration: .init(taxonomy: processor.options.taxonomy, workers: self.pipeline.workers), logger: queueLogger)
-        } catch let error as StoreError {
+        } catch let error as ReceiptError {
             printError(error.description)
             throw ExitCode(2)
         }
@@ -127,10 +127,10 @@ struct WatchCommand: AsyncParsableCommand {
         configuration.maximumGracefulShutdownDuration = .seconds(10)
         do {
             try await ServiceGroup(configuration: configuration).run()
-        } catch let error as IntakeError {
+        } catch let error as ReceiptError {
             printError(error.description)
             throw ExitCode(2)
-        } catch let error as StoreError {
+        } catch let error as ReceiptError {
             printError(error.description)
             throw ExitCode(2)
         }

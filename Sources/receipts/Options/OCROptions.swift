@@ -49,7 +49,7 @@ struct OCROptions: ParsableArguments {
     func makeEngine(threads: Int, logger: Logger) throws -> OCREngine {
         do {
             return try OCREngine(configuration: configuration, threads: threads, logger: logger)
-        } catch let error as OCRError {
+        } catch let error as ReceiptError {
             printError(error.message)
             throw ExitCode(2)
         }

@@ -82,7 +82,7 @@ struct RemoteOptions: ParsableArguments {
                 executable: Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0]),
                 currentDirectory: URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true),
                 imagePreparer: imagePreparer, logger: logger)
-        } catch let error as AnalysisError {
+        } catch let error as ReceiptError {
             throw ValidationError(error.description)
         }
     }

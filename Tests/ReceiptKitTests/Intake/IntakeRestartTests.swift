@@ -192,7 +192,7 @@ import Testing
         for processed in [h.inbox, h.dir.url.path] {
             let intake = IntakeService(pipeline: pipeline, configuration: h.configuration { $0.processedDirectory = processed },
                                        logger: TestSupport.logger)
-            let error = await #expect(throws: IntakeError.self) { try await intake.run() }
+            let error = await #expect(throws: ReceiptError.self) { try await intake.run() }
             #expect(error?.code == .outputFolder)
         }
         #expect(h.names(in: "").contains("a.jpg"))

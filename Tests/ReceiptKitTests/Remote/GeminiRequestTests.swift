@@ -95,10 +95,10 @@ import Testing
         defer { server.stop() }
         let config = Remote.configuration(server, send: .image, maxInlineImageBytes: 100)
         let analyzer = GeminiAnalyzer(configuration: config, prompts: try Remote.prompts(), logger: LogCapture().logger)
-        let error = try #require(await AnalysisError.caught {
+        let error = try #require(await ReceiptError.caught {
             _ = try await analyzer.analyze(Remote.input(), options: AnalysisOptions())
         })
-        #expect(error.source == Remote.source)
+        #expect(error.file == Remote.source)
         #expect(error.description.contains("above the 0.0 MB sent inline"))
         #expect(server.requests.isEmpty)
     }

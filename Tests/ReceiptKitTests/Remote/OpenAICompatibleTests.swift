@@ -81,7 +81,7 @@ import Testing
         let server = try ScriptedHTTPServer([.json(404, #"{"error":"model \"llava:13b\" not found, try pulling it first"}"#)])
         defer { server.stop() }
         let analyzer = try analyzer(server)
-        let error = try #require(await AnalysisError.caught { _ = try await analyzer.analyze(Remote.input(), options: AnalysisOptions()) })
+        let error = try #require(await ReceiptError.caught { _ = try await analyzer.analyze(Remote.input(), options: AnalysisOptions()) })
         #expect(server.requests.count == 1)
         #expect(error.description == "\(Remote.source): model 'llava:13b' not found at http://127.0.0.1:\(server.port) (HTTP 404: model \"llava:13b\" not found, try pulling it first); check --model and the base URL")
     }
@@ -91,9 +91,9 @@ import Testing
         let server = try ScriptedHTTPServer([Remote.openAI("", finishReason: reason)])
         defer { server.stop() }
         let analyzer = try analyzer(server)
-        let error = try #require(await AnalysisError.caught { _ = try await analyzer.analyze(Remote.input(), options: AnalysisOptions()) })
+        let error = try #require(await ReceiptError.caught { _ = try await analyzer.analyze(Remote.input(), options: AnalysisOptions()) })
         #expect(error.description.contains(message))
-        #expect(error.source == Remote.source)
+        #expect(error.file == Remote.source)
     }
 
     @Test func textOnlySendsPlainStringContent() async throws {

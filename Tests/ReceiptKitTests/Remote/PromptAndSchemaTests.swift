@@ -41,9 +41,9 @@ import Testing
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         try "You read receipts. {{taxonomy}}".write(to: dir.appendingPathComponent("receipt-system.txt"), atomically: true, encoding: .utf8)
-        #expect(throws: AnalysisError.self) { try PromptTemplate(directory: dir) }
-        do { _ = try PromptTemplate(directory: dir) } catch let error as AnalysisError {
-            #expect(error.source == dir.appendingPathComponent("receipt-user.txt").path)
+        #expect(throws: ReceiptError.self) { try PromptTemplate(directory: dir) }
+        do { _ = try PromptTemplate(directory: dir) } catch let error as ReceiptError {
+            #expect(error.file == dir.appendingPathComponent("receipt-user.txt").path)
             #expect(error.message.contains("prompt file missing"))
             #expect(error.message.contains("--prompts DIR"))
         }
@@ -53,7 +53,7 @@ import Testing
         #expect {
             try PromptTemplate(system: "Categories: {{categorys}}", user: "{{ocr_text}}")
         } throws: { error in
-            (error as? AnalysisError)?.description.contains("unknown placeholder {{categorys}}") == true
+            (error as? ReceiptError)?.description.contains("unknown placeholder {{categorys}}") == true
         }
     }
 

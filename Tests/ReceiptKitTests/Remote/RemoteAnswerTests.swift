@@ -5,14 +5,14 @@ import Testing
 /// What a model writes back, from clean JSON to prose, cut-off answers and blocks.
 @Suite struct RemoteAnswerTests {
     private func run(_ reply: ScriptedHTTPServer.Reply, options: AnalysisOptions = AnalysisOptions())
-        async throws -> (Result<ReceiptAnalysis, AnalysisError>, requests: Int) {
+        async throws -> (Result<ReceiptAnalysis, ReceiptError>, requests: Int) {
         let server = try ScriptedHTTPServer([reply])
         defer { server.stop() }
         let analyzer = GeminiAnalyzer(configuration: Remote.configuration(server), prompts: try Remote.prompts(),
                                       logger: LogCapture().logger)
         do {
             return (.success(try await analyzer.analyze(Remote.input(), options: options)), server.requests.count)
-        } catch let error as AnalysisError {
+        } catch let error as ReceiptError {
             return (.failure(error), server.requests.count)
         }
     }

@@ -11,9 +11,9 @@ import Testing
         return try await analyzer.analyze(Remote.input(), options: AnalysisOptions())
     }
 
-    private func failure(_ server: ScriptedHTTPServer, _ config: RemoteAnalyzerConfiguration) async throws -> AnalysisError {
+    private func failure(_ server: ScriptedHTTPServer, _ config: RemoteAnalyzerConfiguration) async throws -> ReceiptError {
         let prompts = try Remote.prompts()
-        return try #require(await AnalysisError.caught {
+        return try #require(await ReceiptError.caught {
             let analyzer = GeminiAnalyzer(configuration: config, prompts: prompts, logger: LogCapture().logger)
             _ = try await analyzer.analyze(Remote.input(), options: AnalysisOptions())
         })
@@ -46,7 +46,7 @@ import Testing
         let error = try await failure(server, Remote.configuration(server))
         #expect(server.requests.count == 1)
         #expect(error.code == .remoteFailed)
-        #expect(error.source == Remote.source)
+        #expect(error.file == Remote.source)
         #expect(error.description.hasPrefix("\(Remote.source): Gemini daily quota exhausted for model 'gemini-2.5-flash'"))
         #expect(error.description.contains("GenerateRequestsPerDayPerProjectPerModel-FreeTier"))
     }

@@ -129,9 +129,9 @@ final class StubAnalyzer: ReceiptAnalyzer, @unchecked Sendable {
     }
 }
 
-extension AnalysisError {
-    /// Runs `body` and returns the `AnalysisError` it throws (nil when it throws nothing or something else).
-    static func caught(_ body: () async throws -> Void) async -> AnalysisError? {
-        do { try await body(); return nil } catch let error as AnalysisError { return error } catch { return nil }
+extension ReceiptError {
+    /// Runs `body` and returns the `ReceiptError` it throws (nil when it throws nothing or something else).
+    static func caught(_ body: () async throws -> Void) async -> ReceiptError? {
+        do { try await body(); return nil } catch let error as ReceiptError { return error } catch { return nil }
     }
 }

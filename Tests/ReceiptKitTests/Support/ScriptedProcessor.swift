@@ -40,7 +40,7 @@ final class ScriptedProcessor: ReceiptProcessing, @unchecked Sendable {
             try await Task.sleep(for: .milliseconds(Int(delay * 1000)))
         }
         if let transient = fields["transient"].flatMap(Int.init), call <= transient {
-            throw ReceiptError(.analysisFailed, file: displayPath, "remote analyzer timed out", isTransient: true)
+            throw ReceiptError(.analysisFailed, file: displayPath, "remote analyzer timed out", retry: .later)
         }
         if fields["permanent"] == "1" {
             throw ReceiptError(.badImage, file: displayPath, "truncated JPEG")

@@ -1,0 +1,53 @@
+import Foundation
+import ReceiptModel
+
+/// One receipt image with its ground truth.
+public struct LabelledReceipt: Sendable {
+    public var image: URL
+    public var truthFile: URL
+    public var truth: GroundTruth
+
+    /// The image's file name, used in reports.
+    public var name: String { image.lastPathComponent }
+}
+
+/// A folder of receipt images, each beside a same-name `.json` (../shared/receipts) or a
+/// `<name>.expected.json` (TestReceipts). Images without ground truth are left out; subfolders
+/// are not searched.
+public enum LabelledFolder {
+    public static let imageExtensions: Set<String> = ["jpg", "jpeg", "png", "tif", "tiff", "webp", "bmp", "gif"]
+
+    public static func load(_ folder: URL) throws -> [LabelledReceipt] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw EvaluationError(file: folder.path, message: "not a folder (give a folder of images with .json ground truth)")
+        }
+        let names: [String]
+        do { names = try FileManager.default.contentsOfDirectory(atPath: folder.path) } catch {
+            throw EvaluationError(file: folder.path, message: "cannot list folder (\(error.localizedDescription))")
+        }
+        let present = Set(names)
+        var result: [LabelledReceipt] = []
+        for name in names.sorted() {
+            let url = folder.appendingPathComponent(name)
+            guard imageExtensions.contains(url.pathExtension.lowercased()) else { continue }
+            let stem = url.deletingPathExtension().lastPathComponent
+            guard let truthName = [stem + ".expected.json", stem + ".json"].first(where: present.contains) else { continue }
+            let truthURL = folder.appendingPathComponent(truthName)
+            result.append(LabelledReceipt(image: url, truthFile: truthURL, truth: try readTruth(truthURL)))
+        }
+        return result
+    }
+
+    public static func readTruth(_ url: URL) throws -> GroundTruth {
+        let data: Data
+        do { data = try Data(contentsOf: url) } catch {
+            throw EvaluationError(file: url.path, message: "cannot read ground truth (\(error.localizedDescription))")
+        }
+        let json: JSONValue
+        do { json = try JSONValue.parse(data) } catch {
+            throw EvaluationError(file: url.path, message: "ground truth is not valid JSON (\(error))")
+        }
+        return try GroundTruth(json: json, file: url.path)
+    }
+}

@@ -1,0 +1,416 @@
+import Foundation
+import ReceiptModel
+
+package struct VendorFinding: Sendable, Equatable {
+    package var name: String
+    package var confidence: Double
+    /// Lowest OCR confidence (0–100) of the name's words.
+    package var readConfidence: Double = 100
+    /// Mean OCR confidence (0–100) of the rows the name was read from.
+    package var meanConfidence: Double = 100
+    /// Where those rows are on the image, when word boxes are known.
+    package var box: BoundingBox? = nil
+    /// The OCR words of those rows (empty for plain text).
+    package var words: [OCRWord] = []
+}
+
+/// Finds the merchant's name among the header rows.
+///
+/// Rows that are addresses, phone/fax numbers, registration numbers or generic headings
+/// (`TAX INVOICE`, `WELCOME`, `RECEIPT`) are skipped; a row naming a company (`SDN BHD`, `LTD`,
+/// `GMBH`, …) is preferred, and `trading as` names win over the legal name.
+package enum VendorFinder {
+    package static let companySuffixes: PhraseList = ["SDN BHD", "SDN", "BHD", "BERHAD", "S B", "LTD", "LIMITED", "PLC", "INC", "LLC",
+                                  "GMBH", "PTE", "CORP", "CORPORATION", "CO LTD", "S L", "S A", "SARL", "B V", "BV",
+                                  "SRL", "S R L", "ENTERPRISE", "ENTERPRISES", "TRADING", "PTY", "LLP", "S P A"]
+    package static let skipWords: PhraseList = [
+        "TAX INVOICE", "INVOICE", "RECEIPT", "WELCOME", "THANK", "THANKS", "CASHIER", "TABLE", "DATE", "TIME",
+        "ORDER", "SIMPLIFIED", "OFFICIAL", "COPY", "MEMBER", "TEL", "FAX", "PHONE", "TELEPHONE", "HP", "MOBILE",
+        "EMAIL", "E MAIL", "WWW", "COM", "HTTP", "HTTPS", "GST", "VAT", "REG", "REGISTRATION", "CO REG", "ROC",
+        "ABN", "TIN", "SST", "NO", "COMPANY NO", "BUSINESS", "SERVER", "HOST", "GUEST", "GUESTS", "CHECK", "CHK",
+        "TRANS", "TERMINAL", "STORE", "STORE NO", "OPEN", "HOURS", "DAILY", "MON", "TUE", "WED", "THU", "FRI",
+        "SAT", "SUN", "CUSTOMER", "BILL", "POS", "TILL", "CASH", "SALE", "SALES", "DOCUMENT", "FACTURA", "FACTURE",
+        "RECHNUNG", "QUITTUNG", "BON", "KASSENBON", "TICKET", "DUPLICATE", "REPRINT", "FEEDBACK", "SURVEY",
+        "VISIT", "WIFI", "FOLLOW", "LIKE US", "TAX", "TRN", "ID", "OPERATOR", "STAFF", "CLERK", "COUNTER",
+        "QTY", "DESCRIPTION", "ITEM", "PRICE", "UNIT PRICE",
+    ]
+    package static let addressWords: PhraseList = [
+        "JALAN", "JLN", "LOT", "NO", "TAMAN", "LORONG", "PERSIARAN", "LEBUH", "KAMPUNG", "KG", "BANDAR", "BATU",
+        "ROAD", "RD", "STREET", "ST", "AVENUE", "AVE", "BLVD", "BOULEVARD", "LANE", "LN", "DRIVE", "DR", "WAY",
+        "HIGHWAY", "HWY", "SUITE", "STE", "FLOOR", "FLR", "BLOCK", "BLK", "UNIT", "LEVEL", "PLAZA", "CENTRE",
+        "CENTER", "MALL", "SQUARE", "SQ", "PARKWAY", "PKWY", "PLACE", "PL", "COURT", "CT", "STRASSE", "STR",
+        "STRAAT", "RUE", "CALLE", "VIA", "PIAZZA", "PLATZ", "AVDA", "AVENIDA", "CARRER", "WEG", "GASSE",
+        "SELANGOR", "KUALA LUMPUR", "JOHOR", "MALAYSIA", "PENANG", "PERAK", "MELAKA", "PAHANG", "SABAH",
+        "SARAWAK", "KEDAH", "KELANTAN", "TERENGGANU", "PERLIS", "PUTRAJAYA", "NEGERI SEMBILAN", "SINGAPORE",
+        "USA", "UK", "UNITED KINGDOM", "PO BOX", "P O BOX", "KAWASAN", "PERINDUSTRIAN", "SEKSYEN", "PUSAT",
+        "KOMPLEKS", "WISMA", "MUKIM", "JAYA", "INDUSTRIAL", "ESTATE", "PARK", "TMN", "LRG", "JLN", "SG", "SUNGAI",
+    ]
+    private static let phonePattern = Pattern(#"(\+?\d[\d\s\-().]{6,}\d)"#)
+    /// "Boston MA 02110", "SPRINGFIELD IL 62701-1234": a US city, state and ZIP code.
+    private static let usCityLine = Pattern(#"\b[A-Z]{2}[\s.,]+\d{5}(-\d{4})?\b"#, caseInsensitive: false)
+    private static let postcodePattern = Pattern(#"\b\d{5}\b|\b[A-Z]{1,2}\d[A-Z\d]?\s+\d[A-Z]{2}\b"#, caseInsensitive: false)
+
+    package static func find(_ document: ReceiptDocument, rows amountRows: [AmountLine]? = nil) -> VendorFinding? {
+        let found = findInHeader(document, rows: amountRows)
+        // "THANK YOU FOR SHOPPING AT KOHL'S", "The Meijer Team appreciates your business": the store
+        // names itself at the foot when its logo above was not read as text. The legal name of a
+        // company, or a header name agreeing with it, stays.
+        guard let signed = signOffName(document) else { return found }
+        if let found {
+            let a = NameMatching.normalized(found.name), b = NameMatching.normalized(signed)
+            if LabelText(found.name).hasAny(companySuffixes) || a.contains(b) || b.contains(a) { return found }
+        }
+        return VendorFinding(name: signed, confidence: 0.5)
+    }
+
+    private static let signOffPatterns = [
+        Pattern(#"\b(?:THE|The)\s+([A-Z][A-Za-z'’&.\-]*(?:\s+[A-Z][A-Za-z'’&.\-]*){0,2})\s+(?:TEAM|Team)\b"#, caseInsensitive: false),
+        Pattern(#"\bTHANKS?(?:\s+YOU)?\s+FOR\s+(?:(?:SHOPPING|DINING|EATING|STAYING)\s+(?:AT|WITH)|CHOOSING|VISITING)\s+([A-Z0-9][A-Z0-9'’&.\-]*(?:\s+[A-Z0-9][A-Z0-9'’&.\-]*){0,3})"#, caseInsensitive: false),
+    ]
+    private static let genericSignOff: Set<String> = ["US", "OUR", "THIS", "STORE", "SHOP", "SALES", "MANAGEMENT", "SERVICE",
+                                                      "CUSTOMER", "WHOLE", "ENTIRE", "STAFF", "HERE", "TODAY", "YOUR", "A", "AN", "LOCAL"]
+
+    /// The name a sign-off row gives the store, if any.
+    package static func signOffName(_ document: ReceiptDocument) -> String? {
+        for line in document.lines {
+            let text = line.text
+            for (i, pattern) in signOffPatterns.enumerated() {
+                // The team pattern reads names as printed ("The Meijer Team"); the shopping one in capitals.
+                let subject = i == 0 ? text : text.uppercased()
+                guard let m = pattern.firstMatch(in: subject), let raw = m[1] else { continue }
+                // The name ends with its sentence: "AT TESCO. PLEASE COME AGAIN".
+                let sentence = raw.components(separatedBy: ". ").first!.split(whereSeparator: { "!,;:".contains($0) }).first.map(String.init) ?? raw
+                let name = sentence.trimmingCharacters(in: CharacterSet(charactersIn: " .,!-'’"))
+                let label = LabelText(name)
+                guard let first = label.words.first, !genericSignOff.contains(first),
+                      !label.words.contains(where: { ["TEAM", "AGAIN", "AND", "FOR"].contains($0) }),
+                      name.filter(\.isLetter).count >= 3, line.confidence >= 60 else { continue }
+                // Back to the row's own spelling.
+                if i == 1, let range = line.text.range(of: name, options: .caseInsensitive) { return String(line.text[range]) }
+                return name
+            }
+        }
+        return nil
+    }
+
+    package static func findInHeader(_ document: ReceiptDocument, rows amountRows: [AmountLine]? = nil) -> VendorFinding? {
+        let amountRows = amountRows ?? AmountLine.build(document)
+        // The header ends where the amounts start.
+        let end = amountRows.first(where: { !$0.amounts.isEmpty && $0.line.index >= 3 })?.line.index ?? document.lines.count
+        let header = Array(document.lines.prefix(min(end, 14)))
+        let rows = header.isEmpty ? Array(document.lines.prefix(8)) : header
+        var best: (name: String, score: Double, row: Int, company: Bool)? = nil
+        var addressSeen = false
+        var plausible = [Bool](repeating: false, count: rows.count)
+        var names = [String](repeating: "", count: rows.count)
+        // Print size: the name is usually the largest text of the header.
+        let heights = rows.map(textHeight)
+        let sortedHeights = heights.compactMap { $0 }.sorted()
+        let typicalHeight = sortedHeights.isEmpty ? nil : sortedHeights[sortedHeights.count / 2]
+        for (position, line) in rows.enumerated() {
+            // "Trading as" names win.
+            if line.upper.contains("/" as Character) || line.upper.contains("TRADING"),
+               let range = line.upper.range(of: "T/A ") ?? line.upper.range(of: "TRADING AS ") {
+                let name = clean(String(line.text[range.upperBound...]))
+                if name.count >= 3 { return VendorFinding(name: name, confidence: 0.8) }
+            }
+            let name = clean(confidentText(line))
+            let label = LabelText(name)
+            names[position] = name
+            // "A UNIT OF … LLP", "OPERATED BY … LTD": the owner of the business, not its name.
+            let owner = label.hasAny(ownerPhrases)
+            let company = label.hasAny(companySuffixes) && !label.hasAny(["CO REG", "COMPANY NO", "REG NO", "ROC"]) && !owner
+            // "ONE MILL STREET" as the first, clearly read row with no house number is a name.
+            let namedAfterStreet = position == 0 && line.confidence >= 85 && !name.contains(where: \.isNumber)
+                && label.hasAny(addressWords) && isPlausibleName(name, label: label, allowAddressWords: true)
+            // A phone number on the row ("myNEWScareline : 1800 88 1231") makes it contact details.
+            let phone = line.text.contains(where: \.isNumber) && phonePattern.matches(line.text) && !company
+            guard namedAfterStreet || isPlausibleName(name, label: label) && !(usCityLine.matches(line.upper) && !company) && !phone else {
+                if isAddress(line.text) { addressSeen = true }
+                continue
+            }
+            if isSlogan(label) { continue }
+            // Low-confidence fragments ("ies", "Map. iO") are what OCR makes of logos and stains.
+            if line.confidence < 50, (label.words.map(\.count).max() ?? 0) < 5 { continue }
+            plausible[position] = true
+            var score = 10 - Double(position) * 1.2
+            if let h = heights[position], let typical = typicalHeight, typical > 0, line.confidence >= 45 {
+                score += min(3, max(-1, 3 * (Double(h) / Double(typical) - 1)))
+            }
+            // The legal entity in small print further down ("UNIT OF … LLP") counts less.
+            if company { score += position <= 4 ? 9 : 5 }
+            if addressSeen && !company { score -= 4 }
+            if owner { score -= 4 }
+            score += (line.confidence - 70) / 15
+            let letters = name.filter(\.isLetter).count
+            score += min(2, Double(letters) / 6)
+            if name == name.uppercased() { score += 0.5 }
+            if best == nil || score > best!.score { best = (name, score, position, company) }
+        }
+        guard var best else { return nil }
+        /// The finding for a name read from some of the header's rows.
+        func finding(_ name: String, rows used: ClosedRange<Int>) -> VendorFinding {
+            let usedRows = rows[used]
+            let box = usedRows.compactMap(\.box).reduce(nil as BoundingBox?) { partial, next in partial.map { $0.union(next) } ?? next }
+            return VendorFinding(name: name, confidence: min(0.9, max(0.2, best.score / 25)),
+                                 readConfidence: usedRows.map(weakestWord).min() ?? 100,
+                                 meanConfidence: usedRows.map(\.confidence).reduce(0, +) / Double(usedRows.count), box: box,
+                                 words: usedRows.flatMap(\.words))
+        }
+        // A logo-sized brand right above the operator's legal name ("FamilyMart" over
+        // "Maxincome Resources Sdn Bhd"): the trading name wins.
+        if best.company, let companyHeight = heights[best.row], companyHeight > 0,
+           let brand = (max(0, best.row - 2)..<best.row).last(where: { i in
+               plausible[i] && rows[i].confidence >= 80 && names[i].filter(\.isLetter).count >= 4
+                   && !LabelText(names[i]).hasAny(companySuffixes)
+                   && Double(heights[i] ?? 0) >= 2.5 * Double(companyHeight)
+           }) {
+            return finding(names[brand], rows: brand...brand)
+        }
+        // A brand printed above the legal name that starts with it ("Harbourline Insurance" over
+        // "Harbourline Insurance Services Ltd"): the trading name wins.
+        if best.company, let brand = (max(0, best.row - 2)..<best.row).first(where: { i in
+            plausible[i] && names[i].count >= 4 && NameMatching.normalized(best.name).hasPrefix(NameMatching.normalized(names[i]))
+        }) {
+            return finding(names[brand], rows: brand...brand)
+        }
+        var joinedAbove = false
+        var used = best.row...best.row
+        // A row that only continues the name above it: "(SEMENYIH) SDN BHD", "TRADING", "SDN. BHD.".
+        if best.row > 0, plausible[best.row - 1] || names[best.row - 1].filter(\.isLetter).count >= 4,
+           isContinuation(names[best.row]), !isAddress(names[best.row - 1]),
+           !LabelText(names[best.row - 1]).hasAny(skipWords) {
+            best.name = names[best.row - 1] + " " + best.name
+            joinedAbove = true
+            used = (best.row - 1)...best.row
+        }
+        // A one-word brand over what the business is: "SPARKLE" / "HAND CAR WASH".
+        if !joinedAbove, best.row + 1 < rows.count, plausible[best.row + 1], LabelText(best.name).words.count == 1,
+           !best.company, !isAddress(names[best.row + 1]) {
+            let next = LabelText(names[best.row + 1])
+            let sameCase = (names[best.row + 1] == names[best.row + 1].uppercased()) == (best.name == best.name.uppercased())
+            if sameCase, (2...4).contains(next.words.count), let last = next.words.last, businessWords.contains(last),
+               (textHeight(rows[best.row + 1]) ?? 0) <= (textHeight(rows[best.row]) ?? Int.max) {
+                best.name += " " + names[best.row + 1]
+                used = best.row...(best.row + 1)
+            }
+        }
+        let bestLabel = LabelText(best.name)
+        // A company suffix printed on the next row ("ABC TRADING" / "SDN BHD (12345-X)",
+        // "AIK HUAT ENTERPRISE" / "(SETIA ALAM) SDN BHD").
+        let legal = ["SDN", "BHD", "BERHAD", "LTD", "LIMITED", "INC", "LLC", "GMBH", "PLC"]
+        if best.row + 1 < rows.count, !bestLabel.hasAny(["SDN", "BHD", "BERHAD", "S B", "LTD", "LIMITED", "INC", "LLC", "GMBH"]) {
+            let next = LabelText(names[best.row + 1])
+            if let first = next.words.first, let last = next.words.last,
+               legal.contains(first) || legal.contains(last) && next.words.count <= 4 && !isAddress(names[best.row + 1]) {
+                best.name += " " + names[best.row + 1]
+                best.company = true
+                used = used.lowerBound...(best.row + 1)
+            }
+        }
+        // A company name wrapped over two rows: "LEMON TREE RESTAURANT" / "JTJ FOODS SDN BHD".
+        if !joinedAbove, best.company, best.row > 0, plausible[best.row - 1], bestLabel.words.count <= 5,
+           similarHeight(rows[best.row - 1], rows[best.row]),
+           rows[best.row - 1].confidence >= 60, !LabelText(names[best.row - 1]).hasAny(companySuffixes),
+           names[best.row - 1].filter(\.isLetter).count >= 4,
+           (names[best.row - 1] == names[best.row - 1].uppercased()) == (best.name == best.name.uppercased()) {
+            best.name = names[best.row - 1] + " " + best.name
+            used = (best.row - 1)...used.upperBound
+        }
+        return finding(best.name, rows: used)
+    }
+
+    package static let ownerPhrases: PhraseList = ["UNIT OF", "DIVISION OF", "OPERATED BY", "OWNED BY", "MANAGED BY", "A MEMBER OF",
+                                           "FRANCHISEE OF", "SUBSIDIARY OF"]
+
+    /// Greetings and slogans: several little words ("Welcome To The", "Your fast and friendly
+    /// checkout was"), or opening with YOUR / OUR / WE.
+    package static func isSlogan(_ label: LabelText) -> Bool {
+        let little: Set<String> = ["THE", "TO", "YOUR", "OUR", "WE", "YOU", "WAS", "AND", "FOR", "ARE", "IS", "OF", "AT", "WITH", "BE", "IT", "NOT", "WILL", "ALL", "PLEASE"]
+        guard let first = label.words.first else { return false }
+        if ["YOUR", "OUR", "WE"].contains(first) { return true }
+        let count = label.words.filter(little.contains).count
+        return count >= 2 && Double(count) >= 0.4 * Double(label.words.count)
+    }
+
+    /// Words that say what a business is, ending a name's second row.
+    package static let businessWords: Set<String> = [
+        "WASH", "CARWASH", "RESTAURANT", "CAFE", "BAKERY", "HOTEL", "BAR", "GRILL", "KITCHEN", "PHARMACY", "MARKET",
+        "SUPERMARKET", "STORE", "SHOP", "GARAGE", "MOTORS", "TYRES", "PARKING", "DINER", "PIZZERIA", "BISTRO", "DELI",
+        "STATION", "SERVICES", "CENTRE", "CENTER", "PUB", "INN", "TAVERN", "BRASSERIE", "TRATTORIA", "FOODS",
+    ]
+
+    /// Rows that cannot be a name by themselves: only company-form words, or a bracketed
+    /// branch or region followed by the company form.
+    package static func isContinuation(_ name: String) -> Bool {
+        let label = LabelText(name)
+        let forms: Set<String> = ["SDN", "BHD", "BERHAD", "S", "B", "SB", "TRADING", "ENTERPRISE", "ENTERPRISES", "LTD",
+                                  "LIMITED", "PLC", "INC", "LLC", "GMBH", "PTE", "CO", "CORP", "CORPORATION", "M"]
+        guard !label.words.isEmpty else { return false }
+        if label.words.allSatisfy(forms.contains) { return true }
+        return name.hasPrefix("(") && label.hasAny(["SDN BHD", "SDN", "BHD", "BERHAD", "S B", "LTD", "PTE"])
+    }
+
+    /// The lowest OCR confidence among the row's words of three or more letters (its mean when
+    /// it has none): one misread word spoils a name.
+    package static func weakestWord(_ line: ReceiptLine) -> Double {
+        let words = line.words.filter { $0.text.filter(\.isLetter).count >= 3 }
+        return words.map(\.confidence).min() ?? line.confidence
+    }
+
+    /// The height of the row's capital-size text (its tallest words), nil without word boxes.
+    package static func textHeight(_ line: ReceiptLine) -> Int? {
+        let heights = line.words.filter { $0.text.filter(\.isLetter).count >= 2 }.map(\.box.height).sorted()
+        guard !heights.isEmpty else { return nil }
+        return heights[(heights.count - 1) * 3 / 4]
+    }
+
+    /// The row's text without low-confidence specks at either end.
+    package static func confidentText(_ line: ReceiptLine) -> String {
+        guard !line.words.isEmpty else { return line.text }
+        var words = line.words[...]
+        func speck(_ w: OCRWord) -> Bool {
+            // ("Sere," after "Panera Bread": its punctuation does not make it a word.)
+            w.confidence < 40 && (w.text.count <= 2 || w.text != w.text.uppercased() && w.text.filter(\.isLetter).count <= 4)
+        }
+        while words.count > 1, let w = words.first, speck(w) { words = words.dropFirst() }
+        while words.count > 1, let w = words.last, speck(w) { words = words.dropLast() }
+        return words.map(\.text).joined(separator: " ")
+    }
+
+    /// Printed in the same font size (a logo line is taller than the legal name under it).
+    package static func similarHeight(_ a: ReceiptLine, _ b: ReceiptLine) -> Bool {
+        guard let ha = a.words.map(\.box.height).max(), let hb = b.words.map(\.box.height).max(), ha > 0, hb > 0 else { return true }
+        return Double(max(ha, hb)) <= 1.3 * Double(min(ha, hb))
+    }
+
+    package static func isAddress(_ text: String) -> Bool {
+        let label = LabelText(text)
+        return label.hasAny(addressWords) || postcodePattern.matches(text.uppercased())
+    }
+
+    package static func isPlausibleName(_ name: String, label: LabelText, allowAddressWords: Bool = false) -> Bool {
+        let letters = name.filter(\.isLetter).count
+        guard letters >= 3 else { return false }
+        let visible = name.filter { !$0.isWhitespace }.count
+        guard Double(letters) / Double(max(1, visible)) >= 0.6 else { return false }
+        if label.hasAny(skipWords) && !label.hasAny(companySuffixes) { return false }
+        if !allowAddressWords && label.hasAny(addressWords) && !label.hasAny(companySuffixes) { return false }
+        if phonePattern.matches(name) { return false }
+        if postcodePattern.matches(name.uppercased()) && !label.hasAny(companySuffixes) { return false }
+        // Mostly one-letter fragments: OCR noise. ("MR D.I.Y. (M)" is fine: its tokens are whole.)
+        let tokens = name.split(whereSeparator: \.isWhitespace)
+        let solid = tokens.filter { $0.filter { $0.isLetter || $0.isNumber }.count >= 2 }
+        guard label.words.contains(where: { $0.count >= 3 }),
+              Double(solid.count) / Double(max(1, tokens.count)) >= 0.5 else { return false }
+        // A branch name in brackets: "(IOI PUCHONG)".
+        if name.hasPrefix("(") && name.hasSuffix(")") { return false }
+        return true
+    }
+
+    /// Removes OCR noise around a name: stray punctuation, one-letter fragments at the ends,
+    /// and common misreadings of company suffixes (`SON BHD` → `SDN BHD`).
+    package static func clean(_ text: String) -> String {
+        var tokens = text.split(whereSeparator: \.isWhitespace).flatMap { token -> [Substring] in
+            // "RETAIL SB(306295-X)": a registration number glued to the name.
+            guard let open = token.firstIndex(of: "("), open != token.startIndex,
+                  token[open...].filter(\.isNumber).count >= 4 else { return [token] }
+            return [token[..<open], token[open...]]
+        }.map { token -> String in
+            var t = String(token)
+            if t.contains(where: { "{}[]".contains($0) }) {
+                t = String(t.map { c -> Character in c == "{" || c == "[" ? "(" : c == "}" || c == "]" ? ")" : c })
+            }
+            // "$/B", "5/B": the "S/B" (Sendirian Berhad) suffix misread.
+            if t.count == 3, t.hasSuffix("/B") || t.hasSuffix("/8") || t.hasSuffix("/R"), "$5S".contains(t.first!) { return "S/B" }
+            // "JIAWE|", "JIAWE!": a final I read as a bar.
+            if t.count >= 4, let last = t.last, last == "|" || last == "!",
+               t.dropLast().suffix(3).allSatisfy({ $0.isLetter && $0.isUppercase }) { t = String(t.dropLast()) + "I" }
+            return t
+        }
+        // "Sports Authority # 484": the store number stays with the name.
+        for i in tokens.indices.dropLast().reversed() where tokens[i] == "#" && tokens[i + 1].allSatisfy(\.isASCIIDigit) {
+            tokens[i] += tokens.remove(at: i + 1)
+        }
+        let trim = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "&()'.#")).inverted
+        tokens = tokens.map { $0.trimmingCharacters(in: trim) }.filter { !$0.isEmpty }.map { t in
+            // "—sSUBANG": a speck read as a small letter glued to a capitalised word.
+            t.count >= 5 && t.first!.isLowercase && t.dropFirst().allSatisfy({ $0.isUppercase && $0.isLetter }) ? String(t.dropFirst()) : t
+        }
+        func isJunk(_ t: String) -> Bool {
+            t.count == 1 && t != "&" || t.count == 2 && t != t.uppercased() || !t.contains(where: { $0.isLetter || $0.isNumber })
+        }
+        while tokens.count > 1, let first = tokens.first, isJunk(first) { tokens.removeFirst() }
+        while tokens.count > 1, let last = tokens.last, isJunk(last) { tokens.removeLast() }
+        // "SON BHD", "SDN BILD", "SIN BHD": the Malaysian company suffix misread.
+        for i in tokens.indices.dropLast() {
+            let a = tokens[i].uppercased().trimmingCharacters(in: CharacterSet(charactersIn: ".")),
+                b = tokens[i + 1].uppercased().trimmingCharacters(in: CharacterSet(charactersIn: "."))
+            // "SDA RMD": both misread, the second still ending in the D of BHD.
+            if a.count == 3, LabelText.editDistance(a, "SDN") <= 1, (3...4).contains(b.count),
+               LabelText.editDistance(b, "BHD") <= (b.count == 4 ? 2 : 1)
+                || a.hasPrefix("SD") && b.count == 3 && b.hasSuffix("D") && b.allSatisfy(\.isLetter) {
+                tokens[i] = tokens[i].hasSuffix(".") ? "SDN." : "SDN"
+                tokens[i + 1] = tokens[i + 1].hasSuffix(".") ? "BHD." : "BHD"
+            }
+        }
+        // Registration numbers after the name: "(1248717-W)", "273500-U", "(139386 X)".
+        let legalForms: Set<String> = ["BHD", "BHD.", "S/B", "BERHAD", "LTD", "LTD.", "LIMITED", "SB"]
+        if let suffixEnd = tokens.lastIndex(where: { legalForms.contains($0.uppercased()) }),
+           suffixEnd + 1 < tokens.count,
+           tokens[(suffixEnd + 1)...].contains(where: { $0.filter(\.isNumber).count >= 2 }) {
+            tokens.removeSubrange((suffixEnd + 1)...)
+        } else if let suffixEnd = tokens.indices.dropLast().first(where: { legalForms.contains(tokens[$0].uppercased())
+                      && tokens[$0 + 1].hasPrefix("(") && tokens[$0 + 1].filter(\.isNumber).count >= 4 }) {
+            // "MYNEWS RETAIL SB (306295-X) FKA BISON STORES SB": the name ends at its number.
+            tokens.removeSubrange((suffixEnd + 1)...)
+        }
+        // "… Services Ltd, 3 Quay Street": the address after the company form.
+        if let suffixEnd = tokens.firstIndex(where: { ["LTD", "LTD.", "LTD,", "LIMITED", "LIMITED,", "PLC", "PLC,", "LLC", "LLC,", "INC", "INC.", "INC,", "GMBH", "GMBH,"].contains($0.uppercased()) }),
+           suffixEnd + 1 < tokens.count, tokens[suffixEnd + 1].first?.isNumber == true || isAddress(tokens[(suffixEnd + 1)...].joined(separator: " ")) {
+            tokens.removeSubrange((suffixEnd + 1)...)
+        }
+        // A bracketed registration number split over tokens at the end: "(139386 X)".
+        if let open = tokens.lastIndex(where: { $0.hasPrefix("(") }), open > 0, tokens.last?.hasSuffix(")") == true,
+           tokens[open...].joined().filter(\.isNumber).count >= 4 {
+            tokens.removeSubrange(open...)
+        }
+        while tokens.count > 1, let last = tokens.last, !last.hasPrefix("#"),
+              last.filter(\.isNumber).count >= 3 || last.hasPrefix("(") && last.contains(where: \.isNumber) {
+            tokens.removeLast()
+        }
+        // SDN is always followed by BHD: "… SDN. pro", "… SDN" at the end of the row, "… SDR".
+        if let last = tokens.last?.uppercased().trimmingCharacters(in: CharacterSet(charactersIn: ".")), tokens.count >= 2 {
+            let previous = tokens[tokens.count - 2].uppercased().trimmingCharacters(in: CharacterSet(charactersIn: "."))
+            if last == "SDN" || last.count == 3 && LabelText.editDistance(last, "SDN") == 1 && last.hasPrefix("SD") {
+                tokens[tokens.count - 1] = "SDN"
+                tokens.append("BHD")
+            } else if previous == "SDN", last != "BHD", last.count <= 4, !last.contains(where: \.isNumber) {
+                tokens[tokens.count - 1] = "BHD"
+            }
+        }
+        tokens = tokens.map { t in
+            // Dotted initials: "D.1.Y." is D.I.Y.; a letter read twice ("D.I.YY.", "D.I.Y¥.") is one.
+            if t.count >= 4, t.filter({ $0 == "." }).count >= 2 {
+                let parts = t.split(separator: ".", omittingEmptySubsequences: false).map { part -> String in
+                    let mapped = String(part.map { c -> Character in c == "1" ? "I" : c == "0" ? "O" : c == "¥" ? "Y" : c })
+                    return mapped.count == 2 && mapped.first == mapped.last && mapped.first!.isLetter ? String(mapped.prefix(1)) : mapped
+                }
+                if parts.filter({ !$0.isEmpty }).count >= 2, parts.allSatisfy({ $0.count <= 1 }) {
+                    return parts.joined(separator: ".")
+                }
+            }
+            switch t.uppercased() {
+            case "5/B", "S/8", "5/8": return "S/B"
+            case _ where t.contains("¥"): return t.replacingOccurrences(of: "¥", with: "Y")
+            default: return t
+            }
+        }
+        var name = tokens.joined(separator: " ")
+        if name.contains(where: { $0 == "?" || $0 == "’" || $0 == "`" }) {
+            name = name.replacingOccurrences(of: #"(?<=[A-Za-z])[?’`](?=[Ss]\b)"#, with: "'", options: .regularExpression)
+        }
+        if name.uppercased().hasSuffix(" BHO") { name = String(name.dropLast(3)) + "BHD" }
+        return name.trimmingCharacters(in: CharacterSet(charactersIn: " .,:;-_|"))
+    }
+}

@@ -1,0 +1,42 @@
+import CTesseract
+import Foundation
+import ReceiptModel
+
+/// Leptonica's image pointer. `PIX *` is a typed pointer on Leptonica 1.82 and opaque on ≥ 1.83;
+/// this is the one place that names it.
+package typealias PixPointer = UnsafeMutablePointer<PIX>
+
+/// Owns exactly one Leptonica `PIX`, destroyed in `deinit`. Not thread-safe; may move between threads.
+package final class LeptonicaImage {
+    package let pix: PixPointer
+
+    /// Takes ownership of `pix`.
+    package init(taking pix: PixPointer) {
+        self.pix = pix
+    }
+
+    deinit {
+        var p: PixPointer? = pix
+        pixDestroy(&p)
+    }
+
+    package var width: Int { Int(pixGetWidth(pix)) }
+    package var height: Int { Int(pixGetHeight(pix)) }
+    package var depth: Int { Int(pixGetDepth(pix)) }
+    package var pixelCount: Int { width * height }
+
+    /// Applies a Leptonica transform that returns a new PIX; nil when Leptonica returns NULL.
+    package func transformed(_ body: (PixPointer) -> PixPointer?) -> LeptonicaImage? {
+        guard let out = body(pix) else { return nil }
+        return LeptonicaImage(taking: out)
+    }
+}
+
+@available(*, unavailable) extension LeptonicaImage: Sendable {}
+
+package enum Leptonica {
+    /// Leptonica prints errors and warnings to stderr; the pipeline reports what matters itself.
+    package static let silenced: Void = {
+        _ = setMsgSeverity(Int32(L_SEVERITY_NONE))
+    }()
+}

@@ -1,0 +1,30 @@
+import Foundation
+import ReceiptModel
+
+extension Receipt {
+    /// The receipt as a record for `receipts list` / `show` and for backends: every stored field,
+    /// ids lowercase, timestamps ISO 8601 (UTC). The analysis is under `analysis` (parsed) when
+    /// `includeDetails`, with the OCR text.
+    public func json(includeDetails: Bool = false) -> JSONValue {
+        let iso = ISO8601DateFormatter()
+        var pairs: [(String, JSONValue)] = [
+            ("id", .string(id.uuidString.lowercased())),
+            ("filePath", .string(filePath)),
+            ("contentHash", .optionalString(contentHash)),
+            ("ocrStatus", .string(ocrStatus.rawValue)),
+            ("lastError", .optionalString(lastError)),
+            ("attempts", .int(attempts)),
+            ("analyzer", .optionalString(analyzer)),
+            ("uploadTimestamp", .string(iso.string(from: uploadTimestamp))),
+            ("createdAt", .string(iso.string(from: createdAt))),
+            ("updatedAt", .string(iso.string(from: updatedAt))),
+            ("isUploaded", .bool(isUploaded)),
+            ("expenseId", .optionalString(expenseId?.uuidString.lowercased())),
+        ]
+        if includeDetails {
+            pairs.append(("analysis", ocrResultJson.flatMap { try? JSONValue.parse($0) } ?? .null))
+            pairs.append(("ocrText", .optionalString(ocrText)))
+        }
+        return .object(pairs)
+    }
+}

@@ -1,0 +1,148 @@
+import Foundation
+import ReceiptModel
+
+/// Where receipts, their drafted expenses and the job queue's state live.
+///
+/// Every state change is one atomic step: a worker claims a pending receipt (processing, with a
+/// lease), then completes it (completed + analysis + drafted expense in one transaction) or fails
+/// it. `SQLiteReceiptStore` is the real implementation; the protocol lets a backend put the queue
+/// in another database.
+public protocol ReceiptStore: Sendable {
+    /// The database, for messages (`/home/me/.local/share/receipts/receipts.sqlite`).
+    var location: String { get }
+
+    // MARK: Receipts and expenses
+
+    /// Stores a new receipt (normally `pending`); `imagePath` is where its bytes are kept. With
+    /// `deduplicate`, when a receipt with the same `contentHash` exists, nothing is stored and that
+    /// receipt is returned (`isNew` false). The check and the insert are one transaction.
+    func insert(_ receipt: Receipt, imagePath: String?, deduplicate: Bool) async throws -> (receipt: Receipt, isNew: Bool)
+    func receipt(id: UUID) async throws -> Receipt?
+    /// The receipt whose id starts with `prefix` (case-insensitive, at least 4 characters).
+    /// Throws `ReceiptError` `.notFound` or `.ambiguousId`.
+    func receipt(idPrefix prefix: String) async throws -> Receipt
+    /// The oldest receipt with these bytes, if any.
+    func receipt(contentHash: String) async throws -> Receipt?
+    /// Where the receipt's image bytes are kept, if they were stored.
+    func imagePath(ofReceipt id: UUID) async throws -> String?
+    func receipts(_ query: ReceiptQuery) async throws -> [Receipt]
+    func expense(id: UUID) async throws -> Expense?
+    func expense(receiptId: UUID) async throws -> Expense?
+    func expenses(_ query: ExpenseQuery) async throws -> [Expense]
+    /// Number of receipts in each state.
+    func statusCounts() async throws -> [OCRStatus: Int]
+
+    // MARK: Queue
+
+    /// Atomically takes the oldest due pending receipt: `processing`, `attempts + 1`, leased to
+    /// `lease.owner` until `lease.expiresAt`.
+    func claimNext(_ lease: Lease) async throws -> ClaimedJob?
+    /// Atomically takes this receipt if it is pending and due; otherwise says where it is.
+    func claim(id: UUID, _ lease: Lease) async throws -> ClaimAttempt
+    /// Extends a lease this owner holds. False when the lease was lost (reclaimed by others).
+    func renew(id: UUID, _ lease: Lease) async throws -> Bool
+    /// Completes a receipt this owner holds: `completed`, the analysis, the OCR text and the drafted
+    /// expense, in one transaction. The expense is flagged `possibleDuplicateOf` an existing expense
+    /// with the same vendor, date and total. Nil when the lease was lost (nothing is written).
+    func complete(id: UUID, owner: String, work: CompletedWork, now: Date) async throws -> (Receipt, Expense)?
+    /// Records a failure of a receipt this owner holds: back to `pending` until `retryAt` when it is
+    /// given, else `failed`. Nil when the lease was lost.
+    func fail(id: UUID, owner: String, error: String, retryAt: Date?, now: Date) async throws -> Receipt?
+    /// Hands a receipt back to `pending` without counting the attempt (graceful shutdown).
+    func release(id: UUID, owner: String, now: Date) async throws
+    /// Returns abandoned `processing` receipts to `pending` — those whose lease expired before
+    /// `now` or whose owner `isAbandoned` says is gone — or fails them when they already had
+    /// `maxAttempts` attempts. Returns the receipts changed.
+    func reclaim(now: Date, maxAttempts: Int, isAbandoned: @escaping @Sendable (String) -> Bool) async throws -> [Receipt]
+    /// The earliest time a pending receipt becomes due (nil: none is waiting for a retry time).
+    func nextDueDate() async throws -> Date?
+    /// Puts a failed receipt back to `pending` with its attempts reset. Throws `.invalidState`
+    /// for a receipt that is not failed.
+    func requeue(id: UUID, now: Date) async throws -> Receipt
+    /// Puts every failed receipt back to `pending`.
+    func requeueFailed(now: Date) async throws -> [Receipt]
+}
+
+/// A worker's hold on a receipt.
+public struct Lease: Sendable, Equatable {
+    /// Names the worker: `host:pid:instance` (see `WorkerIdentity`).
+    public var owner: String
+    public var now: Date
+    public var expiresAt: Date
+
+    public init(owner: String, now: Date = Date(), duration: TimeInterval) {
+        self.owner = owner
+        self.now = now
+        self.expiresAt = now.addingTimeInterval(duration)
+    }
+}
+
+/// A receipt a worker holds, with where its bytes are.
+public struct ClaimedJob: Sendable {
+    public var receipt: Receipt
+    /// The stored copy of the image (or nil: read `receipt.filePath`).
+    public var imagePath: String?
+}
+
+public enum ClaimAttempt: Sendable {
+    case claimed(ClaimedJob)
+    /// Completed or failed already.
+    case finished(Receipt)
+    /// Pending but not due before this time (a retry's backoff).
+    case notDue(Receipt, until: Date)
+    /// Processing, leased to someone until this time.
+    case leased(Receipt, until: Date?)
+    case notFound
+}
+
+/// What a worker produced for one receipt.
+public struct CompletedWork: Sendable {
+    public var analysis: ReceiptAnalysis
+    public var ocrText: String
+    /// The drafted expense (its `possibleDuplicateOf` is set by the store).
+    public var expense: Expense
+
+    public init(analysis: ReceiptAnalysis, ocrText: String, expense: Expense) {
+        self.analysis = analysis
+        self.ocrText = ocrText
+        self.expense = expense
+    }
+}
+
+/// Which receipts to list. Newest first.
+public struct ReceiptQuery: Sendable {
+    public var status: OCRStatus?
+    /// Submitted at or after / before.
+    public var submittedFrom: Date?
+    public var submittedBefore: Date?
+    public var limit: Int?
+
+    public init(status: OCRStatus? = nil, submittedFrom: Date? = nil, submittedBefore: Date? = nil, limit: Int? = nil) {
+        self.status = status
+        self.submittedFrom = submittedFrom
+        self.submittedBefore = submittedBefore
+        self.limit = limit
+    }
+}
+
+/// Which expenses to list. Ordered by date, then creation.
+public struct ExpenseQuery: Sendable {
+    /// Receipt dates from and to, both inclusive.
+    public var from: CalendarDate?
+    public var to: CalendarDate?
+    /// Category name, case-insensitive.
+    public var category: String?
+    public var status: ExpenseStatus?
+    public var needsReview: Bool?
+    public var limit: Int?
+
+    public init(from: CalendarDate? = nil, to: CalendarDate? = nil, category: String? = nil,
+                status: ExpenseStatus? = nil, needsReview: Bool? = nil, limit: Int? = nil) {
+        self.from = from
+        self.to = to
+        self.category = category
+        self.status = status
+        self.needsReview = needsReview
+        self.limit = limit
+    }
+}

@@ -1,0 +1,190 @@
+import Foundation
+import ReceiptModel
+import GRDB
+
+/// The queue's state changes. Each runs in one IMMEDIATE transaction, so two workers — in this
+/// process or another — can never take the same receipt.
+extension SQLiteReceiptStore {
+    public func claimNext(_ lease: Lease) async throws -> ClaimedJob? {
+        try await write { db in
+            guard let id = try String.fetchOne(db, sql: """
+                SELECT id FROM receipt
+                WHERE ocrStatus = 'pending' AND (notBefore IS NULL OR notBefore <= ?)
+                ORDER BY createdAt, rowid LIMIT 1
+                """, arguments: [lease.now]) else { return nil }
+            return try Self.take(id: id, lease, db)
+        }
+    }
+
+    public func claim(id: UUID, _ lease: Lease) async throws -> ClaimAttempt {
+        try await write { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM receipt WHERE id = ?",
+                                             arguments: [StoreRows.text(id)]) else { return .notFound }
+            let receipt = StoreRows.receipt(row)
+            switch receipt.ocrStatus {
+            case .completed, .failed:
+                return .finished(receipt)
+            case .processing:
+                return .leased(receipt, until: row["leaseExpiresAt"])
+            case .pending:
+                if let notBefore = row["notBefore"] as Date?, notBefore > lease.now {
+                    return .notDue(receipt, until: notBefore)
+                }
+                return .claimed(try Self.take(id: StoreRows.text(id), lease, db))
+            }
+        }
+    }
+
+    private static func take(id: String, _ lease: Lease, _ db: Database) throws -> ClaimedJob {
+        try db.execute(sql: """
+            UPDATE receipt SET ocrStatus = 'processing', attempts = attempts + 1, leaseOwner = ?,
+                leaseExpiresAt = ?, notBefore = NULL, updatedAt = ?
+            WHERE id = ? AND ocrStatus = 'pending'
+            """, arguments: [lease.owner, lease.expiresAt, lease.now, id])
+        let row = try Row.fetchOne(db, sql: "SELECT * FROM receipt WHERE id = ?", arguments: [id])!
+        return ClaimedJob(receipt: StoreRows.receipt(row), imagePath: row["imagePath"])
+    }
+
+    public func renew(id: UUID, _ lease: Lease) async throws -> Bool {
+        try await write { db in
+            try db.execute(sql: """
+                UPDATE receipt SET leaseExpiresAt = ?
+                WHERE id = ? AND ocrStatus = 'processing' AND leaseOwner = ?
+                """, arguments: [lease.expiresAt, StoreRows.text(id), lease.owner])
+            return db.changesCount == 1
+        }
+    }
+
+    public func complete(id: UUID, owner: String, work: CompletedWork, now: Date) async throws -> (Receipt, Expense)? {
+        try await write { db in
+            let idText = StoreRows.text(id)
+            guard try Self.holds(idText, owner, db) else { return nil }
+            var expense = work.expense
+            expense.receiptId = id
+            expense.possibleDuplicateOf = try Self.possibleDuplicate(of: expense, db)
+            try StoreRows.insert(expense, db)
+            try db.execute(sql: """
+                UPDATE receipt SET ocrStatus = 'completed', ocrResultJson = ?, ocrText = ?, analyzer = ?,
+                    lastError = NULL, expenseId = ?, leaseOwner = NULL, leaseExpiresAt = NULL, notBefore = NULL,
+                    updatedAt = ?
+                WHERE id = ?
+                """, arguments: [work.analysis.json.serialized(), work.ocrText, work.analysis.analyzer,
+                                 StoreRows.text(expense.id), now, idText])
+            let receipt = StoreRows.receipt(try Row.fetchOne(db, sql: "SELECT * FROM receipt WHERE id = ?",
+                                                              arguments: [idText])!)
+            return (receipt, expense)
+        }
+    }
+
+    /// The earliest other expense for the same purchase: same vendor (ignoring case), date and total.
+    private static func possibleDuplicate(of expense: Expense, _ db: Database) throws -> UUID? {
+        let vendor = expense.description.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !vendor.isEmpty, let date = expense.date, let amount = expense.amount else { return nil }
+        let id = try String.fetchOne(db, sql: """
+            SELECT id FROM expense
+            WHERE trim(description) = ? COLLATE NOCASE AND date = ? AND amount = ? AND receiptId != ?
+            ORDER BY lastModified, rowid LIMIT 1
+            """, arguments: [vendor, date.description, amount.plainString, StoreRows.text(expense.receiptId)])
+        return id.flatMap(UUID.init(uuidString:))
+    }
+
+    private static func holds(_ id: String, _ owner: String, _ db: Database) throws -> Bool {
+        try Bool.fetchOne(db, sql: "SELECT ocrStatus = 'processing' AND leaseOwner = ? FROM receipt WHERE id = ?",
+                          arguments: [owner, id]) ?? false
+    }
+
+    public func fail(id: UUID, owner: String, error: String, retryAt: Date?, now: Date) async throws -> Receipt? {
+        try await write { db in
+            let idText = StoreRows.text(id)
+            guard try Self.holds(idText, owner, db) else { return nil }
+            try db.execute(sql: """
+                UPDATE receipt SET ocrStatus = ?, lastError = ?, notBefore = ?, leaseOwner = NULL,
+                    leaseExpiresAt = NULL, updatedAt = ?
+                WHERE id = ?
+                """, arguments: [retryAt == nil ? "failed" : "pending", error, retryAt, now, idText])
+            return StoreRows.receipt(try Row.fetchOne(db, sql: "SELECT * FROM receipt WHERE id = ?", arguments: [idText])!)
+        }
+    }
+
+    public func release(id: UUID, owner: String, now: Date) async throws {
+        try await write { db in
+            try db.execute(sql: """
+                UPDATE receipt SET ocrStatus = 'pending', attempts = max(attempts - 1, 0), leaseOwner = NULL,
+                    leaseExpiresAt = NULL, updatedAt = ?
+                WHERE id = ? AND ocrStatus = 'processing' AND leaseOwner = ?
+                """, arguments: [now, StoreRows.text(id), owner])
+        }
+    }
+
+    public func reclaim(now: Date, maxAttempts: Int,
+                        isAbandoned: @escaping @Sendable (String) -> Bool) async throws -> [Receipt] {
+        try await write { db in
+            var changed: [Receipt] = []
+            let rows = try Row.fetchAll(db, sql: "SELECT * FROM receipt WHERE ocrStatus = 'processing'")
+            for row in rows {
+                let expires = row["leaseExpiresAt"] as Date?
+                let owner = row["leaseOwner"] as String?
+                let expired = expires.map { $0 <= now } ?? true
+                guard expired || owner.map(isAbandoned) ?? true else { continue }
+                let receipt = StoreRows.receipt(row)
+                let idText = StoreRows.text(receipt.id)
+                if receipt.attempts >= maxAttempts {
+                    let times = receipt.attempts == 1 ? "once" : "\(receipt.attempts) times"
+                    let message = "\(receipt.filePath): processing was interrupted \(times) (the process stopped or crashed while reading this receipt); see `receipts retry`"
+                    try db.execute(sql: """
+                        UPDATE receipt SET ocrStatus = 'failed', lastError = ?, leaseOwner = NULL, leaseExpiresAt = NULL,
+                            updatedAt = ?
+                        WHERE id = ?
+                        """, arguments: [message, now, idText])
+                } else {
+                    try db.execute(sql: """
+                        UPDATE receipt SET ocrStatus = 'pending', leaseOwner = NULL, leaseExpiresAt = NULL, updatedAt = ?
+                        WHERE id = ?
+                        """, arguments: [now, idText])
+                }
+                changed.append(StoreRows.receipt(try Row.fetchOne(db, sql: "SELECT * FROM receipt WHERE id = ?",
+                                                                  arguments: [idText])!))
+            }
+            return changed
+        }
+    }
+
+    public func nextDueDate() async throws -> Date? {
+        try await read { db in
+            try Date.fetchOne(db, sql: "SELECT min(notBefore) FROM receipt WHERE ocrStatus = 'pending'")
+        }
+    }
+
+    public func requeue(id: UUID, now: Date) async throws -> Receipt {
+        let location = self.location
+        return try await write { db in
+            let idText = StoreRows.text(id)
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM receipt WHERE id = ?", arguments: [idText]) else {
+                throw ReceiptError(.notFound, "no receipt with id \(idText)", file: location)
+            }
+            let receipt = StoreRows.receipt(row)
+            guard receipt.ocrStatus == .failed else {
+                throw ReceiptError(.invalidState,
+                                 "receipt \(idText) is \(receipt.ocrStatus.rawValue), not failed; only failed receipts can be retried",
+                                 file: location)
+            }
+            try db.execute(sql: """
+                UPDATE receipt SET ocrStatus = 'pending', attempts = 0, notBefore = NULL, updatedAt = ? WHERE id = ?
+                """, arguments: [now, idText])
+            return StoreRows.receipt(try Row.fetchOne(db, sql: "SELECT * FROM receipt WHERE id = ?", arguments: [idText])!)
+        }
+    }
+
+    public func requeueFailed(now: Date) async throws -> [Receipt] {
+        try await write { db in
+            let ids = try String.fetchAll(db, sql: "SELECT id FROM receipt WHERE ocrStatus = 'failed' ORDER BY createdAt, rowid")
+            try db.execute(sql: """
+                UPDATE receipt SET ocrStatus = 'pending', attempts = 0, notBefore = NULL, updatedAt = ?
+                WHERE ocrStatus = 'failed'
+                """, arguments: [now])
+            return try ids.compactMap { id in
+                try Row.fetchOne(db, sql: "SELECT * FROM receipt WHERE id = ?", arguments: [id]).map(StoreRows.receipt)
+            }
+        }
+    }
+}

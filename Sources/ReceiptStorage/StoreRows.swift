@@ -1,0 +1,85 @@
+import Foundation
+import ReceiptModel
+import GRDB
+
+/// Row ↔ model mapping. Ids are lowercase UUID text, money exact decimal text, receipt dates
+/// `YYYY-MM-DD`, booleans 0/1.
+package enum StoreRows {
+    package static let posix = Locale(identifier: "en_US_POSIX")
+
+    package static func text(_ id: UUID) -> String { id.uuidString.lowercased() }
+    package static func optionalText(_ id: UUID?) -> String? { id.map { text($0) } }
+    package static func money(_ amount: Decimal?) -> String? { amount?.plainString }
+
+    package static func uuid(_ row: Row, _ column: String) -> UUID? {
+        (row[column] as String?).flatMap(UUID.init(uuidString:))
+    }
+
+    package static func decimal(_ row: Row, _ column: String) -> Decimal? {
+        (row[column] as String?).flatMap { Decimal(string: $0, locale: posix) }
+    }
+
+    package static func receipt(_ row: Row) -> Receipt {
+        Receipt(
+            id: uuid(row, "id") ?? UUID(),
+            filePath: row["filePath"],
+            contentHash: row["contentHash"],
+            uploadTimestamp: row["uploadTimestamp"],
+            ocrStatus: OCRStatus(rawValue: row["ocrStatus"]) ?? .pending,
+            ocrResultJson: row["ocrResultJson"],
+            ocrText: row["ocrText"],
+            analyzer: row["analyzer"],
+            attempts: row["attempts"],
+            lastError: row["lastError"],
+            createdAt: row["createdAt"],
+            updatedAt: row["updatedAt"],
+            isUploaded: row["isUploaded"],
+            expenseId: uuid(row, "expenseId"))
+    }
+
+    package static func expense(_ row: Row) -> Expense {
+        Expense(
+            id: uuid(row, "id") ?? UUID(),
+            receiptId: uuid(row, "receiptId") ?? UUID(),
+            date: (row["date"] as String?).flatMap(CalendarDate.init(iso:)),
+            amount: decimal(row, "amount"),
+            currency: row["currency"],
+            taxAmount: decimal(row, "taxAmount"),
+            category: row["category"],
+            description: row["description"],
+            isTaxDeductible: row["isTaxDeductible"],
+            taxDeductiblePercentage: decimal(row, "taxDeductiblePercentage") ?? 0,
+            creationMethod: row["creationMethod"],
+            status: ExpenseStatus(rawValue: row["status"]) ?? .draft,
+            needsReview: row["needsReview"],
+            possibleDuplicateOf: uuid(row, "possibleDuplicateOf"),
+            isUploaded: row["isUploaded"],
+            lastModified: row["lastModified"])
+    }
+
+    package static func insert(_ r: Receipt, imagePath: String?, _ db: Database) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO receipt (id, filePath, contentHash, uploadTimestamp, ocrStatus, ocrResultJson, ocrText,
+                    analyzer, attempts, lastError, createdAt, updatedAt, isUploaded, expenseId, imagePath)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [text(r.id), r.filePath, r.contentHash, r.uploadTimestamp, r.ocrStatus.rawValue,
+                        r.ocrResultJson, r.ocrText, r.analyzer, r.attempts, r.lastError, r.createdAt, r.updatedAt,
+                        r.isUploaded, optionalText(r.expenseId), imagePath])
+    }
+
+    package static func insert(_ e: Expense, _ db: Database) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO expense (id, receiptId, date, amount, currency, taxAmount, category, description,
+                    isTaxDeductible, taxDeductiblePercentage, creationMethod, status, needsReview,
+                    possibleDuplicateOf, isUploaded, lastModified)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [text(e.id), text(e.receiptId), e.date?.description, money(e.amount), e.currency,
+                        money(e.taxAmount), e.category, e.description, e.isTaxDeductible,
+                        e.taxDeductiblePercentage.plainString, e.creationMethod, e.status.rawValue, e.needsReview,
+                        optionalText(e.possibleDuplicateOf), e.isUploaded, e.lastModified])
+    }
+}

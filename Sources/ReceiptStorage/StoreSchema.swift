@@ -1,0 +1,76 @@
+import ReceiptModel
+import GRDB
+
+/// The store's schema and its migrations. A migration, once released, never changes: add a new one.
+///
+/// - `v1`: the `receipt` and `expense` tables, mirroring the apps' data model.
+/// - `v2`: the job queue: where the image bytes are kept, the worker lease, the retry time.
+///
+/// Money is TEXT holding the exact decimal (`23.45`); receipt dates are TEXT `YYYY-MM-DD`
+/// calendar dates; timestamps are GRDB's UTC text `YYYY-MM-DD HH:MM:SS.SSS` (they sort as text).
+package enum StoreSchema {
+    package static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(sql: v1)
+        }
+        migrator.registerMigration("v2") { db in
+            try db.execute(sql: v2)
+        }
+        return migrator
+    }
+
+    /// The newest migration this build knows.
+    package static let latestVersion = "v2"
+
+    package static let v1 = """
+        CREATE TABLE receipt (
+            id TEXT PRIMARY KEY NOT NULL,
+            filePath TEXT NOT NULL,
+            contentHash TEXT,
+            uploadTimestamp TEXT NOT NULL,
+            ocrStatus TEXT NOT NULL DEFAULT 'pending'
+                CHECK (ocrStatus IN ('pending', 'processing', 'completed', 'failed')),
+            ocrResultJson TEXT,
+            ocrText TEXT,
+            analyzer TEXT,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            lastError TEXT,
+            createdAt TEXT NOT NULL,
+            updatedAt TEXT NOT NULL,
+            isUploaded INTEGER NOT NULL DEFAULT 0,
+            expenseId TEXT
+        );
+        CREATE INDEX receipt_on_contentHash ON receipt(contentHash);
+        CREATE INDEX receipt_on_ocrStatus ON receipt(ocrStatus);
+        CREATE TABLE expense (
+            id TEXT PRIMARY KEY NOT NULL,
+            receiptId TEXT NOT NULL UNIQUE REFERENCES receipt(id) ON DELETE CASCADE,
+            date TEXT,
+            amount TEXT,
+            currency TEXT,
+            taxAmount TEXT,
+            category TEXT NOT NULL,
+            description TEXT NOT NULL,
+            isTaxDeductible INTEGER NOT NULL,
+            taxDeductiblePercentage TEXT NOT NULL,
+            creationMethod TEXT NOT NULL DEFAULT 'ocr',
+            status TEXT NOT NULL DEFAULT 'draft' CHECK (status IN ('draft', 'confirmed')),
+            needsReview INTEGER NOT NULL,
+            possibleDuplicateOf TEXT REFERENCES expense(id) ON DELETE SET NULL,
+            isUploaded INTEGER NOT NULL DEFAULT 0,
+            lastModified TEXT NOT NULL
+        );
+        CREATE INDEX expense_on_date ON expense(date);
+        CREATE INDEX expense_on_category ON expense(category);
+        """
+
+    package static let v2 = """
+        ALTER TABLE receipt ADD COLUMN imagePath TEXT;
+        ALTER TABLE receipt ADD COLUMN leaseOwner TEXT;
+        ALTER TABLE receipt ADD COLUMN leaseExpiresAt TEXT;
+        ALTER TABLE receipt ADD COLUMN notBefore TEXT;
+        CREATE INDEX receipt_on_queue ON receipt(ocrStatus, notBefore, createdAt);
+        CREATE INDEX expense_on_purchase ON expense(description COLLATE NOCASE, date, amount);
+        """
+}
