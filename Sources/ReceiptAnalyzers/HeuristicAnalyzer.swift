@@ -46,8 +46,7 @@ public struct HeuristicAnalyzer: ReceiptAnalyzer {
 
     public func analyze(_ input: AnalysisInput, options: AnalysisOptions) async throws -> ReceiptAnalysis {
         var reading = Reading(ocr: input.ocr, options: options)
-        var passes = 1
-        if let reread = input.reread, reading.wantsReread {
+        if let reader = input.reader, reading.wantsReread {
             // (pass, made for the date alone)
             var planned: [(OCRPass, Bool)] = []
             if reading.totalWantsReread {
@@ -59,8 +58,7 @@ public struct HeuristicAnalyzer: ReceiptAnalyzer {
             planned += dateRereadPasses.filter { p in !planned.contains { $0.0 == p } }.map { ($0, true) }
             for (pass, forDate) in planned where forDate ? reading.date == nil : reading.wantsReread {
                 try Task.checkCancellation()
-                guard let ocr = try? await reread(pass) else { continue }
-                passes += 1
+                guard let ocr = try await Self.read(reader, pass) else { continue }
                 // A pass made for the date has no say on the total (the binarized page misreads more
                 // amounts).
                 reading.merge(Reading(ocr: ocr, options: options, isPartial: pass.region != nil), totals: !forDate)
@@ -69,13 +67,12 @@ public struct HeuristicAnalyzer: ReceiptAnalyzer {
         // A date read with low confidence: read its row again on its own (Tesseract then picks a
         // threshold for that row alone, which suits faint print) and keep the clearer reading;
         // when that close-up cannot read the row clearly either, once more at 1.5× the scale.
-        if let reread = input.reread, let date = reading.date, let row = reading.dateRow,
+        if let reader = input.reader, let date = reading.date, let row = reading.dateRow,
            let rowBox = row.box, let weak = DateFinder.dateWordConfidence(row), weak < 85,
            let region = reading.rowRegion(row) {
             for scale in [1.0, 1.5] {
                 try Task.checkCancellation()
-                guard let ocr = try? await reread(OCRPass(pageSegmentationMode: 6, scale: scale, region: region)) else { break }
-                passes += 1
+                guard let ocr = try await Self.read(reader, OCRPass(pageSegmentationMode: 6, scale: scale, region: region)) else { break }
                 let closeUp = ReceiptDocument(ocr: ocr)
                 guard let other = DateFinder.find(closeUp, orderHint: reading.dateOrderHint, defaultOrder: options.dateOrder),
                       let line = other.line.flatMap({ i in closeUp.lines.first { $0.index == i } }), let lineBox = line.box,
@@ -91,11 +88,10 @@ public struct HeuristicAnalyzer: ReceiptAnalyzer {
         }
         // A vendor name read with low confidence: read its rows again, larger, and keep the
         // clearer reading of the same name.
-        if let reread = input.reread, let vendor = reading.vendor, vendor.readConfidence < 80,
+        if let reader = input.reader, let vendor = reading.vendor, vendor.readConfidence < 80,
            let region = reading.vendorRegion() {
             try Task.checkCancellation()
-            if let ocr = try? await reread(OCRPass(pageSegmentationMode: 6, scale: 2, region: region)) {
-                passes += 1
+            if let ocr = try await Self.read(reader, OCRPass(pageSegmentationMode: 6, scale: 2, region: region)) {
                 if let clearer = VendorFinder.find(ReceiptDocument(ocr: ocr)),
                    clearer.readConfidence >= vendor.readConfidence + 5, clearer.meanConfidence >= vendor.meanConfidence,
                    Reading.sameName(clearer.name, vendor.name),
@@ -109,15 +105,27 @@ public struct HeuristicAnalyzer: ReceiptAnalyzer {
             }
         }
         // Letters OCR confused in the name's weakly read words, mended by the dictionary.
-        if let dictionary = input.dictionaryWords, let vendor = reading.vendor {
+        if let reader = input.reader, let vendor = reading.vendor {
             let suspects = WordRepair.suspects(in: vendor)
-            if !suspects.isEmpty, let known = try? await dictionary(WordRepair.lookups(for: suspects)) {
+            if !suspects.isEmpty, let known = try? await reader.dictionaryWords(among: WordRepair.lookups(for: suspects)) {
                 reading.vendor?.name = WordRepair.repair(vendor.name, suspects: suspects, known: known)
             }
         }
         var analysis = reading.analysis(options: options, analyzer: name)
-        if passes > 1 { analysis.details.append(("ocrPasses", .int(passes))) }
+        if let passes = input.reader?.passesRead, passes > 1 { analysis.details.append(("ocrPasses", .int(passes))) }
         return analysis
+    }
+
+    /// A further pass, or nil when the reader has none left or it failed: a failed close-up leaves
+    /// the readings already made. Only cancellation stops the analysis.
+    static func read(_ reader: any PageReader, _ pass: OCRPass) async throws -> OCRResult? {
+        do {
+            return try await reader.read(pass)
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            return nil
+        }
     }
 
     /// Small letters read between two capitals (`DeI.Y.`): a sign of a misread.

@@ -16,23 +16,19 @@ public protocol ReceiptAnalyzer: Sendable {
 public struct AnalysisInput: Sendable {
     /// The file the receipt came from, for error messages and logs (may be a display name).
     public var source: String
+    /// The first OCR pass.
     public var ocr: OCRResult
-    /// Reads the image again with other OCR settings (a second, targeted pass). Nil when the
-    /// image is not available.
-    public var reread: (@Sendable (OCRPass) async throws -> OCRResult)?
+    /// Reads the image again (further, targeted passes within the receipt's budget) and looks
+    /// words up in the OCR language's dictionary. Nil when the image is not at hand.
+    public var reader: (any PageReader)?
     /// The image bytes, for analyzers that send the image itself.
     public var imageData: Data?
-    /// The words among those given that the OCR language's dictionary holds, for mending letters
-    /// OCR misread (`BAKERLES` → `BAKERIES`). Nil when no dictionary is at hand.
-    public var dictionaryWords: (@Sendable ([String]) async throws -> Set<String>)?
 
-    public init(source: String, ocr: OCRResult, reread: (@Sendable (OCRPass) async throws -> OCRResult)? = nil,
-                imageData: Data? = nil, dictionaryWords: (@Sendable ([String]) async throws -> Set<String>)? = nil) {
+    public init(source: String, ocr: OCRResult, reader: (any PageReader)? = nil, imageData: Data? = nil) {
         self.source = source
         self.ocr = ocr
-        self.reread = reread
+        self.reader = reader
         self.imageData = imageData
-        self.dictionaryWords = dictionaryWords
     }
 }
 

@@ -23,7 +23,16 @@ package struct ImageLoader {
         let sourceHeight: Int
     }
 
+    /// Decodes and prepares an image for one pass (`decode` then `prepare`).
     package func load(_ data: Data, file: String, pass: OCRPass? = nil) throws -> Loaded {
+        let decoded = try decode(data, file: file)
+        return Loaded(image: prepare(decoded.image, pass: pass), sourceWidth: decoded.sourceWidth, sourceHeight: decoded.sourceHeight)
+    }
+
+    /// Decodes image bytes: EXIF orientation applied, colour map removed, 8-bit gray or 32-bit
+    /// colour, and (for a page scan) cropped to the receipt. What every OCR pass of a receipt
+    /// starts from: an OCR session decodes once and prepares each pass from this.
+    package func decode(_ data: Data, file: String) throws -> Loaded {
         _ = Leptonica.silenced
         guard !data.isEmpty else { throw ReceiptError(.badImage, file: file, "file is empty (0 bytes)") }
         guard let format = ImageFormat.sniff(data) else {
@@ -100,16 +109,17 @@ package struct ImageLoader {
             }
             image = gray
         }
-        image = prepare(image, pass: pass)
-        return Loaded(image: image, sourceWidth: sourceWidth, sourceHeight: sourceHeight)
-    }
-
-    /// Crop, scale and (for a pass that asks) binarize an 8-bit gray image.
-    private func prepare(_ input: LeptonicaImage, pass: OCRPass?) -> LeptonicaImage {
-        var image = input
         if preprocessing.cropToContent, let cropped = Self.cropToContent(image) {
             image = cropped
         }
+        return Loaded(image: image, sourceWidth: sourceWidth, sourceHeight: sourceHeight)
+    }
+
+    /// Scale and (for a pass that asks) binarize a decoded image, or cut a pass's region out of
+    /// it. The decoded image is not changed. Without preprocessing, the image as decoded.
+    package func prepare(_ decoded: LeptonicaImage, pass: OCRPass?) -> LeptonicaImage {
+        guard preprocessing.enabled else { return decoded }
+        var image = decoded
         var scale = baseScale(width: image.width, pixels: image.pixelCount)
         if let region = pass?.region {
             // The region is in the coordinates of the first pass's image: cut it out of this one

@@ -12,7 +12,7 @@ extension OCREngine {
 
     package func prepareForUpload(_ request: ImagePreparationRequest) async throws -> InlineImage {
         let maxPixels = configuration.maxPixels
-        return try await runOnOCRThread {
+        return try await onOCRThread { _ in
             let loader = ImageLoader(maxPixels: maxPixels, preprocessing: .none)
             let loaded = try loader.load(request.image, file: "image")
             var image = loaded.image

@@ -1,105 +1,133 @@
 import COCRTuning
 import Foundation
-import ReceiptModel
 import Logging
+import ReceiptModel
+import ServiceLifecycle
+import Synchronization
 
 /// Reads receipt images with Tesseract on dedicated threads.
 ///
-/// A pool of `threads` OS threads, each owning one Tesseract engine (created on first use and
-/// reused), takes jobs from a FIFO queue; `recognize` suspends the caller until its job is done, so
-/// Swift's cooperative thread pool is never blocked by OCR.
+/// A `Service`: `run()` starts `threads` OS threads, each owning one Tesseract engine (made when
+/// the thread starts and reused), which take jobs from a FIFO queue; it returns after a graceful
+/// shutdown or cancellation, once the jobs queued by then are done and the threads have ended. Run
+/// it in a `ServiceGroup` beside the services that use it, or around a piece of work with
+/// `withRunning(_:)`. Callers suspend until their job is done, so Swift's cooperative thread pool
+/// is never blocked by OCR. Work asked of an engine that is not running yet waits for `run()`;
+/// work asked after it stopped fails with `.engineInitFailed`.
 ///
 /// Tesseract on Debian uses OpenMP: set `OMP_THREAD_LIMIT=1` in the environment before the process
 /// starts, or OCR is several times slower (the `receipts` executable does this itself).
-public final class OCREngine: Sendable {
+public final class OCREngine: Service, Sendable {
     public let configuration: OCRConfiguration
     public let threads: Int
     private let dataPath: String
-    private let queue: JobQueue
+    private let queue = JobQueue()
     private let logger: Logger
 
-    /// - Throws: `ReceiptError` when the language data is missing or the configuration is invalid.
+    /// Checks the configuration and that every language's data is installed; starts nothing.
+    /// - Throws: `ReceiptError` (`.languageNotInstalled`, `.invalidConfiguration`).
     public init(configuration: OCRConfiguration = OCRConfiguration(), threads: Int = ProcessInfo.processInfo.activeProcessorCount,
-                logger: Logger = Logger(label: "receipts.ocr")) throws {
+                logger: Logger) throws {
         self.configuration = configuration
         self.threads = max(1, threads)
         self.dataPath = try configuration.resolvedDataPath()
         self.logger = logger
-        self.queue = JobQueue()
         OCREngine.warnAboutOpenMPOnce(logger)
-        // Fail now, not on the first receipt, if the engine cannot start; the first thread then
-        // uses this engine (each model load costs time and leaves memory behind).
+    }
+
+    // MARK: Running
+
+    /// Starts the OCR threads and keeps them until a graceful shutdown or cancellation; then lets
+    /// them finish the jobs already queued and returns when they have ended.
+    /// - Throws: `ReceiptError(.engineInitFailed)` when not even one Tesseract engine can start
+    ///   (checked before any thread is started), or when called twice.
+    public func run() async throws {
+        // One engine made here, before any thread: a broken installation fails the service now,
+        // not on the first receipt. The first thread then uses it (each model load costs time and
+        // leaves memory behind).
         let first = HandOver(try TesseractHandle(dataPath: dataPath, languages: configuration.languages))
-        for index in 0..<self.threads {
+        guard queue.start() else {
+            throw ReceiptError(.engineInitFailed, "the OCR engine was already started")
+        }
+        let finished = ThreadsFinished(count: threads)
+        for index in 0..<threads {
             let thread = Thread { [queue, dataPath, configuration, logger] in
                 OCREngine.workerLoop(queue: queue, handle: index == 0 ? first.take() : nil, dataPath: dataPath,
                                      languages: configuration.languages, logger: logger)
+                finished.threadEnded()
             }
             thread.name = "receipts-ocr-\(index)"
             thread.stackSize = 8 << 20
             thread.start()
         }
+        logger.debug("OCR engine started", metadata: ["ocr.threads": "\(threads)", "ocr.languages": "\(configuration.languages)"])
+        await withTaskCancellationOrGracefulShutdownHandler {
+            await queue.waitUntilClosed()
+        } onCancelOrGracefulShutdown: { [queue] in
+            queue.close()
+        }
+        await finished.wait()
+        logger.debug("OCR engine stopped")
     }
 
-    deinit {
+    /// Runs the engine around `body`: started before it, shut down (queued work finished) after it.
+    public func withRunning<T>(_ body: (OCREngine) async throws -> T) async throws -> T {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await self.run() }
+            let outcome: Result<T, any Error>
+            do { outcome = .success(try await body(self)) } catch { outcome = .failure(error) }
+            group.cancelAll()
+            if case .success = outcome { try await group.waitForAll() } else { while (try? await group.next()) != nil {} }
+            return try outcome.get()
+        }
+    }
+
+    /// Stops taking work; the threads finish what is queued and end (as a graceful shutdown does).
+    public func shutdown() {
         queue.close()
     }
 
-    /// Reads an image from bytes. `file` names it in errors.
+    // MARK: Reading
+
+    /// An OCR session for one receipt: the bytes are decoded on the first reading and every pass
+    /// is prepared from that decoded image. At most `maxPasses` passes, the first included.
+    public func session(imageData: Data, file: String, maxPasses: Int = OCRSession.defaultMaxPasses) -> OCRSession {
+        OCRSession(engine: self, imageData: imageData, file: file, maxPasses: maxPasses)
+    }
+
+    /// Reads an image from bytes once, with the configuration's settings. `file` names it in errors.
     /// - Throws: `ReceiptError` naming the file and the cause.
-    public func recognize(imageData: Data, file: String, pass: OCRPass? = nil) async throws -> OCRResult {
-        let loader = ImageLoader(maxPixels: configuration.maxPixels, preprocessing: configuration.preprocessing)
-        let psm = pass?.pageSegmentationMode ?? configuration.pageSegmentationMode
-        return try await withCheckedThrowingContinuation { continuation in
-            queue.push { handle in
-                do {
-                    guard let handle else {
-                        throw ReceiptError(.ocrFailed, file: file, "the OCR engine could not start")
-                    }
-                    let loaded = try loader.load(imageData, file: file, pass: pass)
-                    let read = handle.recognize(loaded.image, pageSegmentationMode: psm)
-                    continuation.resume(returning: OCRResult(
-                        text: read.text, lines: read.lines, meanConfidence: read.meanConfidence,
-                        imageWidth: loaded.image.width, imageHeight: loaded.image.height,
-                        sourceWidth: loaded.sourceWidth, sourceHeight: loaded.sourceHeight))
-                } catch {
-                    continuation.resume(throwing: error)
-                }
-            }
-        }
+    public func recognize(imageData: Data, file: String) async throws -> OCRResult {
+        try await session(imageData: imageData, file: file, maxPasses: 1).firstReading()
+    }
+
+    /// Reads an image file once.
+    public func recognize(imageAt url: URL, file: String? = nil) async throws -> OCRResult {
+        let name = file ?? url.path
+        let data = try ReceiptFile.read(url, file: name)
+        return try await recognize(imageData: data, file: name)
     }
 
     /// The words among `words` that the OCR language's dictionary holds (a lookup costs
     /// microseconds; it runs on an OCR thread, which owns the dictionary).
     public func dictionaryWords(among words: [String]) async throws -> Set<String> {
+        try await onOCRThread { handle in Set(words.filter(handle.isDictionaryWord)) }
+    }
+
+    /// Runs blocking work with a Tesseract engine on one of the engine's threads.
+    package func onOCRThread<T: Sendable>(_ body: @escaping @Sendable (TesseractHandle) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
-            queue.push { handle in
+            let queued = queue.push { handle in
                 guard let handle else {
                     continuation.resume(throwing: ReceiptError(.engineInitFailed, "the OCR engine could not start"))
                     return
                 }
-                continuation.resume(returning: Set(words.filter(handle.isDictionaryWord)))
+                continuation.resume(with: Result { try body(handle) })
+            }
+            if !queued {
+                continuation.resume(throwing: ReceiptError(.engineInitFailed, "the OCR engine has stopped"))
             }
         }
-    }
-
-    /// Runs blocking image work on the engine's threads.
-    package func runOnOCRThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            queue.push { _ in continuation.resume(with: Result { try body() }) }
-        }
-    }
-
-    /// Reads an image file.
-    public func recognize(imageAt url: URL, file: String? = nil, pass: OCRPass? = nil) async throws -> OCRResult {
-        let name = file ?? url.path
-        let data = try ReceiptFile.read(url, file: name)
-        return try await recognize(imageData: data, file: name, pass: pass)
-    }
-
-    /// Stops the threads once queued jobs are done.
-    public func shutdown() {
-        queue.close()
     }
 
     private static func workerLoop(queue: JobQueue, handle first: TesseractHandle?, dataPath: String, languages: String,
@@ -112,89 +140,161 @@ public final class OCREngine: Sendable {
                 }
             }
             job(handle)
-            // Tesseract frees tens of megabytes after each image; without this glibc keeps them in
-            // each OCR thread's arena and the process's footprint only ever grows.
+            // Kept on purpose: Tesseract frees tens of megabytes after each image; without
+            // `malloc_trim` glibc keeps them in each OCR thread's arena and the process's footprint
+            // only ever grows (measured on ../shared/receipts: peak RSS 186–204 MB without, 160–180
+            // MB with). A no-op where glibc is not the allocator.
             receipts_release_free_memory()
         }
     }
 
     /// True when Tesseract's in-memory line images skip zlib compression in this process (the
-    /// override in COCRTuning is linked in and wins symbol lookup): OCR is then about a fifth faster.
+    /// override in COCRTuning is linked in, wins symbol lookup, and was not turned off with
+    /// `RECEIPTS_COMPRESSED_LINE_IMAGES=1`): OCR is then about a fifth faster.
     public static var lineImagesUncompressed: Bool { receipts_line_images_uncompressed() != 0 }
 
-    private static let openMPWarning = OnceFlag()
+    private static let openMPWarning = Mutex(false)
 
     private static func warnAboutOpenMPOnce(_ logger: Logger) {
-        guard (ProcessInfo.processInfo.environment["OMP_THREAD_LIMIT"] ?? "").isEmpty, openMPWarning.take() else { return }
+        guard (ProcessInfo.processInfo.environment["OMP_THREAD_LIMIT"] ?? "").isEmpty else { return }
+        let first = openMPWarning.withLock { warned in
+            defer { warned = true }
+            return !warned
+        }
+        guard first else { return }
         logger.warning("OMP_THREAD_LIMIT is not set: Tesseract's OpenMP threads make OCR several times slower; start the process with OMP_THREAD_LIMIT=1")
     }
 }
 
-/// FIFO of OCR jobs shared by the engine's threads.
-///
-/// `@unchecked Sendable`: every access to `jobs` and `closed` happens with `condition` locked.
-private final class JobQueue: @unchecked Sendable {
-    package typealias Job = (TesseractHandle?) -> Void
-    private let condition = NSCondition()
-    private var jobs: [Job] = []
-    private var head = 0
-    private var closed = false
+/// FIFO of OCR jobs shared by the engine's threads. Jobs pushed before `start()` wait for it;
+/// after `close()` nothing more is taken and the threads drain what is queued.
+private final class JobQueue: Sendable {
+    typealias Job = @Sendable (TesseractHandle?) -> Void
 
-    package func push(_ job: @escaping Job) {
-        condition.lock()
-        jobs.append(job)
-        condition.signal()
-        condition.unlock()
+    private struct State {
+        var jobs: [Job] = []
+        var head = 0
+        var started = false
+        var closed = false
+        var closedWaiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let state = Mutex(State())
+    /// Wakes idle OCR threads. (A condition variable: OS threads block on it, which a Mutex cannot
+    /// do; `state` stays the only place the queue's data lives.)
+    private let wake = NSCondition()
+
+    /// False when already started.
+    func start() -> Bool {
+        state.withLock { s in
+            guard !s.started else { return false }
+            s.started = true
+            return true
+        }
+    }
+
+    /// False when the queue is closed (the job is not taken).
+    func push(_ job: @escaping Job) -> Bool {
+        let taken = state.withLock { s in
+            guard !s.closed else { return false }
+            s.jobs.append(job)
+            return true
+        }
+        if taken { signal() }
+        return taken
     }
 
     /// Blocks until a job is available; nil once closed and drained.
-    package func pop() -> Job? {
-        condition.lock()
-        defer { condition.unlock() }
-        while head == jobs.count && !closed { condition.wait() }
-        guard head < jobs.count else { return nil }
-        let job = jobs[head]
-        head += 1
-        if head > 64 && head * 2 > jobs.count {
-            jobs.removeFirst(head)
-            head = 0
+    func pop() -> Job? {
+        wake.lock()
+        defer { wake.unlock() }
+        while true {
+            let next: Job?? = state.withLock { s in
+                if s.head < s.jobs.count {
+                    let job = s.jobs[s.head]
+                    s.head += 1
+                    if s.head > 64 && s.head * 2 > s.jobs.count {
+                        s.jobs.removeFirst(s.head)
+                        s.head = 0
+                    }
+                    return .some(job)
+                }
+                return s.closed ? .some(nil) : nil
+            }
+            if let next { return next }
+            wake.wait()
         }
-        return job
     }
 
-    package func close() {
-        condition.lock()
-        closed = true
-        condition.broadcast()
-        condition.unlock()
+    func close() {
+        let waiters = state.withLock { s in
+            s.closed = true
+            defer { s.closedWaiters = [] }
+            return s.closedWaiters
+        }
+        wake.lock()
+        wake.broadcast()
+        wake.unlock()
+        for waiter in waiters { waiter.resume() }
+    }
+
+    func waitUntilClosed() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let closed = state.withLock { s in
+                if s.closed { return true }
+                s.closedWaiters.append(continuation)
+                return false
+            }
+            if closed { continuation.resume() }
+        }
+    }
+
+    private func signal() {
+        wake.lock()
+        wake.signal()
+        wake.unlock()
+    }
+}
+
+/// Counts the OCR threads still running; `wait()` returns once all have ended.
+private final class ThreadsFinished: Sendable {
+    private let state: Mutex<(running: Int, waiter: CheckedContinuation<Void, Never>?)>
+
+    init(count: Int) { state = Mutex((count, nil)) }
+
+    func threadEnded() {
+        let waiter = state.withLock { s -> CheckedContinuation<Void, Never>? in
+            s.running -= 1
+            guard s.running == 0 else { return nil }
+            defer { s.waiter = nil }
+            return s.waiter
+        }
+        waiter?.resume()
+    }
+
+    func wait() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let done = state.withLock { s in
+                if s.running == 0 { return true }
+                s.waiter = continuation
+                return false
+            }
+            if done { continuation.resume() }
+        }
     }
 }
 
 /// Moves one engine, made on the caller's thread, to the OCR thread that will own it.
-///
-/// `@unchecked Sendable`: `take()` is called exactly once, by that thread, after `init`.
-private final class HandOver: @unchecked Sendable {
-    private var handle: TesseractHandle?
+private final class HandOver: Sendable {
+    private let handle: Mutex<TesseractHandle?>
 
-    package init(_ handle: TesseractHandle) { self.handle = handle }
+    init(_ handle: consuming sending TesseractHandle) { self.handle = Mutex(handle) }
 
-    package func take() -> TesseractHandle? {
-        defer { handle = nil }
-        return handle
-    }
-}
-
-/// True exactly once.
-package final class OnceFlag: @unchecked Sendable {
-    // Invariant: `done` is only read and written with `lock` held.
-    private let lock = NSLock()
-    private var done = false
-
-    package func take() -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        if done { return false }
-        done = true
-        return true
+    func take() -> TesseractHandle? {
+        handle.withLock { slot in
+            let taken = slot
+            slot = nil
+            return taken
+        }
     }
 }

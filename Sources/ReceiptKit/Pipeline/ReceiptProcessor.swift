@@ -1,41 +1,36 @@
 import Foundation
 import Logging
-import Synchronization
 
-/// The real `ReceiptProcessing`: Tesseract OCR, then an analyzer that may ask for a second,
-/// targeted OCR pass over the same image.
+/// The real `ReceiptProcessing`: an OCR session per receipt (the image decoded once), its first
+/// pass, then an analyzer that may ask the session for further passes within the budget.
 public struct ReceiptProcessor: ReceiptProcessing {
     public let engine: OCREngine
     public let analyzer: any ReceiptAnalyzer
     public let options: AnalysisOptions
     public let logger: Logger
-    /// Second OCR passes an analyzer may ask for per receipt (each costs about one more OCR).
-    public let maxExtraPasses: Int
+    /// OCR passes per receipt, the first included (`OCRSession.defaultMaxPasses` by default).
+    public let maxPasses: Int
 
-    /// OCR passes per receipt by default: the first, and up to four the analyzer asks for (at
-    /// most two whole pages; the rest are close-ups of a few rows, a quarter of a page's cost).
-    /// Measured on ../shared/receipts: 4 against 3, SROIE dates 92% → 93% (a fourth pass on a
-    /// tenth of the receipts); 5 against 4, the vendor close-up no longer loses to the date's
-    /// (10 more close-ups on 210 receipts, WildReceipt vendors 50.9% → 51.8%).
-    public static let defaultMaxPasses = 5
-
+    /// The engine must be running (`OCREngine.run()` in the same `ServiceGroup`, or `withRunning`).
     public init(engine: OCREngine, analyzer: any ReceiptAnalyzer, options: AnalysisOptions = AnalysisOptions(),
-                maxExtraPasses: Int = ReceiptProcessor.defaultMaxPasses - 1, logger: Logger = Logger(label: "receipts.pipeline")) {
+                maxPasses: Int = OCRSession.defaultMaxPasses, logger: Logger) {
         self.engine = engine
         self.analyzer = analyzer
         self.options = options
-        self.maxExtraPasses = max(0, maxExtraPasses)
+        self.maxPasses = max(1, maxPasses)
         self.logger = logger
     }
 
     public func process(imageData: Data, displayPath: String) async throws -> ProcessedReceipt {
         let clock = ContinuousClock()
         let start = clock.now
-        let ocr = try await engine.recognize(imageData: imageData, file: displayPath)
+        let session = engine.session(imageData: imageData, file: displayPath, maxPasses: maxPasses)
+        let ocr = try await session.firstReading()
         let ocrDone = clock.now
-        var analysis = try await analyze(ocr: ocr, imageData: imageData, displayPath: displayPath)
+        var analysis = try await analyze(AnalysisInput(source: displayPath, ocr: ocr, reader: session, imageData: imageData))
         let end = clock.now
-        // How long this receipt took (OCR includes waiting for a free OCR thread).
+        // How long this receipt took (OCR includes waiting for a free OCR thread; further passes
+        // count as analysis).
         analysis.details.append(("timings", .object([
             ("ocrMs", .int(Self.milliseconds(ocrDone - start))),
             ("analysisMs", .int(Self.milliseconds(end - ocrDone))),
@@ -45,29 +40,26 @@ public struct ReceiptProcessor: ReceiptProcessing {
     }
 
     private static func milliseconds(_ d: Duration) -> Int {
-        Int(d.components.seconds * 1000 + d.components.attoseconds / 1_000_000_000_000_000)
+        Int(d / .milliseconds(1))
     }
 
-    /// Runs the analyzer on an OCR result of `imageData` (second passes read `imageData` again).
+    /// Runs the analyzer on a first pass read earlier (`ocr`, e.g. from a cache); further passes
+    /// read `imageData` through a new session whose first pass counts as taken.
     public func analyze(ocr: OCRResult, imageData: Data, displayPath: String) async throws -> ReceiptAnalysis {
-        let input = AnalysisInput(
-            source: displayPath, ocr: ocr,
-            reread: { [engine, budget = PassBudget(maxExtraPasses)] pass in
-                guard budget.take() else {
-                    throw ReceiptError(.ocrFailed, file: displayPath, "no more OCR passes allowed for this receipt")
-                }
-                return try await engine.recognize(imageData: imageData, file: displayPath, pass: pass)
-            },
-            imageData: imageData,
-            dictionaryWords: { [engine] words in try await engine.dictionaryWords(among: words) })
+        let session = engine.session(imageData: imageData, file: displayPath, maxPasses: maxPasses)
+        session.countFirstPass()
+        return try await analyze(AnalysisInput(source: displayPath, ocr: ocr, reader: session, imageData: imageData))
+    }
+
+    private func analyze(_ input: AnalysisInput) async throws -> ReceiptAnalysis {
         do {
             return try await analyzer.analyze(input, options: options)
-        } catch let error as ReceiptError {
-            throw error.naming(displayPath)
         } catch let error as CancellationError {
             throw error
+        } catch let error as ReceiptError {
+            throw error.naming(input.source)
         } catch {
-            throw ReceiptError(.analysisFailed, file: displayPath, "\(error)")
+            throw ReceiptError(.analysisFailed, file: input.source, "\(error)")
         }
     }
 
@@ -75,20 +67,5 @@ public struct ReceiptProcessor: ReceiptProcessing {
     public func process(imageAt url: URL, displayPath: String? = nil) async throws -> ProcessedReceipt {
         let name = displayPath ?? url.path
         return try await process(imageData: try ReceiptFile.read(url, file: name), displayPath: name)
-    }
-}
-
-/// Counts the extra OCR passes of one receipt.
-private final class PassBudget: Sendable {
-    private let remaining: Mutex<Int>
-
-    init(_ passes: Int) { remaining = Mutex(passes) }
-
-    func take() -> Bool {
-        remaining.withLock { left in
-            guard left > 0 else { return false }
-            left -= 1
-            return true
-        }
     }
 }

@@ -57,7 +57,10 @@ struct EvalCommand: AsyncParsableCommand {
             }
         }
         let processor = try pipeline.makeProcessor(logger: logger)
-        defer { processor.engine.shutdown() }
+        try await processor.engine.withRunning { _ in try await evaluate(sets, with: processor, logger: logger) }
+    }
+
+    private func evaluate(_ sets: [(String, [LabelledReceipt])], with processor: ReceiptProcessor, logger: Logger) async throws {
         if let ocrCache { try FileManager.default.createDirectory(atPath: ocrCache, withIntermediateDirectories: true) }
 
         var reports: [FolderReport] = []

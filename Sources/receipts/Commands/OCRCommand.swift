@@ -24,10 +24,11 @@ struct OCRCommand: AsyncParsableCommand {
     func run() async throws {
         let logger = logging.bootstrap()
         let engine = try ocr.makeEngine(threads: 1, logger: logger)
-        defer { engine.shutdown() }
         let result: OCRResult
         do {
-            result = try await engine.recognize(imageAt: URL(fileURLWithPath: image), file: image)
+            result = try await engine.withRunning { engine in
+                try await engine.recognize(imageAt: URL(fileURLWithPath: image), file: image)
+            }
         } catch {
             printError("\(error)")
             throw ExitCode(1)

@@ -45,7 +45,10 @@ struct ProcessCommand: AsyncParsableCommand {
     func run() async throws {
         let logger = logging.bootstrap()
         let processor = try pipeline.makeProcessor(logger: logger)
-        defer { processor.engine.shutdown() }
+        try await processor.engine.withRunning { _ in try await process(with: processor, logger: logger) }
+    }
+
+    private func process(with processor: ReceiptProcessor, logger: Logger) async throws {
         let receiptPipeline: ReceiptPipeline
         do {
             receiptPipeline = try ReceiptPipeline(

@@ -98,7 +98,6 @@ struct WatchCommand: AsyncParsableCommand {
     func run() async throws {
         let (logger, queueLogger) = bootstrapLogging()
         let processor = try self.pipeline.makeProcessor(logger: queueLogger)
-        defer { processor.engine.shutdown() }
         let storePath = storeOptions.resolvedPath()
         let pipeline: ReceiptPipeline
         do {
@@ -120,16 +119,15 @@ struct WatchCommand: AsyncParsableCommand {
             logger: logger)
 
         var configuration = ServiceGroupConfiguration(
-            services: [.init(service: pipeline),
+            // Shut down in reverse order: the intake stops taking files, the workers finish, then
+            // the OCR threads end.
+            services: [.init(service: processor.engine), .init(service: pipeline),
                        .init(service: intake, successTerminationBehavior: .gracefullyShutdownGroup)],
             gracefulShutdownSignals: [.sigterm, .sigint], cancellationSignals: [], logger: queueLogger)
         // A receipt still in hand after this goes back to pending (taken on the next start).
         configuration.maximumGracefulShutdownDuration = .seconds(10)
         do {
             try await ServiceGroup(configuration: configuration).run()
-        } catch let error as ReceiptError {
-            printError(error.description)
-            throw ExitCode(2)
         } catch let error as ReceiptError {
             printError(error.description)
             throw ExitCode(2)

@@ -21,7 +21,7 @@ struct PipelineOptions: ParsableArguments {
     @Option(name: .customLong("ocr-passes"), help: ArgumentHelp(
         "OCR passes per receipt at most: 1 is fastest; with more, the heuristic analyzer reads the page again when the total is unclear or the date missing (at another scale, or binarized) and reads unclear dates and names again, closer.",
         valueName: "N"))
-    var ocrPasses = ReceiptProcessor.defaultMaxPasses
+    var ocrPasses = OCRSession.defaultMaxPasses
 
     @Option(name: .customLong("reread-passes"), help: ArgumentHelp(
         "Second passes of the heuristic analyzer, in order: PSM[@SCALE][b] comma-separated (b = binarized).",
@@ -69,7 +69,7 @@ struct PipelineOptions: ParsableArguments {
             printError(error.message)
             throw ExitCode(2)
         }
-        return ReceiptProcessor(engine: engine, analyzer: analyzer, options: options, maxExtraPasses: ocrPasses - 1, logger: logger)
+        return ReceiptProcessor(engine: engine, analyzer: analyzer, options: options, maxPasses: ocrPasses, logger: logger)
     }
 }
 

@@ -447,7 +447,7 @@ import Testing
         var first = ocrResult("MAJU GARDEMA BAKERY SDN BHD\n12/03/2024 10:02\nBREAD 2.20\nSUBTOTAL 2.20\nTAX 0.13\nTOTAL 2.33")
         first.lines[0].words[1].confidence = 41
         let recorder = RereadRecorder()
-        let input = AnalysisInput(source: "bakery.jpg", ocr: first, reread: { pass in
+        let input = AnalysisInput(source: "bakery.jpg", ocr: first, reader: ScriptedPageReader { pass in
             await recorder.record(pass)
             return ocrResult("MAJU GARDENIA BAKERY SDN BHD")
         })
@@ -463,7 +463,7 @@ import Testing
     @Test func aDifferentNameFromTheRereadIsNotTaken() async throws {
         var first = ocrResult("MAJU GARDEMA BAKERY SDN BHD\n12/03/2024 10:02\nSUBTOTAL 2.20\nTAX 0.13\nTOTAL 2.33")
         first.lines[0].words[1].confidence = 41
-        let input = AnalysisInput(source: "bakery.jpg", ocr: first, reread: { _ in ocrResult("WELCOME TO OUR SHOP") })
+        let input = AnalysisInput(source: "bakery.jpg", ocr: first, reader: ScriptedPageReader { _ in ocrResult("WELCOME TO OUR SHOP") })
         let analysis = try await HeuristicAnalyzer().analyze(input, options: AnalysisOptions())
         #expect(analysis.vendor == "MAJU GARDEMA BAKERY SDN BHD")
     }
@@ -472,7 +472,7 @@ import Testing
         // The close-up reads the weak word more confidently, but as "DeI.Y.": a misread.
         var first = ocrResult("MR. P.I.Y. (M) SDN BHD\n12/03/2024 10:02\nTAPE 2.20\nTOTAL 2.20")
         first.lines[0].words[1].confidence = 20
-        let input = AnalysisInput(source: "hardware.jpg", ocr: first, reread: { _ in ocrResult("MR. PeI.Y. (M) SDN BHD") })
+        let input = AnalysisInput(source: "hardware.jpg", ocr: first, reader: ScriptedPageReader { _ in ocrResult("MR. PeI.Y. (M) SDN BHD") })
         #expect(try await HeuristicAnalyzer().analyze(input, options: AnalysisOptions()).vendor == "MR. P.I.Y. (M) SDN BHD")
     }
 

@@ -68,7 +68,7 @@ actor RereadRecorder {
         let recorder = RereadRecorder()
         let first = ocrResult("CORNER SHOP\n12/03/2024\nMILK 1.10\nBREAD 1.20\nTHANK YOU")
         let second = ocrResult("CORNER SHOP\nMILK 1.10\nBREAD 1.20\nTOTAL 2.30\nCASH 5.00\nCHANGE 2.70")
-        let input = AnalysisInput(source: "shop.jpg", ocr: first, reread: { pass in
+        let input = AnalysisInput(source: "shop.jpg", ocr: first, reader: ScriptedPageReader { pass in
             await recorder.record(pass)
             return second
         })
@@ -85,7 +85,7 @@ actor RereadRecorder {
         // and misreads the total. The date is taken, the total stays.
         let first = ocrResult("CORNER SHOP\nMILK 1.10\nBREAD 1.20\nTOTAL 2.30\nTHANK YOU")
         let second = ocrResult("CORNER SHOP\n12/03/2024\nMILK 1.10\nBREAD 1.20\nTOTAL 8.30\nCASH 10.00\nCHANGE 1.70")
-        let input = AnalysisInput(source: "shop.jpg", ocr: first, reread: { _ in second })
+        let input = AnalysisInput(source: "shop.jpg", ocr: first, reader: ScriptedPageReader { _ in second })
         let analysis = try await HeuristicAnalyzer().analyze(input, options: AnalysisOptions())
         #expect(analysis.date?.description == "2024-03-12")
         #expect(analysis.total == Decimal(string: "2.30"))
@@ -94,7 +94,7 @@ actor RereadRecorder {
     @Test func aMissingDateAloneIsReadFromABinarizedPage() async throws {
         let recorder = RereadRecorder()
         let first = ocrResult("CORNER SHOP\nMILK 1.10\nBREAD 1.20\nTOTAL 2.30\nTHANK YOU")
-        let input = AnalysisInput(source: "shop.jpg", ocr: first, reread: { pass in
+        let input = AnalysisInput(source: "shop.jpg", ocr: first, reader: ScriptedPageReader { pass in
             await recorder.record(pass)
             return ocrResult("CORNER SHOP\n12/03/2024\nMILK 1.10\nBREAD 1.20\nTOTAL 2.30")
         })
@@ -110,7 +110,7 @@ actor RereadRecorder {
         // no other total), then the binarized one for the date, whose labelled 9.30 is not taken.
         let recorder = RereadRecorder()
         let first = ocrResult("CORNER SHOP\nMILK 1.10\nBREAD 1.20\n4.30\nTHANK YOU")
-        let input = AnalysisInput(source: "shop.jpg", ocr: first, reread: { pass in
+        let input = AnalysisInput(source: "shop.jpg", ocr: first, reader: ScriptedPageReader { pass in
             await recorder.record(pass)
             return pass.binarize ? ocrResult("CORNER SHOP\n12/03/2024\nTOTAL 9.30") : ocrResult("CORNER SHOP\nTHANK YOU")
         })
@@ -125,7 +125,7 @@ actor RereadRecorder {
         // amount's digits doubled.
         let first = ocrResult("HARBOUR GRILL\n21/11/2015 13:56\n1 BURGER 15.25\n1 COBBLER 7.25\n1 SODA 4.20\n28.95\nTHANK YOU")
         let second = ocrResult("HARBOUR GRILL\n21/11/2015 13:56\n1 BURGER 15.25\nAmt Due 2838.95")
-        let input = AnalysisInput(source: "grill.jpg", ocr: first, reread: { _ in second })
+        let input = AnalysisInput(source: "grill.jpg", ocr: first, reader: ScriptedPageReader { _ in second })
         let analysis = try await HeuristicAnalyzer().analyze(input, options: AnalysisOptions())
         #expect(analysis.total == Decimal(string: "28.95"))
     }
@@ -134,7 +134,7 @@ actor RereadRecorder {
         // The first pass reads no date and the tax row as noise; the second pass reads both.
         let first = ocrResult("CORNER SHOP\nMILK 1.10\nBREAD 7.50\nSUBTOTAL 8.60\nT@x ~.S2\nTOTAL 9.12\nVISA 9.12")
         let second = ocrResult("CORNER SHOP\n12/03/2024\nMILK 1.10\nBREAD 7.50\nSUBTOTAL 8.60\nTAX 0.52\nTOTAL 9.12")
-        let input = AnalysisInput(source: "shop.jpg", ocr: first, reread: { _ in second })
+        let input = AnalysisInput(source: "shop.jpg", ocr: first, reader: ScriptedPageReader { _ in second })
         let analysis = try await HeuristicAnalyzer().analyze(input, options: AnalysisOptions())
         #expect(analysis.tax == Decimal(string: "0.52"))
         #expect(analysis.total == Decimal(string: "9.12"))
@@ -149,7 +149,7 @@ actor RereadRecorder {
         let text = "LA. CAMERA\nPh 03 9699 3600\n14/03/2024 19:02\nTOTAL $24.00\nVISA $24.00"
         let first = withFirstRow(ocrResult(text), confidence: 61)
         let closer = withFirstRow(ocrResult("1A CAMERA"), confidence: 90)
-        let input = AnalysisInput(source: "bistro.jpg", ocr: first, reread: { _ in closer })
+        let input = AnalysisInput(source: "bistro.jpg", ocr: first, reader: ScriptedPageReader { _ in closer })
         let analysis = try await HeuristicAnalyzer().analyze(input, options: AnalysisOptions())
         #expect(analysis.vendor == "LA. CAMERA")
     }
@@ -166,7 +166,7 @@ actor RereadRecorder {
     @Test func aFaintDateRowIsReadAgainOnItsOwnAndTheClearerReadingWins() async throws {
         let recorder = RereadRecorder()
         let first = withDateConfidence(ocrResult(fuelReceipt.replacingOccurrences(of: "14/03/2024", with: "16/03/2024")), 62)
-        let input = AnalysisInput(source: "fuel.jpg", ocr: first, reread: { pass in
+        let input = AnalysisInput(source: "fuel.jpg", ocr: first, reader: ScriptedPageReader { pass in
             await recorder.record(pass)
             return self.withDateConfidence(ocrResult("14/03/2024 08:12"), 93)
         })
@@ -194,7 +194,7 @@ actor RereadRecorder {
         let recorder = RereadRecorder()
         let first = withDateConfidence(ocrResult(fuelReceipt), 62)
         // Each close-up reads nothing on the date's row and a reference number's date below it.
-        let input = AnalysisInput(source: "fuel.jpg", ocr: first, reread: { pass in
+        let input = AnalysisInput(source: "fuel.jpg", ocr: first, reader: ScriptedPageReader { pass in
             await recorder.record(pass)
             return self.scaled(self.withDateConfidence(ocrResult("PUMP 08:12\nREF 16/03/2024"), 93), pass.scale)
         })
@@ -206,7 +206,7 @@ actor RereadRecorder {
 
     @Test func aRowTheCloseUpCannotReadClearlyIsReadAgainLarger() async throws {
         let first = withDateConfidence(ocrResult(fuelReceipt.replacingOccurrences(of: "14/03/2024", with: "11/03/2024")), 20)
-        let input = AnalysisInput(source: "fuel.jpg", ocr: first, reread: { pass in
+        let input = AnalysisInput(source: "fuel.jpg", ocr: first, reader: ScriptedPageReader { pass in
             pass.scale == 1
                 ? self.withDateConfidence(ocrResult("11/03/2024 08:12"), 30)
                 : self.scaled(self.withDateConfidence(ocrResult("14/03/2024 08:12"), 80), pass.scale)
@@ -217,7 +217,7 @@ actor RereadRecorder {
 
     @Test func aLessConfidentCloseUpOfTheDateChangesNothing() async throws {
         let first = withDateConfidence(ocrResult(fuelReceipt), 80)
-        let input = AnalysisInput(source: "fuel.jpg", ocr: first, reread: { _ in
+        let input = AnalysisInput(source: "fuel.jpg", ocr: first, reader: ScriptedPageReader { _ in
             self.withDateConfidence(ocrResult("16/03/2024 08:12"), 60)
         })
         let analysis = try await HeuristicAnalyzer().analyze(input, options: AnalysisOptions())
@@ -226,7 +226,7 @@ actor RereadRecorder {
 
     @Test func noRereadWhenTheTotalIsConfirmed() async throws {
         let recorder = RereadRecorder()
-        let input = AnalysisInput(source: "fuel.jpg", ocr: ocrResult(fuelReceipt), reread: { pass in
+        let input = AnalysisInput(source: "fuel.jpg", ocr: ocrResult(fuelReceipt), reader: ScriptedPageReader { pass in
             await recorder.record(pass)
             return ocrResult("")
         })
@@ -236,7 +236,7 @@ actor RereadRecorder {
 
     @Test func aFailingRereadKeepsTheFirstReading() async throws {
         struct Broken: Error {}
-        let input = AnalysisInput(source: "x.jpg", ocr: ocrResult("CORNER SHOP\nMILK 1.10"), reread: { _ in throw Broken() })
+        let input = AnalysisInput(source: "x.jpg", ocr: ocrResult("CORNER SHOP\nMILK 1.10"), reader: ScriptedPageReader { _ in throw Broken() })
         let analysis = try await HeuristicAnalyzer().analyze(input, options: AnalysisOptions())
         #expect(analysis.vendor == "CORNER SHOP")
     }

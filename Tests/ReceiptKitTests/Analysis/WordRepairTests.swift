@@ -4,7 +4,7 @@ import Testing
 
 /// Vendor names whose weakly read words OCR garbled, mended with the real Tesseract dictionary.
 @Suite struct WordRepairTests {
-    static let engine: OCREngine = try! OCREngine(threads: 1, logger: TestSupport.logger)
+    static let engine: OCREngine = TestSupport.runningEngine(threads: 1)
 
     /// An OCR result of `text` where a word written `WORD@60` was read with confidence 60 (others 95).
     static func weaklyRead(_ text: String) -> OCRResult {
@@ -21,7 +21,8 @@ import Testing
 
     static func vendor(_ text: String, dictionary: Bool = true) async throws -> String? {
         let lookup: @Sendable ([String]) async throws -> Set<String> = { words in try await engine.dictionaryWords(among: words) }
-        let input = AnalysisInput(source: "shop.jpg", ocr: weaklyRead(text), dictionaryWords: dictionary ? lookup : nil)
+        let reader = dictionary ? ScriptedPageReader(maxPasses: 1, dictionary: lookup) { _ in nil } : nil
+        let input = AnalysisInput(source: "shop.jpg", ocr: weaklyRead(text), reader: reader)
         return try await HeuristicAnalyzer().analyze(input, options: AnalysisOptions()).vendor
     }
 

@@ -4,7 +4,7 @@ import Testing
 
 /// Every kind of bad input becomes a one-line error naming the file and the cause.
 @Suite struct BadInputTests {
-    static let engine: OCREngine = try! OCREngine(threads: 1, logger: TestSupport.logger)
+    static let engine: OCREngine = TestSupport.runningEngine(threads: 1)
 
     @Test("Broken files fail with a clear cause", arguments: [
         ("empty.jpg", ReceiptError.Code.badImage, "empty"),
@@ -36,7 +36,7 @@ import Testing
     @Test func thePixelLimitIsConfigurable() async throws {
         let strict = try OCREngine(configuration: OCRConfiguration(maxPixels: 100_000), threads: 1, logger: TestSupport.logger)
         await #expect {
-            _ = try await strict.recognize(imageAt: URL(fileURLWithPath: ReceiptsCLI.testReceipt("uk-parking.jpg")))
+            _ = try await strict.withRunning { try await $0.recognize(imageAt: URL(fileURLWithPath: ReceiptsCLI.testReceipt("uk-parking.jpg"))) }
         } throws: { error in
             (error as? ReceiptError)?.code == .tooLarge
         }

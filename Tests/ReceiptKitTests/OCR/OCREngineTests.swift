@@ -4,9 +4,8 @@ import Testing
 
 /// Real images through real Tesseract.
 @Suite struct OCREngineTests {
-    static let engine: OCREngine = try! OCREngine(threads: 2, logger: TestSupport.logger)
-    static let rawEngine: OCREngine = try! OCREngine(configuration: OCRConfiguration(preprocessing: .none), threads: 1,
-                                                     logger: TestSupport.logger)
+    static let engine: OCREngine = TestSupport.runningEngine(threads: 2)
+    static let rawEngine: OCREngine = TestSupport.runningEngine(OCRConfiguration(preprocessing: .none), threads: 1)
 
     /// The `tesseract` CLI's text for an image with --psm 6.
     static func tesseractCLI(_ path: String) async throws -> String {
@@ -108,6 +107,39 @@ import Testing
         for name in names {
             let texts = Set(results.filter { $0.0 == name }.map(\.1))
             #expect(texts.count == 1, "the same image read twice gave different text: \(name)")
+        }
+    }
+
+    @Test func aSessionDecodesOnceAndReadsEachPassAsAFreshReadWould() async throws {
+        let path = ReceiptsCLI.testReceipt("uk-fuel-unleaded.jpg")
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        let session = Self.engine.session(imageData: data, file: path, maxPasses: 3)
+        let first = try await session.firstReading()
+        let band = BoundingBox(x: 0, y: first.imageHeight / 3, width: first.imageWidth, height: first.imageHeight / 4)
+        let closeUp = try #require(try await session.read(OCRPass(scale: 2, region: band)))
+        let smaller = try #require(try await session.read(OCRPass(scale: 0.8)))
+        #expect(session.timesDecoded == 1)
+        #expect(session.passesRead == 3)
+        // The budget spent is an ordinary answer, not an error.
+        #expect(session.passesLeft == 0)
+        #expect(try await session.read(OCRPass(scale: 0.8)) == nil)
+        // Each pass reads what a session of its own (decoding again) reads.
+        let fresh = Self.engine.session(imageData: data, file: path, maxPasses: 2)
+        #expect(try await fresh.firstReading() == first)
+        #expect(try await fresh.read(OCRPass(scale: 2, region: band)) == closeUp)
+        #expect(closeUp.text != first.text && !closeUp.text.isEmpty)
+        #expect(smaller.imageWidth < first.imageWidth)
+    }
+
+    @Test func aStoppedEngineRefusesWorkAndWithRunningStopsIt() async throws {
+        let engine = try OCREngine(threads: 1, logger: TestSupport.logger)
+        let path = ReceiptsCLI.testReceipt("uk-parking.jpg")
+        let text = try await engine.withRunning { try await $0.recognize(imageAt: URL(fileURLWithPath: path)).text }
+        #expect(text.localizedCaseInsensitiveContains("parking"))
+        await #expect {
+            _ = try await engine.recognize(imageAt: URL(fileURLWithPath: path))
+        } throws: { error in
+            (error as? ReceiptError)?.code == .engineInitFailed
         }
     }
 }
