@@ -8,9 +8,21 @@
 //
 // The override works because executables come first in ELF symbol lookup: libtesseract's call to
 // pixWriteMem resolves here when this object is linked into the program.
+//
+// Decided, not implicit:
+// - PIX is a public struct up to Leptonica 1.82 and opaque from 1.83, which has a setter for its
+//   "special" field but no getter: guarded by version, the field is read on 1.82 and assumed 0
+//   (its value on every image Tesseract writes) on later versions; the level is set with
+//   pixSetSpecial on all.
+// - A program that does not want a process-wide override of a Leptonica function sets
+//   RECEIPTS_COMPRESSED_LINE_IMAGES=1 in the environment: every call then goes to Leptonica's own
+//   pixWriteMem (same OCR text, about a fifth slower). OCREngine.lineImagesUncompressed tells which.
+// - Kept for its measured gain: the same OCR costs ~23% less than in the tesseract CLI.
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
 #include <leptonica/allheaders.h>
 #include "COCRTuning.h"
 
@@ -27,10 +39,26 @@ static pix_write_mem_fn original(void) {
     return fn;
 }
 
+// 1 when RECEIPTS_COMPRESSED_LINE_IMAGES=1 asks for Leptonica's own pixWriteMem (read once).
+static int opted_out(void) {
+    static atomic_int cached = -1;
+    int value = atomic_load_explicit(&cached, memory_order_relaxed);
+    if (value < 0) {
+        const char *setting = getenv("RECEIPTS_COMPRESSED_LINE_IMAGES");
+        value = setting != NULL && strcmp(setting, "1") == 0;
+        atomic_store_explicit(&cached, value, memory_order_relaxed);
+    }
+    return value;
+}
+
 l_ok pixWriteMem(l_uint8 **pdata, size_t *psize, PIX *pix, l_int32 format) {
-    if (format == IFF_PNG && pix != NULL && pdata != NULL && psize != NULL) {
-        // Leptonica reads the zlib level from pix->special (10 + level); 10 = no compression.
+    if (format == IFF_PNG && pix != NULL && pdata != NULL && psize != NULL && !opted_out()) {
+        // Leptonica reads the zlib level from the pix's "special" field (10 + level); 10 = none.
+#if LIBLEPT_MAJOR_VERSION == 1 && LIBLEPT_MINOR_VERSION <= 82
         l_int32 special = pix->special;
+#else
+        l_int32 special = 0;
+#endif
         pixSetSpecial(pix, 10);
         l_ok status = pixWriteMemPng(pdata, psize, pix, 0.0);
         pixSetSpecial(pix, special);
@@ -42,5 +70,5 @@ l_ok pixWriteMem(l_uint8 **pdata, size_t *psize, PIX *pix, l_int32 format) {
 }
 
 int receipts_line_images_uncompressed(void) {
-    return dlsym(RTLD_DEFAULT, "pixWriteMem") == (void *)pixWriteMem;
+    return !opted_out() && dlsym(RTLD_DEFAULT, "pixWriteMem") == (void *)pixWriteMem;
 }

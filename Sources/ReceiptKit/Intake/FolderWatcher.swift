@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Logging
 #if canImport(Glibc)
 import Glibc
@@ -109,42 +110,37 @@ public final class FolderWatcher: Sendable {
 }
 
 /// What another thread may ask of a running watch: stop, or forget a path.
-final class WatchControl: @unchecked Sendable {
-    // Invariant: `stopped` and `forgotten` are only touched with `lock` held.
-    private let lock = NSLock()
-    private var stopped = false
-    private var forgotten: [String] = []
+final class WatchControl: Sendable {
+    private let state = Mutex((stopped: false, forgotten: [String]()))
     let wake: WakePipe
 
     init() throws { wake = try WakePipe() }
 
-    var isStopped: Bool { lock.withLock { stopped } }
+    var isStopped: Bool { state.withLock { $0.stopped } }
 
     func stop() {
-        lock.withLock { stopped = true }
+        state.withLock { $0.stopped = true }
         wake.wake()
     }
 
     func forget(_ path: String) {
-        lock.withLock { forgotten.append(path) }
+        state.withLock { $0.forgotten.append(path) }
         wake.wake()
     }
 
     func takeForgotten() -> [String] {
-        lock.withLock {
-            defer { forgotten = [] }
-            return forgotten
+        state.withLock { s in
+            defer { s.forgotten = [] }
+            return s.forgotten
         }
     }
 }
 
 /// The watches a `FolderWatcher` has running.
-final class RunRegistry: @unchecked Sendable {
-    // Invariant: `controls` is only touched with `lock` held.
-    private let lock = NSLock()
-    private var controls: [ObjectIdentifier: WatchControl] = [:]
+final class RunRegistry: Sendable {
+    private let controls = Mutex([ObjectIdentifier: WatchControl]())
 
-    var all: [WatchControl] { lock.withLock { Array(controls.values) } }
-    func add(_ control: WatchControl) { lock.withLock { controls[ObjectIdentifier(control)] = control } }
-    func remove(_ control: WatchControl) { lock.withLock { controls[ObjectIdentifier(control)] = nil } }
+    var all: [WatchControl] { controls.withLock { Array($0.values) } }
+    func add(_ control: WatchControl) { controls.withLock { $0[ObjectIdentifier(control)] = control } }
+    func remove(_ control: WatchControl) { controls.withLock { $0[ObjectIdentifier(control)] = nil } }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// How `IntakeService` watches a folder and where handled files go.
 public struct IntakeConfiguration: Sendable {
@@ -28,11 +29,15 @@ public struct IntakeConfiguration: Sendable {
     /// On graceful shutdown, how long to wait for receipts in flight before leaving them for the
     /// next start (their files stay in the watched folder; nothing is lost).
     public var shutdownGrace: TimeInterval
+    /// The level of the line logged for each receipt filed: `.debug` (a library logs its
+    /// successes there); `receipts watch` shows it at `.info`.
+    public var receiptLogLevel: Logger.Level
 
     public init(directory: String, processedDirectory: String? = nil, failedDirectory: String? = nil, keep: Bool = false,
                 recursive: Bool = true, pollInterval: TimeInterval? = nil, stabilityDelay: TimeInterval = 3,
                 rescanInterval: TimeInterval = 60, ignorePatterns: [String] = [], excludedPaths: [String] = [],
-                once: Bool = false, maxInFlight: Int = 8, shutdownGrace: TimeInterval = 3) {
+                once: Bool = false, maxInFlight: Int = 8, shutdownGrace: TimeInterval = 3,
+                receiptLogLevel: Logger.Level = .debug) {
         let directory = FolderWatcher.absolute(directory)
         self.directory = directory
         self.processedDirectory = FolderWatcher.absolute(processedDirectory ?? directory + "/processed")
@@ -47,6 +52,7 @@ public struct IntakeConfiguration: Sendable {
         self.once = once
         self.maxInFlight = max(1, maxInFlight)
         self.shutdownGrace = max(0, shutdownGrace)
+        self.receiptLogLevel = receiptLogLevel
     }
 
     /// The watcher's configuration: output folders are excluded.

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Logging
 import ServiceLifecycle
 
@@ -50,28 +51,22 @@ public final class IntakeService: Service, Sendable {
             : nil
         let watcher = FolderWatcher(configuration: configuration.watcher, logger: logger)
         let files = try watcher.stableFiles(once: configuration.once)
-        let stopping = StopFlag()
-        let stopSignal = WakeSignal()
         await withGracefulShutdownHandler {
             await withTaskGroup(of: Bool.self) { group in
                 // Child results: true, a file handled; false, the shutdown grace ran out.
                 group.addTask {
-                    while !stopping.isSet && !Task.isCancelled {
-                        let generation = stopSignal.generation
-                        if stopping.isSet { break }
-                        await stopSignal.wait(since: generation, timeout: .seconds(1))
-                    }
-                    guard !Task.isCancelled else { return false }
+                    // Once a graceful shutdown starts, the receipts in flight get the grace to finish.
+                    guard (try? await gracefulShutdown()) != nil else { return false }
                     try? await Task.sleep(for: .milliseconds(Int64(configuration.shutdownGrace * 1000)))
                     return false
                 }
                 var inFlight = 0
                 for await file in files {
-                    if stopping.isSet { break }
+                    if Task.isShuttingDownGracefully { break }
                     while inFlight >= configuration.maxInFlight, let handled = await group.next() {
                         if handled { inFlight -= 1 } else { group.cancelAll() }
                     }
-                    if stopping.isSet { break }
+                    if Task.isShuttingDownGracefully { break }
                     self.counts.started()
                     group.addTask {
                         await self.handle(file, ledger: ledger, watcher: watcher)
@@ -80,8 +75,8 @@ public final class IntakeService: Service, Sendable {
                     }
                     inFlight += 1
                 }
-                if stopping.isSet, self.counts.inFlight > 0 {
-                    self.logger.info("Intake stopping; waiting for receipts in flight", metadata: [
+                if Task.isShuttingDownGracefully, self.counts.inFlight > 0 {
+                    self.logger.debug("Intake stopping; waiting for receipts in flight", metadata: [
                         "intake.inFlight": "\(self.counts.inFlight)", "intake.grace": "\(configuration.shutdownGrace)",
                     ])
                 }
@@ -93,13 +88,11 @@ public final class IntakeService: Service, Sendable {
                 group.cancelAll()
             }
         } onGracefulShutdown: {
-            stopping.set()
-            stopSignal.notifyAll()
             watcher.stop()
         }
         watcher.stop()
         let summary = self.summary
-        logger.info("Intake stopped", metadata: [
+        logger.debug("Intake stopped", metadata: [
             "intake.folder": "\(configuration.directory)", "intake.completed": "\(summary.completed)",
             "intake.duplicates": "\(summary.duplicates)", "intake.failed": "\(summary.failed)",
             "intake.notFiled": "\(summary.notFiled)",
@@ -163,7 +156,7 @@ public final class IntakeService: Service, Sendable {
             metadata["receipt.elapsed"] = "\(Self.seconds(ContinuousClock.now - started))"
             metadata["intake.filedAs"] = "\(destination)"
             if let error = outcome.error { metadata["error.message"] = "\(error)" }
-            logger.info("Receipt filed", metadata: metadata)
+            logger.log(level: configuration.receiptLogLevel, "Receipt filed", metadata: metadata)
             counts.update {
                 if done.ocrStatus == .failed { $0.failed += 1 } else { $0.completed += 1 }
                 if isDuplicate { $0.duplicates += 1 }
@@ -174,7 +167,7 @@ public final class IntakeService: Service, Sendable {
                 return
             }
             metadata["error.message"] = "\(error)"
-            logger.info("Receipt not filed; left in place", metadata: metadata)
+            logger.warning("Receipt not filed; left in place", metadata: metadata)
             counts.update { $0.notFiled += 1 }
             // Try again at the next rescan: the cause (a full disk, a locked store) may pass.
             watcher.forget(file.path)
@@ -236,18 +229,15 @@ public final class IntakeService: Service, Sendable {
 }
 
 /// `IntakeSummary` and the number of files in hand, behind a lock, updated by concurrent file handlers.
-final class SummaryBox: @unchecked Sendable {
-    // Invariant: `summary` and `running` are only touched with `lock` held.
-    private let lock = NSLock()
-    private var summary = IntakeSummary()
-    private var running = 0
+final class SummaryBox: Sendable {
+    private let state = Mutex((summary: IntakeSummary(), running: 0))
 
-    var value: IntakeSummary { lock.withLock { summary } }
+    var value: IntakeSummary { state.withLock { $0.summary } }
 
     /// Files being handled right now.
-    var inFlight: Int { lock.withLock { running } }
-    func started() { lock.withLock { running += 1 } }
-    func ended() { lock.withLock { running -= 1 } }
+    var inFlight: Int { state.withLock { $0.running } }
+    func started() { state.withLock { $0.running += 1 } }
+    func ended() { state.withLock { $0.running -= 1 } }
 
-    func update(_ change: (inout IntakeSummary) -> Void) { lock.withLock { change(&summary) } }
+    func update(_ change: (inout IntakeSummary) -> Void) { state.withLock { change(&$0.summary) } }
 }

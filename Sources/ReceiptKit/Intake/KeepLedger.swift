@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -9,15 +10,14 @@ import Darwin
 /// content hash, size and mtime, so a restart neither processes nor files them again. It is an
 /// append-only NDJSON file (`.receipts-keep.ndjson` in the processed folder); each line is flushed
 /// to disk before the file counts as handled. The last line for a path wins.
-final class KeepLedger: @unchecked Sendable {
+final class KeepLedger: Sendable {
     struct Entry: Sendable, Equatable {
         var hash: String?
         var signature: FileSignature
     }
 
-    // Invariant: `entries` and writes to `path` only happen with `lock` held.
-    private let lock = NSLock()
-    private var entries: [String: Entry] = [:]
+    /// The entries by path; writes to `path` happen with it locked too.
+    private let entries = Mutex([String: Entry]())
     let path: String
 
     /// Loads the ledger at `path` (none yet is fine). Lines that do not parse (a crash mid-line) are skipped.
@@ -27,6 +27,12 @@ final class KeepLedger: @unchecked Sendable {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ReceiptError(.ledger, file: path, "cannot read the --keep ledger; check its permissions")
         }
+        let loaded = Self.parse(data)
+        entries.withLock { $0 = loaded }
+    }
+
+    private static func parse(_ data: Data) -> [String: Entry] {
+        var entries: [String: Entry] = [:]
         for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
             guard let json = try? JSONValue.parse(String(line)), let file = json["path"]?.stringValue,
                   let size = json["size"].flatMap(Self.int),
@@ -34,6 +40,7 @@ final class KeepLedger: @unchecked Sendable {
             entries[file] = Entry(hash: json["hash"]?.stringValue,
                                   signature: FileSignature(size: size, modified: modified, inode: UInt64(inode)))
         }
+        return entries
     }
 
     private static func int(_ value: JSONValue) -> Int64? {
@@ -41,7 +48,7 @@ final class KeepLedger: @unchecked Sendable {
         return nil
     }
 
-    func entry(for file: String) -> Entry? { lock.withLock { entries[file] } }
+    func entry(for file: String) -> Entry? { entries.withLock { $0[file] } }
 
     /// Records `file` as handled (blocking: call off the cooperative pool).
     func record(_ file: String, hash: String?, signature: FileSignature) throws {
@@ -50,7 +57,7 @@ final class KeepLedger: @unchecked Sendable {
             ("mtime", .number(String(signature.modified))), ("inode", .number(String(signature.inode))),
         ])
         let line = Data((json.serialized() + "\n").utf8)
-        try lock.withLock {
+        try entries.withLock { entries in
             let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
             guard fd >= 0 else {
                 throw ReceiptError(.ledger, file: path, "cannot write the --keep ledger; check permissions and free space",

@@ -65,7 +65,7 @@ final class WatchLoop {
 
     func run() {
         startEvents()
-        logger.info("Watching folder", metadata: [
+        logger.debug("Watching folder", metadata: [
             "intake.folder": "\(root)", "intake.mode": "\(mode)", "intake.recursive": "\(configuration.recursive)",
             "intake.stable": "\(configuration.stabilityDelay)",
         ])
@@ -124,7 +124,7 @@ final class WatchLoop {
         let now = clock.now
         for event in inotify.readEvents() {
             if event.isOverflow {
-                logger.info("Too many file events at once; rescanning", metadata: ["intake.folder": "\(root)"])
+                logger.debug("Too many file events at once; rescanning", metadata: ["intake.folder": "\(root)"])
                 nextScan = now
                 continue
             }

@@ -148,24 +148,21 @@ public final class ReceiptPipeline: Service, Sendable {
     /// the task is cancelled instead, receipts in hand go back to pending. Expired leases are
     /// reclaimed on start and periodically.
     public func run() async throws {
-        let stop = StopFlag()
-        let stopSignal = WakeSignal()
-        logger.info("Queue workers starting", metadata: ["queue.workers": "\(configuration.workers)",
+        logger.debug("Queue workers starting", metadata: ["queue.workers": "\(configuration.workers)",
                                                          "store.path": "\(store.location)"])
         try await queue.reclaim()
         await withGracefulShutdownHandler {
             await withTaskGroup(of: Void.self) { group in
                 for index in 0..<configuration.workers {
-                    group.addTask { await self.queue.serviceWorker(index, stop: stop) }
+                    group.addTask { await self.queue.serviceWorker(index) }
                 }
-                group.addTask { await self.queue.reclaimLoop(stop: stop, stopSignal: stopSignal) }
+                group.addTask { await cancelWhenGracefulShutdown { await self.queue.reclaimLoop() } }
             }
         } onGracefulShutdown: {
-            stop.set()
-            stopSignal.notifyAll()
+            // Idle workers wake and see the shutdown; busy ones finish the receipt in hand.
             self.queue.workAvailable.notifyAll()
         }
-        logger.info("Queue workers stopped", metadata: ["store.path": "\(store.location)"])
+        logger.debug("Queue workers stopped", metadata: ["store.path": "\(store.location)"])
     }
 
     /// Processes a batch and reports each receipt as soon as it is completed or failed, in the
@@ -229,13 +226,10 @@ public final class ReceiptPipeline: Service, Sendable {
             for index in 0..<configuration.workers {
                 group.addTask { try await queue.batchWorker(index, tracker: tracker, emit: onOutcome) }
             }
-            let stop = StopFlag()
-            let stopSignal = WakeSignal()
-            group.addTask { await queue.reclaimLoop(stop: stop, stopSignal: stopSignal) }
-            // The workers end when the batch is done; then stop the reclaim loop.
+            group.addTask { await queue.reclaimLoop() }
+            // The submissions and the workers end when the batch is done; then stop the reclaim loop.
             for _ in 0...configuration.workers { try await group.next() }
-            stop.set()
-            stopSignal.notifyAll()
+            group.cancelAll()
             try await group.waitForAll()
         }
     }

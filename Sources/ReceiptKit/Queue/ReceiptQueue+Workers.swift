@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ServiceLifecycle
 
 extension ReceiptQueue {
     private var pollInterval: Duration { .milliseconds(Int64(max(0.01, configuration.pollInterval) * 1000)) }
@@ -11,11 +12,12 @@ extension ReceiptQueue {
 
     // MARK: Service mode: any pending receipt of the store
 
-    /// Takes pending receipts until `stop` is set (then finishes the one in hand) or the task is cancelled
-    /// (then the one in hand goes back to pending).
-    func serviceWorker(_ index: Int, stop: StopFlag) async {
+    /// Takes pending receipts until a graceful shutdown starts (then finishes the one in hand) or
+    /// the task is cancelled (then the one in hand goes back to pending). Whoever starts the
+    /// shutdown wakes idle workers with `workAvailable`.
+    func serviceWorker(_ index: Int) async {
         let owner = identity.owner(worker: index)
-        while !stop.isSet, !Task.isCancelled {
+        while !Task.isShuttingDownGracefully, !Task.isCancelled {
             let generation = workAvailable.generation
             do {
                 if let job = try await store.claimNext(Lease(owner: owner, duration: leaseDuration)) {
@@ -23,7 +25,7 @@ extension ReceiptQueue {
                     continue
                 }
             } catch {
-                logger.info("Queue cannot claim receipts", metadata: ["error.message": "\(error)"])
+                logger.warning("Queue cannot claim receipts", metadata: ["error.message": "\(error)"])
                 await workAvailable.wait(since: generation, timeout: pollInterval * 5)
                 continue
             }
@@ -33,15 +35,13 @@ extension ReceiptQueue {
         }
     }
 
-    /// Reclaims expired leases every half lease (at most every 30 s) until `stop` is set.
-    func reclaimLoop(stop: StopFlag, stopSignal: WakeSignal) async {
+    /// Reclaims expired leases every half lease (at most every 30 s) until the task is cancelled.
+    func reclaimLoop() async {
         let interval = Duration.milliseconds(Int64(min(30, max(0.02, leaseDuration / 2)) * 1000))
-        while !stop.isSet, !Task.isCancelled {
-            let generation = stopSignal.generation
-            await stopSignal.wait(since: generation, timeout: interval)
-            if stop.isSet || Task.isCancelled { return }
+        while !Task.isCancelled {
+            do { try await Task.sleep(for: interval) } catch { return }
             do { try await reclaim() } catch {
-                logger.info("Queue cannot reclaim receipts", metadata: ["error.message": "\(error)"])
+                logger.warning("Queue cannot reclaim receipts", metadata: ["error.message": "\(error)"])
             }
         }
     }
@@ -86,7 +86,7 @@ extension ReceiptQueue {
                     let soon = Date().addingTimeInterval(configuration.pollInterval)
                     await tracker.postpone(id, until: min(until ?? soon, soon))
                 case .notFound:
-                    logger.info("Receipt disappeared from the store", metadata: ["receipt.id": "\(id)"])
+                    logger.debug("Receipt disappeared from the store", metadata: ["receipt.id": "\(id)"])
                     _ = await tracker.finish(id)
                 }
             }

@@ -58,7 +58,7 @@ final class ReceiptQueue: Sendable {
             let receipt = Receipt(filePath: path, uploadTimestamp: now, ocrStatus: .failed, lastError: error.description,
                                   createdAt: now, updatedAt: now)
             let result = try await store.insert(receipt, imagePath: nil, deduplicate: false)
-            logger.info("Receipt failed", metadata: ["receipt.id": "\(receipt.id)", "receipt.file": "\(path)",
+            logger.debug("Receipt failed", metadata: ["receipt.id": "\(receipt.id)", "receipt.file": "\(path)",
                                                      "error.message": "\(error.description)"])
             finished.notifyAll()
             return result
@@ -127,13 +127,13 @@ final class ReceiptQueue: Sendable {
                 guard let (done, stored) = try await Self.uncancelled({
                     try await store.complete(id: receipt.id, owner: owner, work: work, now: now)
                 }) else {
-                    logger.info("Receipt lease lost", metadata: metadata)
+                    logger.debug("Receipt lease lost", metadata: metadata)
                     return .released
                 }
                 metadata["receipt.elapsed"] = "\(ContinuousClock.now - started)"
                 metadata["receipt.analyzer"] = "\(processed.analysis.analyzer)"
                 if let duplicate = stored.possibleDuplicateOf { metadata["expense.possibleDuplicateOf"] = "\(duplicate)" }
-                logger.info("Receipt completed", metadata: metadata)
+                logger.debug("Receipt completed", metadata: metadata)
                 finished.notifyAll()
                 return .completed(done, stored)
 
@@ -141,7 +141,7 @@ final class ReceiptQueue: Sendable {
                 if error is CancellationError || Task.isCancelled {
                     let store = self.store
                     try await Self.uncancelled { try await store.release(id: receipt.id, owner: owner, now: now) }
-                    logger.info("Receipt returned to the queue", metadata: metadata)
+                    logger.debug("Receipt returned to the queue", metadata: metadata)
                     workAvailable.notifyAll()
                     return .released
                 }
@@ -151,24 +151,24 @@ final class ReceiptQueue: Sendable {
                 guard let failed = try await Self.uncancelled({
                     try await store.fail(id: receipt.id, owner: owner, error: message, retryAt: retryAt, now: now)
                 }) else {
-                    logger.info("Receipt lease lost", metadata: metadata)
+                    logger.debug("Receipt lease lost", metadata: metadata)
                     return .released
                 }
                 metadata["error.message"] = "\(message)"
                 finished.notifyAll()
                 if let retryAt {
                     metadata["retry.at"] = "\(retryAt)"
-                    logger.info("Receipt will be retried", metadata: metadata)
+                    logger.debug("Receipt will be retried", metadata: metadata)
                     workAvailable.notifyAll()
                     return .retry(failed, at: retryAt)
                 }
-                logger.info("Receipt failed", metadata: metadata)
+                logger.debug("Receipt failed", metadata: metadata)
                 return .failed(failed)
             }
         } catch {
             // The store could not be written; the lease expires and the receipt is taken again.
             metadata["error.message"] = "\(error)"
-            logger.info("Receipt result not stored", metadata: metadata)
+            logger.warning("Receipt result not stored", metadata: metadata)
             return .released
         }
     }
@@ -222,11 +222,11 @@ final class ReceiptQueue: Sendable {
             do { try await Task.sleep(for: interval) } catch { return }
             do {
                 guard try await store.renew(id: id, Lease(owner: owner, duration: leaseDuration)) else {
-                    logger.info("Receipt lease lost", metadata: ["receipt.id": "\(id)"])
+                    logger.debug("Receipt lease lost", metadata: ["receipt.id": "\(id)"])
                     return
                 }
             } catch {
-                logger.info("Receipt lease not renewed", metadata: ["receipt.id": "\(id)", "error.message": "\(error)"])
+                logger.debug("Receipt lease not renewed", metadata: ["receipt.id": "\(id)", "error.message": "\(error)"])
             }
         }
     }

@@ -1,34 +1,37 @@
 import Foundation
+import Synchronization
 
 /// Wakes tasks that wait for something to change (work submitted, a receipt finished, shutdown).
 ///
 /// A waiter reads `generation` before looking at the store and passes it to `wait`, so a
 /// notification that arrives in between is never missed; the timeout covers changes made by other
 /// processes, which cannot notify.
-final class WakeSignal: @unchecked Sendable {
-    // Invariant: `generationValue`, `waiters` and `nextToken` are only touched with `lock` held;
-    // every continuation stored in `waiters` is resumed exactly once, by whoever removes it.
+final class WakeSignal: Sendable {
+    // Every continuation stored in `waiters` is resumed exactly once, by whoever removes it.
     private enum Waiter {
         case registered
         case waiting(CheckedContinuation<Void, Never>)
         case abandoned
     }
 
-    private let lock = NSLock()
-    private var generationValue: UInt64 = 0
-    private var waiters: [UInt64: Waiter] = [:]
-    private var nextToken: UInt64 = 0
+    private struct State {
+        var generation: UInt64 = 0
+        var waiters: [UInt64: Waiter] = [:]
+        var nextToken: UInt64 = 0
+    }
 
-    var generation: UInt64 { lock.withLock { generationValue } }
+    private let state = Mutex(State())
+
+    var generation: UInt64 { state.withLock { $0.generation } }
 
     func notifyAll() {
-        let resumed: [CheckedContinuation<Void, Never>] = lock.withLock {
-            generationValue &+= 1
+        let resumed: [CheckedContinuation<Void, Never>] = state.withLock { s in
+            s.generation &+= 1
             var list: [CheckedContinuation<Void, Never>] = []
-            for (token, waiter) in waiters {
+            for (token, waiter) in s.waiters {
                 if case let .waiting(c) = waiter {
                     list.append(c)
-                    waiters.removeValue(forKey: token)
+                    s.waiters.removeValue(forKey: token)
                 }
             }
             return list
@@ -38,11 +41,11 @@ final class WakeSignal: @unchecked Sendable {
 
     /// Returns when notified after `generation`, after `timeout`, or when the task is cancelled.
     func wait(since generation: UInt64, timeout: Duration) async {
-        let token: UInt64? = lock.withLock {
-            guard generationValue == generation else { return nil }
-            nextToken &+= 1
-            waiters[nextToken] = .registered
-            return nextToken
+        let token: UInt64? = state.withLock { s in
+            guard s.generation == generation else { return nil }
+            s.nextToken &+= 1
+            s.waiters[s.nextToken] = .registered
+            return s.nextToken
         }
         guard let token else { return }
         await withTaskGroup(of: Void.self) { group in
@@ -56,12 +59,12 @@ final class WakeSignal: @unchecked Sendable {
 
     private func suspend(_ token: UInt64, generation: UInt64) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let resumeNow: Bool = lock.withLock {
-                guard case .registered? = waiters[token], generationValue == generation else {
-                    waiters.removeValue(forKey: token)
+            let resumeNow: Bool = state.withLock { s in
+                guard case .registered? = s.waiters[token], s.generation == generation else {
+                    s.waiters.removeValue(forKey: token)
                     return true
                 }
-                waiters[token] = .waiting(continuation)
+                s.waiters[token] = .waiting(continuation)
                 return false
             }
             if resumeNow { continuation.resume() }
@@ -69,13 +72,13 @@ final class WakeSignal: @unchecked Sendable {
     }
 
     private func abandon(_ token: UInt64) {
-        let continuation: CheckedContinuation<Void, Never>? = lock.withLock {
-            switch waiters[token] {
+        let continuation: CheckedContinuation<Void, Never>? = state.withLock { s in
+            switch s.waiters[token] {
             case let .waiting(c)?:
-                waiters.removeValue(forKey: token)
+                s.waiters.removeValue(forKey: token)
                 return c
             case .registered?:
-                waiters[token] = .abandoned
+                s.waiters[token] = .abandoned
                 return nil
             case .abandoned?, nil:
                 return nil

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -35,9 +36,8 @@ public struct WorkerIdentity: Sendable, Equatable {
     }
 
     /// Instances of pipelines alive in this process (several may share one store).
-    nonisolated(unsafe) static var liveInstancesStorage = Set<String>()
-    static let lock = NSLock()
-    static var liveInstances: Set<String> { lock.withLock { liveInstancesStorage } }
-    static func register(_ instance: String) { _ = lock.withLock { liveInstancesStorage.insert(instance) } }
-    static func unregister(_ instance: String) { _ = lock.withLock { liveInstancesStorage.remove(instance) } }
+    private static let live = Mutex(Set<String>())
+    static var liveInstances: Set<String> { live.withLock { $0 } }
+    static func register(_ instance: String) { _ = live.withLock { $0.insert(instance) } }
+    static func unregister(_ instance: String) { _ = live.withLock { $0.remove(instance) } }
 }

@@ -115,8 +115,10 @@ struct WatchCommand: AsyncParsableCommand {
         let intake = IntakeService(pipeline: pipeline, configuration: IntakeConfiguration(
             directory: directory, processedDirectory: processed, failedDirectory: failed, keep: keep,
             recursive: !noRecursive, pollInterval: poll, stabilityDelay: stable, rescanInterval: rescan,
-            ignorePatterns: ignore, excludedPaths: excluded, once: once, maxInFlight: max(4, self.pipeline.workers * 2)),
+            ignorePatterns: ignore, excludedPaths: excluded, once: once, maxInFlight: max(4, self.pipeline.workers * 2),
+            receiptLogLevel: .info),
             logger: logger)
+        logger.info("Watching folder", metadata: ["intake.folder": "\(directory)", "store.path": "\(storePath)"])
 
         var configuration = ServiceGroupConfiguration(
             // Shut down in reverse order: the intake stops taking files, the workers finish, then

@@ -13,6 +13,15 @@ import Testing
         #expect(OCREngine.lineImagesUncompressed)
     }
 
+    @Test func aProgramCanOptOutOfTheOverrideAndReadsTheSameText() async throws {
+        let image = ReceiptsCLI.testReceipt("uk-parking.jpg")
+        let tuned = try await ReceiptsCLI.run(["ocr", image])
+        let plain = try await ReceiptsCLI.run(["ocr", image], environment: ["RECEIPTS_COMPRESSED_LINE_IMAGES": "1"])
+        #expect(tuned.status == 0 && plain.status == 0)
+        #expect(!tuned.out.isEmpty)
+        #expect(plain.out == tuned.out)
+    }
+
     @Test("PNG written through the override decodes to the same pixels", arguments: [1, 8, 32])
     func pngRoundTrip(depth: Int32) throws {
         var pix: UnsafeMutablePointer<PIX>? = pixCreate(301, 77, depth)
