@@ -11,10 +11,10 @@ import ServiceLifecycle
 /// ```swift
 /// let pipeline = try ReceiptPipeline(storePath: store, processor: processor, logger: logger)
 /// let intake = IntakeService(pipeline: pipeline, configuration: IntakeConfiguration(directory: "/srv/inbox"), logger: logger)
-/// try await ServiceGroup(services: [pipeline, intake], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger).run()
+/// try await ServiceGroup(services: [processor.engine, pipeline, intake], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger).run()
 /// ```
 ///
-/// The pipeline must be running (its workers do the reading); list it before the intake, so a
+/// The OCR engine and the pipeline must be running (its workers do the reading); list them before the intake, so a
 /// graceful shutdown stops the intake first and the workers finish what is in hand.
 ///
 /// Exactly once across restarts: the store knows every image by content, so a file seen again
