@@ -145,8 +145,12 @@ final class ReceiptQueue: Sendable {
                     workAvailable.notifyAll()
                     return .released
                 }
-                let (message, transient) = Self.describe(error, file: receipt.filePath)
-                let retryAt = transient ? configuration.retry.retryDate(afterAttempts: receipt.attempts, now: now) : nil
+                // Whether to try again is the thrower's call (the remote client knows a rejected key
+                // from a timeout); an error that gives no advice is permanent.
+                let failure = ReceiptError.from(error, file: receipt.filePath)
+                let message = failure.description
+                let retryAt = failure.retry == .later
+                    ? configuration.retry.retryDate(afterAttempts: receipt.attempts, now: now) : nil
                 let store = self.store
                 guard let failed = try await Self.uncancelled({
                     try await store.fail(id: receipt.id, owner: owner, error: message, retryAt: retryAt, now: now)
@@ -178,17 +182,6 @@ final class ReceiptQueue: Sendable {
     /// stop at cancellation. The detached task is awaited, so it never outlives the worker.
     static func uncancelled<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
         try await Task.detached(operation: body).value
-    }
-
-    /// The one-line error and whether trying again may help.
-    static func describe(_ error: Error, file: String) -> (String, Bool) {
-        if let error = error as? ReceiptError { return (error.description, error.isTransient) }
-        if let error = error as? ReceiptError {
-            let text = String(describing: error).split(whereSeparator: \.isNewline).joined(separator: " ")
-            return (text.hasPrefix(file) ? text : "\(file): \(text)", error.code == .remoteFailed)
-        }
-        let text = String(describing: error).split(whereSeparator: \.isNewline).joined(separator: " ")
-        return ("\(file): \(text)", false)
     }
 
     /// Runs the processor while renewing the lease every third of its duration.
