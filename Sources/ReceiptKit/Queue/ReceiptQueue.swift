@@ -30,6 +30,11 @@ final class ReceiptQueue: Sendable {
     // MARK: Submitting
 
     /// Stores the bytes, then a pending receipt (or returns the receipt that has these bytes).
+    ///
+    /// Bytes whose receipt failed are tried again: that receipt goes back to pending (attempts
+    /// reset) and counts as new. Submitting them again is how a user says the cause is fixed (the
+    /// API key, the quota, the network); a completed receipt is returned as it is. `process`,
+    /// `watch` and the library all submit through here, so they agree on this.
     func submit(data: Data, displayPath: String, force: Bool) async throws -> (receipt: Receipt, isNew: Bool) {
         let images = self.images
         let (hash, imagePath) = try await BlockingIO.run {
@@ -38,13 +43,22 @@ final class ReceiptQueue: Sendable {
         }
         let now = Date()
         let receipt = Receipt(filePath: displayPath, contentHash: hash, uploadTimestamp: now, createdAt: now, updatedAt: now)
-        let result = try await store.insert(receipt, imagePath: imagePath, deduplicate: !force)
-        if result.isNew {
-            logger.debug("Receipt submitted", metadata: ["receipt.id": "\(result.receipt.id)", "receipt.file": "\(displayPath)"])
-            workAvailable.notifyAll()
+        var result = try await store.insert(receipt, imagePath: imagePath, deduplicate: !force)
+        let metadata: Logger.Metadata = ["receipt.id": "\(result.receipt.id)", "receipt.file": "\(displayPath)"]
+        if !result.isNew, result.receipt.ocrStatus == .failed {
+            do {
+                result = (try await store.requeue(id: result.receipt.id, now: now), true)
+                logger.info("Failed receipt submitted again; back in the queue", metadata: metadata)
+            } catch let error as ReceiptError where error.code == .invalidState {
+                // Put back (or finished) by someone else since the insert: take it as it is now.
+                result.receipt = try await store.receipt(id: result.receipt.id) ?? result.receipt
+            }
+        } else if result.isNew {
+            logger.debug("Receipt submitted", metadata: metadata)
         } else {
-            logger.debug("Receipt already known", metadata: ["receipt.id": "\(result.receipt.id)", "receipt.file": "\(displayPath)"])
+            logger.debug("Receipt already known", metadata: metadata)
         }
+        if result.isNew { workAvailable.notifyAll() }
         return result
     }
 
