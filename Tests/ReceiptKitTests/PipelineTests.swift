@@ -77,6 +77,40 @@ import Testing
         #expect(try await pipeline.expenses().count == 2)
     }
 
+    @Test func aFailedReceiptSubmittedAgainIsTriedAgainNotReportedAsADuplicate() async throws {
+        let dir = try TemporaryDirectory()
+        let processor = ScriptedProcessor()
+        // One attempt each time: the first call fails (transiently, for good), the second works.
+        let pipeline = try TestSupport.pipeline(dir, processor: processor, maxAttempts: 1)
+        let bytes = ScriptedProcessor.image(vendor: "Second Time Lucky", transient: 1)
+        let file = try dir.write("flaky.jpg", bytes)
+        let first = try await collect(pipeline.process(files: [file]))
+        #expect(first.count == 1 && first[0].receipt.ocrStatus == .failed)
+
+        let again = try await collect(pipeline.process(files: [file]))
+        #expect(again.count == 1)
+        #expect(again[0].receipt.id == first[0].receipt.id)
+        #expect(again[0].receipt.ocrStatus == .completed)
+        #expect(again[0].receipt.attempts == 1)
+        #expect(!again[0].isDuplicate)
+        #expect(again[0].analysis?.vendor == "Second Time Lucky")
+        #expect(processor.calls(for: bytes) == 2)
+
+        // Completed now: submitted again, it is returned as it is.
+        let third = try await collect(pipeline.process(files: [file]))
+        #expect(third.count == 1 && third[0].isDuplicate && third[0].receipt.ocrStatus == .completed)
+        #expect(processor.calls(for: bytes) == 2)
+
+        // The library's submit puts a failed receipt back in the queue too (no workers run here).
+        let broken = ScriptedProcessor.image(permanent: true)
+        let failed = try await collect(pipeline.process([.data(broken, filename: "broken.jpg")]))
+        #expect(failed.first?.receipt.ocrStatus == .failed)
+        let resubmitted = try await pipeline.submit(imageData: broken, filename: "broken.jpg")
+        #expect(resubmitted.id == failed.first?.receipt.id)
+        #expect(resubmitted.ocrStatus == .pending && resubmitted.attempts == 0)
+        #expect(try await pipeline.receipts().count == 2)
+    }
+
     @Test func aLikelyDuplicatePurchaseIsFlaggedNeverDropped() async throws {
         let dir = try TemporaryDirectory()
         let pipeline = try TestSupport.pipeline(dir, workers: 1)

@@ -107,8 +107,9 @@ public final class GeminiAnalyzer: ReceiptAnalyzer {
         }
         if let reason = json["promptFeedback"]?["blockReason"]?.stringValue {
             let message = json["promptFeedback"]?["blockReasonMessage"]?.stringValue.map { ": \(redact($0))" } ?? ""
+            // The same prompt and image are blocked again: not worth another request.
             throw ReceiptError(.remoteFailed, "Gemini blocked the request (promptFeedback.blockReason \(reason)\(message))",
-                                file: source)
+                                file: source, retry: .never)
         }
         guard let candidate = json["candidates"]?.arrayValue?.first else {
             throw ReceiptError(.invalidResponse, "Gemini's reply has no candidates", file: source)
@@ -131,10 +132,12 @@ public final class GeminiAnalyzer: ReceiptAnalyzer {
                     "Gemini's answer was cut off at its output token limit (finishReason MAX_TOKENS)", file: source)
             }
         case "SAFETY", "IMAGE_SAFETY", "PROHIBITED_CONTENT", "BLOCKLIST", "SPII", "RECITATION":
-            throw ReceiptError(.remoteFailed, "Gemini withheld its answer (finishReason \(finishReason!))", file: source)
+            throw ReceiptError(.remoteFailed, "Gemini withheld its answer (finishReason \(finishReason!))", file: source,
+                               retry: .never)
         default:
             if ModelAnswer.jsonObject(in: text) == nil {
-                throw ReceiptError(.remoteFailed, "Gemini stopped without an answer (finishReason \(finishReason!))", file: source)
+                throw ReceiptError(.remoteFailed, "Gemini stopped without an answer (finishReason \(finishReason!))",
+                                   file: source, retry: .never)
             }
         }
         guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {

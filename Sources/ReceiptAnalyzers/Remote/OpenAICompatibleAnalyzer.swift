@@ -128,7 +128,8 @@ public final class OpenAICompatibleAnalyzer: ReceiptAnalyzer {
         }
         let message = choice["message"]
         if let refusal = message?["refusal"]?.stringValue, !refusal.isEmpty {
-            throw ReceiptError(.remoteFailed, "the model refused: \(redact(String(refusal.prefix(200))))", file: source)
+            throw ReceiptError(.remoteFailed, "the model refused: \(redact(String(refusal.prefix(200))))", file: source,
+                               retry: .never)
         }
         var text = message?["content"]?.stringValue ?? ""
         if let parts = message?["content"]?.arrayValue {       // some servers return content parts
@@ -145,7 +146,7 @@ public final class OpenAICompatibleAnalyzer: ReceiptAnalyzer {
             }
         case "content_filter":
             throw ReceiptError(.remoteFailed, "the server's content filter withheld the answer (finish_reason content_filter)",
-                                file: source)
+                                file: source, retry: .never)
         default:
             break
         }

@@ -34,6 +34,11 @@ package struct RemoteProvider: Sendable {
 /// retrying (rate limits after the server's delay, server errors, timeouts and dropped
 /// connections with bounded exponential backoff and jitter) and turns the rest into one clear
 /// line. The API key is redacted from everything the server sends back before it is reported.
+///
+/// Its errors carry the retry advice the queue acts on (`ReceiptError.retry`): `.never` for what
+/// the same request will meet again (a rejected key, a daily quota, an unknown model), `.later`
+/// only when it gave up on something transient (retries exhausted, or a wait longer than allowed).
+/// The client knows which is which; nothing above it guesses from the code or the message.
 package final class RemoteClient: Sendable {
     package let provider: RemoteProvider
     package let configuration: RemoteAnalyzerConfiguration
@@ -101,7 +106,8 @@ package final class RemoteClient: Sendable {
                 let session = self.session
                 let (data, response) = try await limiter.withPermit { try await session.data(for: req) }
                 guard let http = response as? HTTPURLResponse else {
-                    throw ReceiptError(.remoteFailed, "not an HTTP response from \(configuration.baseURL.absoluteString)", file: source)
+                    throw ReceiptError(.remoteFailed, "not an HTTP response from \(configuration.baseURL.absoluteString)",
+                                       file: source, retry: .never)
                 }
                 var headers: [String: String] = [:]
                 for (name, value) in http.allHeaderFields {
@@ -127,17 +133,19 @@ package final class RemoteClient: Sendable {
             case .accept(let reply):
                 return RemoteExchange(reply: reply, attempts: attempt, requestChanged: adjusted)
             case .fail(let message):
+                // Sending the same request again (now or in an hour) meets the same answer.
                 let tail = retried ? " (after \(attempt) attempts)" : ""
-                throw ReceiptError(.remoteFailed, redact(message) + tail, file: source)
+                throw ReceiptError(.remoteFailed, redact(message) + tail, file: source, retry: .never)
             case .retry(let after, let why):
                 let why = redact(why)
+                // Transient, but not worth waiting for here: the queue may try the receipt later.
                 guard attempt <= configuration.maxRetries else {
-                    throw ReceiptError(.remoteFailed, "\(why); gave up after \(attempt) attempts", file: source)
+                    throw ReceiptError(.remoteFailed, "\(why); gave up after \(attempt) attempts", file: source, retry: .later)
                 }
                 if let after, after > configuration.maxRetryDelay {
                     throw ReceiptError(.remoteFailed,
                         "\(why); the server asks to wait \(Self.format(after)), longer than the \(Self.format(configuration.maxRetryDelay)) allowed",
-                        file: source)
+                        file: source, retry: .later)
                 }
                 let delay = after ?? backoff(afterAttempt: attempt)
                 meta["remote.error"] = "\(why)"

@@ -36,7 +36,7 @@ package enum RemoteImage {
         guard send.sendsImage else { return Choice() }
         func omit(_ reason: String) throws -> Choice {
             if send == .image {
-                throw ReceiptError(.remoteFailed, "cannot send the image: \(reason)", file: input.source)
+                throw ReceiptError(.remoteFailed, "cannot send the image: \(reason)", file: input.source, retry: .never)
             }
             return Choice(omittedReason: reason)
         }

@@ -194,14 +194,18 @@ public final class IntakeService: Service, Sendable {
                 return nil
             }
             let receipt: Receipt
-            if let known = try await pipeline.store.receipt(contentHash: hash) {
+            let known = try await pipeline.store.receipt(contentHash: hash)
+            if let known, known.ocrStatus != .failed {
                 receipt = known
             } else {
+                // New bytes, or bytes whose receipt failed: submitting puts that one back in the
+                // queue, to be tried again for this file (as `process` does).
                 receipt = try await pipeline.submit(imageData: data, filename: file.path)
             }
             // The store's receipt for these bytes came from another file: a duplicate. The same
             // path means this file was submitted by an earlier run that stopped before filing it.
-            return (receipt, receipt.filePath != file.path, hash)
+            // A failed receipt tried again is this file's own result, not a duplicate.
+            return (receipt, known?.ocrStatus != .failed && receipt.filePath != file.path, hash)
         }
     }
 

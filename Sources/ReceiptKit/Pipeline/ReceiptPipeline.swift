@@ -78,15 +78,16 @@ public final class ReceiptPipeline: Service, Sendable {
     // MARK: Submitting
 
     /// Submits an image file; returns the pending receipt. The same bytes submitted before return
-    /// the existing receipt (not processed again) unless `force`. A file that cannot be read becomes
-    /// a `failed` receipt whose `lastError` names the file and the cause.
+    /// the existing receipt (not processed again) unless `force`; when that receipt failed, it is
+    /// put back in the queue (attempts reset) and processed again. A file that cannot be read
+    /// becomes a `failed` receipt whose `lastError` names the file and the cause.
     @discardableResult
     public func submit(imageAt path: String, force: Bool = false) async throws -> Receipt {
         try await queue.submit(path: path, force: force).receipt
     }
 
     /// Submits image bytes held in memory (kept durably before this returns); `filename` names the
-    /// receipt in `filePath` and errors.
+    /// receipt in `filePath` and errors. Known bytes are handled as in `submit(imageAt:force:)`.
     @discardableResult
     public func submit(imageData: Data, filename: String, force: Bool = false) async throws -> Receipt {
         try await queue.submit(data: imageData, displayPath: filename, force: force).receipt
@@ -166,7 +167,8 @@ public final class ReceiptPipeline: Service, Sendable {
     }
 
     /// Processes a batch and reports each receipt as soon as it is completed or failed, in the
-    /// order they finish. Receipts already known (same bytes) are reported at once, unless `force`.
+    /// order they finish. Receipts already completed (same bytes) are reported at once, unless
+    /// `force`; failed ones are processed again (and not reported as duplicates).
     /// Files that cannot be read are reported as failed. The stream ends when every item is
     /// reported; it throws a `ReceiptError` when the store cannot be used. Ending the iteration
     /// early cancels the batch (receipts in hand go back to pending).

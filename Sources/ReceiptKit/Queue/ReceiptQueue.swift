@@ -30,6 +30,11 @@ final class ReceiptQueue: Sendable {
     // MARK: Submitting
 
     /// Stores the bytes, then a pending receipt (or returns the receipt that has these bytes).
+    ///
+    /// Bytes whose receipt failed are tried again: that receipt goes back to pending (attempts
+    /// reset) and counts as new. Submitting them again is how a user says the cause is fixed (the
+    /// API key, the quota, the network); a completed receipt is returned as it is. `process`,
+    /// `watch` and the library all submit through here, so they agree on this.
     func submit(data: Data, displayPath: String, force: Bool) async throws -> (receipt: Receipt, isNew: Bool) {
         let images = self.images
         let (hash, imagePath) = try await BlockingIO.run {
@@ -38,13 +43,22 @@ final class ReceiptQueue: Sendable {
         }
         let now = Date()
         let receipt = Receipt(filePath: displayPath, contentHash: hash, uploadTimestamp: now, createdAt: now, updatedAt: now)
-        let result = try await store.insert(receipt, imagePath: imagePath, deduplicate: !force)
-        if result.isNew {
-            logger.debug("Receipt submitted", metadata: ["receipt.id": "\(result.receipt.id)", "receipt.file": "\(displayPath)"])
-            workAvailable.notifyAll()
+        var result = try await store.insert(receipt, imagePath: imagePath, deduplicate: !force)
+        let metadata: Logger.Metadata = ["receipt.id": "\(result.receipt.id)", "receipt.file": "\(displayPath)"]
+        if !result.isNew, result.receipt.ocrStatus == .failed {
+            do {
+                result = (try await store.requeue(id: result.receipt.id, now: now), true)
+                logger.info("Failed receipt submitted again; back in the queue", metadata: metadata)
+            } catch let error as ReceiptError where error.code == .invalidState {
+                // Put back (or finished) by someone else since the insert: take it as it is now.
+                result.receipt = try await store.receipt(id: result.receipt.id) ?? result.receipt
+            }
+        } else if result.isNew {
+            logger.debug("Receipt submitted", metadata: metadata)
         } else {
-            logger.debug("Receipt already known", metadata: ["receipt.id": "\(result.receipt.id)", "receipt.file": "\(displayPath)"])
+            logger.debug("Receipt already known", metadata: metadata)
         }
+        if result.isNew { workAvailable.notifyAll() }
         return result
     }
 
@@ -145,8 +159,12 @@ final class ReceiptQueue: Sendable {
                     workAvailable.notifyAll()
                     return .released
                 }
-                let (message, transient) = Self.describe(error, file: receipt.filePath)
-                let retryAt = transient ? configuration.retry.retryDate(afterAttempts: receipt.attempts, now: now) : nil
+                // Whether to try again is the thrower's call (the remote client knows a rejected key
+                // from a timeout); an error that gives no advice is permanent.
+                let failure = ReceiptError.from(error, file: receipt.filePath)
+                let message = failure.description
+                let retryAt = failure.retry == .later
+                    ? configuration.retry.retryDate(afterAttempts: receipt.attempts, now: now) : nil
                 let store = self.store
                 guard let failed = try await Self.uncancelled({
                     try await store.fail(id: receipt.id, owner: owner, error: message, retryAt: retryAt, now: now)
@@ -178,17 +196,6 @@ final class ReceiptQueue: Sendable {
     /// stop at cancellation. The detached task is awaited, so it never outlives the worker.
     static func uncancelled<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
         try await Task.detached(operation: body).value
-    }
-
-    /// The one-line error and whether trying again may help.
-    static func describe(_ error: Error, file: String) -> (String, Bool) {
-        if let error = error as? ReceiptError { return (error.description, error.isTransient) }
-        if let error = error as? ReceiptError {
-            let text = String(describing: error).split(whereSeparator: \.isNewline).joined(separator: " ")
-            return (text.hasPrefix(file) ? text : "\(file): \(text)", error.code == .remoteFailed)
-        }
-        let text = String(describing: error).split(whereSeparator: \.isNewline).joined(separator: " ")
-        return ("\(file): \(text)", false)
     }
 
     /// Runs the processor while renewing the lease every third of its duration.

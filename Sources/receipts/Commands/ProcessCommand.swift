@@ -15,7 +15,8 @@ struct ProcessCommand: AsyncParsableCommand {
             Every receipt goes through the store (see --store): it is recorded as pending, then completed \
             with its analysis and a drafted expense, or failed with its error. Images already in the store \
             (same bytes) are not read again: their stored result is printed (use --force to read them \
-            again). An interrupted run loses nothing: run it again and it carries on.
+            again); an image whose receipt failed is tried again. An interrupted run loses nothing: run \
+            it again and it carries on.
 
             Output (--format): ndjson (default when stdout is not a terminal) prints one JSON object per line:
               {"file", "receiptId", "ocrStatus": "completed"|"failed", "analysis": {...}|null,

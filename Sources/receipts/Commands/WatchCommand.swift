@@ -28,11 +28,13 @@ struct WatchCommand: AsyncParsableCommand {
             "duplicate" and, for a duplicate, "duplicateOf"; the .error.txt the one-line error. \
             Subfolders are kept below the output folder. A name already taken gets a suffix (a-1.jpg); \
             nothing is overwritten. Bytes already in the store are not read again: the file is filed as \
-            a duplicate of the first. With --keep files stay where they are (sidecars are still \
-            written) and are remembered by content in processed/.receipts-keep.ndjson.
+            a duplicate of the first (bytes whose receipt failed are tried again). With --keep files \
+            stay where they are (sidecars are still written) and are remembered by content in \
+            processed/.receipts-keep.ndjson.
 
             Stopping and starting again processes each file exactly once: the store knows every image \
-            by content, so a file left behind by a stop or a crash is filed with its stored result.
+            by content, so a file left behind by a stop or a crash is filed with its stored result (a \
+            failed one is tried again).
 
             One log line per receipt goes to stderr (file, status, vendor, total, elapsed); -v adds the \
             queue's lines, -vv debug output, -q errors only.

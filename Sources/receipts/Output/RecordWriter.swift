@@ -51,8 +51,7 @@ final class RecordWriter {
     func begin() {
         switch format {
         case .csv: emit(columns.map { Self.csvField($0.header) }.joined(separator: ",") + "\n")
-        case .table:
-            emit(columns.map { Self.pad($0.header.uppercased(), $0.width) }.joined(separator: "  ") + "\n")
+        case .table: emit(tableLine(columns.map { $0.header.uppercased() }))
         case .json: emit("[")
         case .ndjson: break
         }
@@ -65,13 +64,22 @@ final class RecordWriter {
             emit((count == 0 ? "\n" : ",\n") + record.prettySerialized().split(separator: "\n", omittingEmptySubsequences: false)
                 .map { "  " + $0 }.joined(separator: "\n"))
         case .csv: emit(columns.map { Self.csvField($0.value(in: record)) }.joined(separator: ",") + "\n")
-        case .table: emit(columns.map { Self.pad($0.value(in: record), $0.width) }.joined(separator: "  ") + "\n")
+        case .table: emit(tableLine(columns.map { $0.value(in: record) }))
         }
         count += 1
     }
 
     func end() {
         if format == .json { emit(count == 0 ? "]\n" : "\n]\n") }
+    }
+
+    /// One table line: each cell cut or padded to its column's width, without trailing blanks. A
+    /// row padded to the table's full width (170 characters) wraps on a narrower terminal, and its
+    /// trailing padding then shows as an empty line between rows.
+    private func tableLine(_ cells: [String]) -> String {
+        var line = zip(columns, cells).map { Self.pad($1, $0.width) }.joined(separator: "  ")
+        while line.last == " " { line.removeLast() }
+        return line + "\n"
     }
 
     private func emit(_ text: String) {

@@ -92,6 +92,40 @@ import Testing
         #expect(array.arrayValue?.first?["file"] == .string(file))
     }
 
+    @Test func theTableOnATerminalHasOneLinePerReceiptAndNoEmptyLines() async throws {
+        let dir = try TemporaryDirectory()
+        // Paths short enough for the file column, so each row can be told by its file.
+        let files = ["TestReceipts/uk-parking.jpg", "TestReceipts/us-diner.jpg", "TestReceipts/fr-garage.bmp",
+                     "TestReceipts/bad/text.jpg"]
+        func checkTable(_ result: ReceiptsCLI.Result, _ run: String) throws {
+            #expect(result.status == 1, "\(run): bad/text.jpg fails; \(result.out)")
+            // What a terminal narrower than the widest row (170 characters with an error) shows.
+            let screen = TerminalScreen(result.out, columns: 150).lines
+            let header = try #require(screen.firstIndex { $0.hasPrefix("FILE ") }, "\(run): no table header in \(screen)")
+            let last = try #require(screen.lastIndex { line in files.contains { line.hasPrefix($0) } })
+            let table = screen[header...last]
+            #expect(!table.contains { $0.allSatisfy(\.isWhitespace) },
+                    "\(run): an empty line on screen:\n\(table.joined(separator: "\n"))")
+            for file in files {
+                #expect(table.filter { $0.hasPrefix(file) }.count == 1, "\(run): one row for \(file):\n\(table.joined(separator: "\n"))")
+            }
+            #expect(screen[(last + 1)...].allSatisfy { !files.contains(where: $0.hasPrefix) })
+            // The lines as written: nothing after the last cell that a terminal could wrap onto a line of its own.
+            let written = TerminalScreen(result.out, columns: 10_000).lines.filter { line in
+                line.hasPrefix("FILE ") || files.contains { line.hasPrefix($0) }
+            }
+            #expect(written.count == files.count + 1, "\(run): \(written)")
+            #expect(written.allSatisfy { !$0.hasSuffix(" ") }, "\(run): trailing blanks in \(written)")
+        }
+        let root = ReceiptsCLI.repositoryRoot.path
+        let explicit = try await ReceiptsCLI.runInTerminal(["process"] + files + ["--store", dir.storePath, "--format", "table"],
+                                                           currentDirectory: root)
+        try checkTable(explicit, "--format table")
+        // A table is the default on a terminal (the stored results are printed this time).
+        let automatic = try await ReceiptsCLI.runInTerminal(["process"] + files + ["--store", dir.storePath], currentDirectory: root)
+        try checkTable(automatic, "default format")
+    }
+
     @Test func ocrPrintsTextAndTSV() async throws {
         let text = try await ReceiptsCLI.run(["ocr", ReceiptsCLI.testReceipt("uk-parking.jpg")])
         #expect(text.status == 0)

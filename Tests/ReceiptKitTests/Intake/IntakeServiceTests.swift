@@ -127,6 +127,27 @@ import Testing
         #expect(h.processor.calls(for: bytes) == 1)
     }
 
+    @Test func aFileWhoseReceiptFailedIsTriedAgainWhenDroppedAgain() async throws {
+        let h = try IntakeHarness()
+        // Fails its three attempts (as a remote analyzer that is down would), then works.
+        let bytes = ScriptedProcessor.image(vendor: "Back Online", total: "7.50", transient: 3)
+        let running = try h.start()
+        try h.drop("retry.jpg", bytes)
+        #expect(try await eventually { h.names(in: "failed") == ["retry.error.txt", "retry.jpg"] })
+        // The cause is gone; the user puts the file back.
+        try h.drop("retry.jpg", bytes)
+        #expect(try await eventually { h.names(in: "processed") == ["retry.jpg", "retry.json"] })
+        try await running.stop()
+        let record = try h.sidecar(h.processed + "/retry.json")
+        #expect(record["ocrStatus"]?.stringValue == "completed")
+        #expect(record["analysis"]?["vendor"]?.stringValue == "Back Online")
+        #expect(record["duplicate"]?.boolValue == false)
+        #expect(h.processor.calls(for: bytes) == 4)
+        let receipts = try await running.pipeline.receipts()
+        #expect(receipts.count == 1 && receipts.first?.ocrStatus == .completed)
+        #expect(running.intake.summary.duplicates == 0)
+    }
+
     @Test func brokenFilesGoToFailedWithTheirOneLineError() async throws {
         let h = try IntakeHarness()
         let running = try h.start()

@@ -38,9 +38,26 @@ enum ReceiptsCLI {
         try await OffPool.run { try runBlocking(arguments, environment: environment, currentDirectory: currentDirectory) }
     }
 
-    private static func runBlocking(_ arguments: [String], environment: [String: String], currentDirectory: String?) throws -> Result {
+    /// Runs `receipts ARGS` with stdout and stderr on a pseudo-terminal, as in a user's shell:
+    /// util-linux `script` runs it on a new one and copies what the terminal got to its stdout,
+    /// returned in `out` (escape sequences, carriage returns and all; `\n` arrives as `\r\n`).
+    static func runInTerminal(_ arguments: [String], environment: [String: String] = [:],
+                              currentDirectory: String? = nil) async throws -> Result {
+        let command = ([binary.path] + arguments).map(shellQuoted).joined(separator: " ")
+        return try await OffPool.run {
+            try runBlocking(["-qfec", "exec " + command, "/dev/null"], executable: URL(fileURLWithPath: "/usr/bin/script"),
+                            environment: environment, currentDirectory: currentDirectory)
+        }
+    }
+
+    private static func shellQuoted(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+
+    private static func runBlocking(_ arguments: [String], executable: URL = binary, environment: [String: String],
+                                    currentDirectory: String?) throws -> Result {
         let process = Process()
-        process.executableURL = binary
+        process.executableURL = executable
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
         env["RECEIPTS_STORE"] = nil

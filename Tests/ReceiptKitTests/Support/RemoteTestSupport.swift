@@ -94,6 +94,28 @@ enum Remote {
     static func googleError(_ code: Int, status: String, message: String, details: String = "") -> ScriptedHTTPServer.Reply {
         .json(code, #"{"error":{"code":\#(code),"message":"\#(message)","status":"\#(status)","details":[\#(details)]}}"#)
     }
+
+    /// Gemini's answer to a key it does not know: HTTP 400 with `google.rpc.ErrorInfo` `API_KEY_INVALID`.
+    static let keyRejected = googleError(
+        400, status: "INVALID_ARGUMENT", message: "API key not valid. Please pass a valid API key.",
+        details: #"{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"API_KEY_INVALID","domain":"googleapis.com"}"#)
+
+    /// Gemini's answer once the free tier's requests for the day are used up: HTTP 429 with a
+    /// per-day `google.rpc.QuotaFailure` (and, as Gemini sends it, a short `RetryInfo` that waiting
+    /// would not honour).
+    static let dailyQuotaExhausted = googleError(
+        429, status: "RESOURCE_EXHAUSTED", message: "You exceeded your current quota.",
+        details: #"{"@type":"type.googleapis.com/google.rpc.QuotaFailure","violations":[{"quotaMetric":"generativelanguage.googleapis.com/generate_content_free_tier_requests","quotaId":"GenerateRequestsPerDayPerProjectPerModel-FreeTier","quotaValue":"250"}]},{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"0.1s"}"#)
+
+    /// Runs the real `receipts process FILES --analyzer gemini` against `server` with the test key,
+    /// on the store at `store`, printing NDJSON. `more` adds flags (`--retries 0`).
+    static func process(_ files: [String], server: ScriptedHTTPServer, store: String,
+                        _ more: [String] = []) async throws -> ReceiptsCLI.Result {
+        try await ReceiptsCLI.run(["process"] + files + [
+            "--analyzer", "gemini", "--gemini-base-url", server.baseURL.absoluteString,
+            "--store", store, "--format", "ndjson",
+        ] + more, environment: ["GEMINI_API_KEY": key])
+    }
 }
 
 /// Captures what a library logs, at every level.
