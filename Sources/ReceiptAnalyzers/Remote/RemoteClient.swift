@@ -140,7 +140,7 @@ package final class RemoteClient: Sendable {
                 let why = redact(why)
                 // Transient, but not worth waiting for here: the queue may try the receipt later.
                 guard attempt <= configuration.maxRetries else {
-                    throw ReceiptError(.remoteFailed, "\(why); gave up after \(attempt) attempts", file: source, retry: .later)
+                    throw ReceiptError(.remoteFailed, "\(why); gave up after \(attempt == 1 ? "1 attempt" : "\(attempt) attempts")", file: source, retry: .later)
                 }
                 if let after, after > configuration.maxRetryDelay {
                     throw ReceiptError(.remoteFailed,

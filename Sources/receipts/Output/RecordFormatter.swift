@@ -75,10 +75,13 @@ struct RecordFormatter: Sendable {
         for row in rows {
             for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) }
         }
+        // No trailing blanks: padding that runs past a narrow terminal wraps into an empty line.
         func line(_ cells: [String]) -> String {
-            cells.enumerated().map { i, cell in
+            var text = cells.enumerated().map { i, cell in
                 i == cells.count - 1 ? cell : cell + String(repeating: " ", count: widths[i] - cell.count)
-            }.joined(separator: "  ") + "\n"
+            }.joined(separator: "  ")
+            while text.last == " " { text.removeLast() }
+            return text + "\n"
         }
         var out = line(columns.map { $0.uppercased() })
         for row in rows { out += line(row) }
