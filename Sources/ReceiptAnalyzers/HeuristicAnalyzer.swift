@@ -324,8 +324,54 @@ package struct Reading {
         confidence.needsReview = vendor == nil || date == nil || total == nil
             || confidence.total < 0.6 || confidence.date < 0.5
             || (taxFinding.map { t in total.map { t.value >= $0.value } ?? false } ?? false)
-        return ReceiptAnalysis(vendor: vendor?.name, date: date?.date, total: total?.value, tax: taxFinding?.value,
-                               currency: currencyCode, category: category.name, lineItems: lineItems,
-                               confidence: confidence, analyzer: analyzer)
+        var chosenTotal = total?.value, chosenDate = date?.date
+        let candidates = LearnedField.allCases.map { field -> [Candidate] in
+            switch field {
+            case .total: CandidateProposer.totals(self)
+            case .date: CandidateProposer.dates(self, options: options)
+            case .vendor: CandidateProposer.vendor(self)
+            }
+        }
+        if options.learnedModel, let model = LearnedModel.shipped {
+            Self.applyLearned(model, candidates: candidates, total: &chosenTotal, date: &chosenDate, confidence: &confidence)
+            if let t = chosenTotal, let tax = taxFinding?.value, tax >= t { confidence.needsReview = true }
+            if vendor == nil { confidence.needsReview = true }
+        }
+        var analysis = ReceiptAnalysis(vendor: vendor?.name, date: chosenDate, total: chosenTotal, tax: taxFinding?.value,
+                                       currency: currencyCode, category: category.name, lineItems: lineItems,
+                                       confidence: confidence, analyzer: analyzer)
+        if options.collectCandidates {
+            analysis.details.append(("candidates", .array(candidates.joined().map { c in
+                .object([("field", .string(c.field.rawValue)), ("value", .string(c.value)),
+                         ("features", .array(c.features.map { .number(String($0)) }))])
+            })))
+        }
+        return analysis
+    }
+
+    /// The learned model's choice of total and date among the rules' candidates, and calibrated
+    /// probabilities for total, date and vendor; `needsReview` when the total or the date is
+    /// missing or less likely right than the thresholds chosen on held-out folds.
+    static func applyLearned(_ model: LearnedModel, candidates: [[Candidate]], total: inout Decimal?,
+                             date: inout CalendarDate?, confidence: inout FieldConfidence) {
+        var review = false
+        for list in candidates {
+            guard let field = list.first?.field, let (best, p) = model.choose(list) else { continue }
+            let below = p < (model.reviewBelow[field] ?? 0)
+            switch field {
+            case .total:
+                total = Decimal(string: best.value)
+                confidence.total = p
+                review = review || below
+            case .date:
+                date = CalendarDate(iso: best.value)
+                confidence.date = p
+                review = review || below
+            case .vendor:
+                confidence.vendor = p
+            }
+        }
+        if total == nil || date == nil { review = true }
+        confidence.needsReview = review
     }
 }

@@ -48,4 +48,21 @@ public struct CalendarDate: Hashable, Comparable, Sendable, CustomStringConverti
         let c = calendar.dateComponents([.year, .month, .day], from: Date())
         return CalendarDate(year: c.year!, month: c.month!, day: c.day!)!
     }
+
+    /// Days from `other` to this date (negative when `other` is later); pure arithmetic on the
+    /// proleptic Gregorian calendar, no time zone.
+    public func days(since other: CalendarDate) -> Int {
+        dayNumber - other.dayNumber
+    }
+
+    /// Days since 0000-03-01 (the civil-from-days algorithm's epoch).
+    private var dayNumber: Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let m = month > 2 ? month - 3 : month + 9
+        let dayOfYear = (153 * m + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra
+    }
 }

@@ -38,6 +38,12 @@ struct EvalCommand: AsyncParsableCommand {
     @Flag(help: "Also time the heuristic analyzer alone on the first-pass OCR results (median, p95, mean per receipt).")
     var timeAnalyzer = false
 
+    @Option(help: ArgumentHelp("Write every receipt's candidates (field, value, features, right or not) as NDJSON, for make train.", valueName: "FILE"))
+    var dumpCandidates: String?
+
+    @Flag(help: "Keep the rules' own picks and confidences (no learned model), for comparison.")
+    var rulesOnly = false
+
     @OptionGroup var pipeline: PipelineOptions
     @OptionGroup var logging: LoggingOptions
 
@@ -56,7 +62,14 @@ struct EvalCommand: AsyncParsableCommand {
                 throw ExitCode(2)
             }
         }
-        let processor = try pipeline.makeProcessor(logger: logger)
+        var processor = try pipeline.makeProcessor(logger: logger)
+        if dumpCandidates != nil || rulesOnly {
+            var options = processor.options
+            options.collectCandidates = dumpCandidates != nil
+            options.learnedModel = !rulesOnly
+            processor = ReceiptProcessor(engine: processor.engine, analyzer: processor.analyzer, options: options,
+                                         maxPasses: processor.maxPasses, logger: logger)
+        }
         try await processor.engine.withRunning { _ in try await evaluate(sets, with: processor, logger: logger) }
     }
 
@@ -65,6 +78,8 @@ struct EvalCommand: AsyncParsableCommand {
 
         var reports: [FolderReport] = []
         var firstPasses: [OCRResult] = []
+        var dump = ""
+
         let started = Date()
         var count = 0
         for (folder, receipts) in sets {
@@ -90,6 +105,9 @@ struct EvalCommand: AsyncParsableCommand {
                 for _ in 0..<pipeline.workers * 2 { startNext() }
                 for await (receipt, analysis, ocr, error) in group {
                     scorer.add(file: receipt.name, truth: receipt.truth, analysis: analysis, error: error)
+                    if dumpCandidates != nil, let analysis {
+                        dump += CandidateDump.line(set: (folder as NSString).lastPathComponent, receipt: receipt, analysis: analysis) + "\n"
+                    }
                     if timeAnalyzer, let ocr { firstPasses.append(ocr) }
                     progress.advance(failed: analysis == nil)
                     startNext()
@@ -100,6 +118,12 @@ struct EvalCommand: AsyncParsableCommand {
             reports.append(scorer.report)
         }
         let elapsed = Date().timeIntervalSince(started)
+        if let dumpCandidates {
+            do { try dump.write(toFile: dumpCandidates, atomically: true, encoding: .utf8) } catch {
+                printError("\(dumpCandidates): cannot write the candidates (\(error.localizedDescription))")
+                throw ExitCode(1)
+            }
+        }
 
         switch format {
         case .json:

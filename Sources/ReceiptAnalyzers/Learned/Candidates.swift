@@ -1,0 +1,190 @@
+import Foundation
+import ReceiptModel
+
+/// A field the learned model chooses or scores.
+package enum LearnedField: String, Sendable, CaseIterable {
+    case total, date, vendor
+}
+
+/// One value a rule proposes for a field, with what the model knows about it. `features` are in
+/// the order of the field's `FeatureNames` (the trained parameters name them, so a mismatch is
+/// caught when the model is loaded).
+package struct Candidate: Sendable, Equatable {
+    package var field: LearnedField
+    /// `12.30` for an amount, `2024-03-12` for a date, the name for a vendor.
+    package var value: String
+    package var features: [Double]
+}
+
+/// The rules' proposals for a receipt: every amount for the total, every date for the date, the
+/// rules' vendor for the vendor (scored, not chosen among others: other header rows are rarely
+/// the name where the rules' pick is not), each with features.
+///
+/// Features describe evidence a person would weigh and that holds across shops and countries: the
+/// row's label class, where the row is, how the value relates to the other amounts (subtotal +
+/// tax, cash − change, items' sum, repeats), how clearly it was read, and whether the rules picked
+/// it. Nothing names a shop, a file or a data set.
+package enum CandidateProposer {
+    package static let totalFeatures = [
+        "rulesPick", "rulesConfidence", "rulesCrossChecked", "rulesLabelStrength", "labelStrength",
+        "onTotalRow", "onSubtotalRow", "onTaxRow", "onCashRow", "onCardRow", "onChangeRow", "onTipRow",
+        "onDiscountRow", "onOtherRow", "occurrences", "isLargest", "rankFromLargest", "fromBottom", "fromTop",
+        "subtotalPlusTax", "cashLessChange", "itemsSum", "currencyMark", "repaired", "relativeHeight",
+        "readConfidence", "otherPassAgrees", "magnitude", "onlyOnPaymentRows", "largerThanPayment",
+    ]
+
+    package static let dateFeatures = [
+        "rulesPick", "rulesConfidence", "dateWordConfidence", "dateLabel", "otherDateLabel", "timeOnRow",
+        "fromTop", "fromBottom", "occurrences", "isLatest", "isEarliest", "candidates", "inFuture",
+        "daysBeforeToday", "monthName",
+    ]
+
+    package static let vendorFeatures = [
+        "rulesConfidence", "readConfidence", "meanConfidence", "fromTop", "relativeHeight", "letters",
+        "words", "digitShare", "lowercaseShare", "companyWord", "headerRows",
+    ]
+
+    package static func features(for field: LearnedField) -> [String] {
+        switch field {
+        case .total: totalFeatures
+        case .date: dateFeatures
+        case .vendor: vendorFeatures
+        }
+    }
+
+    // MARK: Total
+
+    package static func totals(_ reading: Reading) -> [Candidate] {
+        let rows = reading.rows
+        let lines = reading.document.lines
+        let lastIndex = max(1, (lines.last?.index ?? 1))
+        let medianHeight = Self.medianHeight(lines)
+        let pick = reading.total
+        var values: [Decimal] = []
+        for row in rows { for token in row.amounts where !values.contains(token.value) { values.append(token.value) } }
+        if let pick, !values.contains(pick.value) { values.append(pick.value) }
+        for other in reading.otherTotals where !values.contains(other.value) { values.append(other.value) }
+        let positive = values.filter { $0 > 0 }
+        guard !positive.isEmpty else { return [] }
+        let descending = positive.sorted(by: >)
+        let largest = descending.first ?? 0
+        let subtotals = rows.filter { $0.role == .subtotal }.flatMap { $0.amounts.map(\.value) }
+        let taxes = rows.filter { $0.role == .tax }.flatMap { $0.amounts.map(\.value) }
+        let cash = rows.filter { $0.role == .cash }.flatMap { $0.amounts.map(\.value) }
+        let change = rows.filter { $0.role == .change }.flatMap { $0.amounts.map(\.value) }
+        let items = reading.lineItems.compactMap(\.amount)
+        let itemsSum = items.isEmpty ? nil : items.reduce(0, +)
+        let payments = rows.filter(\.role.isPayment).flatMap { $0.amounts.map(\.value) }
+
+        return positive.map { value in
+            let holding = rows.filter { row in row.amounts.contains { $0.value == value } }
+            let tokens = holding.flatMap { row in row.amounts.filter { $0.value == value } }
+            func on(_ test: (AmountRole) -> Bool) -> Double { holding.contains { test($0.role) } ? 1 : 0 }
+            let strength = holding.map(\.role.totalStrength).max() ?? 0
+            let indices = holding.map(\.line.index)
+            let lowest = indices.max().map { Double(lastIndex - $0) / Double(lastIndex) } ?? 1
+            let highest = indices.min().map { Double($0) / Double(lastIndex) } ?? 1
+            let heights = holding.compactMap { $0.line.box.map { Double($0.height) } }
+            let height = heights.max().map { medianHeight > 0 ? $0 / medianHeight : 1 } ?? 1
+            let confidence = holding.map(\.line.confidence).max() ?? 0
+            let isPick = pick?.value == value
+            let rank = Double(descending.firstIndex(of: value) ?? descending.count) / Double(max(1, descending.count - 1))
+            let sums = subtotals.contains { s in taxes.contains { t in t > 0 && s + t == value } }
+            let cashLess = cash.contains { c in change.contains { ch in ch > 0 && c - ch == value } }
+            let onlyPayment = !holding.isEmpty && holding.allSatisfy(\.role.isPayment)
+            let features: [Double] = [
+                isPick ? 1 : 0, isPick ? pick?.confidence ?? 0 : 0, isPick && pick?.crossChecked == true ? 1 : 0,
+                isPick ? Double(pick?.labelStrength ?? 0) / 12 : 0, Double(strength) / 12,
+                on { $0.totalStrength > 0 }, on { $0 == .subtotal }, on { $0 == .tax }, on { $0 == .cash }, on { $0 == .card },
+                on { $0 == .change }, on { $0 == .tip }, on { $0 == .discount }, on { $0 == .other },
+                log1p(Double(tokens.count)), value == largest ? 1 : 0, rank, lowest, highest,
+                sums ? 1 : 0, cashLess ? 1 : 0, itemsSum == value ? 1 : 0,
+                tokens.contains { $0.currencyMark != nil } ? 1 : 0, !tokens.isEmpty && tokens.allSatisfy(\.repaired) ? 1 : 0,
+                min(3, height), confidence / 100,
+                reading.otherTotals.contains { $0.value == value } ? 1 : 0,
+                log10(1 + NSDecimalNumber(decimal: value).doubleValue) / 4,
+                onlyPayment ? 1 : 0, payments.contains { $0 > 0 && value > $0 } ? 1 : 0,
+            ]
+            return Candidate(field: .total, value: value.moneyString, features: features)
+        }
+    }
+
+    // MARK: Date
+
+    /// Words that say a row's date is the purchase's.
+    static let dateLabels: PhraseList = ["DATE", "DATED", "TARIKH", "DATUM", "FECHA", "DATA", "TIME", "INVOICE DATE",
+                                         "TRANS DATE", "SALE DATE", "ISSUED"]
+    /// Words that say a row's date is some other date.
+    static let otherDateLabels: PhraseList = ["DUE", "EXP", "EXPIRY", "EXPIRES", "VALID", "UNTIL", "BIS", "BEFORE",
+                                              "BY", "RETURN", "RETURNS", "BEST", "USE", "PRINTED", "START", "END"]
+    private static let timePattern = Pattern(#"\b\d{1,2}:\d{2}\b"#)
+
+    package static func dates(_ reading: Reading, options: AnalysisOptions) -> [Candidate] {
+        let lines = reading.document.lines
+        let lastIndex = max(1, lines.last?.index ?? 1)
+        let hint = reading.dateOrderHint
+        var found: [(date: CalendarDate, line: ReceiptLine, confidence: Double)] = []
+        for line in lines {
+            let single = ReceiptDocument(lines: [line], imageWidth: reading.document.imageWidth,
+                                         imageHeight: reading.document.imageHeight)
+            if let finding = DateFinder.find(single, orderHint: hint, defaultOrder: options.dateOrder) {
+                found.append((finding.date, line, finding.confidence))
+            }
+        }
+        let pick = reading.date
+        let distinct = Array(Set(found.map(\.date) + [pick?.date].compactMap { $0 }))
+        guard !distinct.isEmpty else { return [] }
+        let today = CalendarDate.today()
+        let latest = distinct.max(), earliest = distinct.min()
+        return distinct.map { date in
+            let rows = found.filter { $0.date == date }
+            let isPick = pick?.date == date
+            let labelled = rows.contains { LabelText($0.line.text).hasAny(dateLabels) } ? 1.0 : 0
+            let otherLabel = rows.contains { LabelText($0.line.text).hasAny(otherDateLabels) } ? 1.0 : 0
+            let time = rows.contains { timePattern.matches($0.line.text) } ? 1.0 : 0
+            let word = rows.compactMap { DateFinder.dateWordConfidence($0.line) }.max() ?? (isPick ? 50 : 0)
+            let top = rows.map(\.line.index).min().map { Double($0) / Double(lastIndex) } ?? 0.5
+            let bottom = rows.map(\.line.index).max().map { Double(lastIndex - $0) / Double(lastIndex) } ?? 0.5
+            let days = Double(today.days(since: date))
+            let monthName = rows.contains { $0.line.text.contains(where: \.isLetter) && $0.line.text.split(separator: " ").contains { DateFinder.month(String($0)) != nil } } ? 1.0 : 0
+            let features: [Double] = [
+                isPick ? 1 : 0, isPick ? pick?.confidence ?? 0 : 0, word / 100, labelled, otherLabel, time,
+                top, bottom, log1p(Double(rows.count)), date == latest ? 1 : 0, date == earliest ? 1 : 0,
+                log1p(Double(distinct.count)), days < 0 ? 1 : 0, min(1, max(0, days) / 3650), monthName,
+            ]
+            return Candidate(field: .date, value: date.description, features: features)
+        }
+    }
+
+    // MARK: Vendor
+
+    static let companyWords: PhraseList = ["SDN BHD", "BHD", "LTD", "LIMITED", "PLC", "INC", "LLC", "GMBH", "CORP",
+                                           "COMPANY", "CO", "ENTERPRISE", "TRADING", "SRL", "SARL", "BV", "AG", "KG"]
+
+    package static func vendor(_ reading: Reading) -> [Candidate] {
+        guard let vendor = reading.vendor else { return [] }
+        let lines = reading.document.lines
+        let lastIndex = max(1, lines.last?.index ?? 1)
+        let medianHeight = Self.medianHeight(lines)
+        let top = vendor.box.map { box in
+            Double(lines.filter { ($0.box?.midY ?? Int.max) < box.y }.count) / Double(lastIndex)
+        } ?? 0
+        let height = vendor.box.map { medianHeight > 0 ? min(3, Double($0.height) / medianHeight) : 1 } ?? 1
+        let letters = vendor.name.filter(\.isLetter)
+        let digits = vendor.name.filter(\.isNumber).count
+        let lower = letters.filter(\.isLowercase).count
+        let rowsOfName = max(1, Set(vendor.words.map(\.box.midY)).count)
+        let features: [Double] = [
+            vendor.confidence, vendor.readConfidence / 100, vendor.meanConfidence / 100, top, height,
+            min(1, Double(letters.count) / 30), min(1, Double(vendor.name.split(separator: " ").count) / 6),
+            Double(digits) / Double(max(1, vendor.name.count)), Double(lower) / Double(max(1, letters.count)),
+            LabelText(vendor.name).hasAny(companyWords) ? 1 : 0, min(1, Double(rowsOfName) / 3),
+        ]
+        return [Candidate(field: .vendor, value: vendor.name, features: features)]
+    }
+
+    private static func medianHeight(_ lines: [ReceiptLine]) -> Double {
+        let heights = lines.compactMap { $0.box.map { Double($0.height) } }.sorted()
+        return heights.isEmpty ? 0 : heights[heights.count / 2]
+    }
+}

@@ -1,0 +1,307 @@
+#!/usr/bin/env python3
+"""Train the learned model that chooses among the rules' candidates, and report held-out figures.
+
+Usage: scripts/train.py CANDIDATES.ndjson [--out Sources/ReceiptAnalyzers/Learned/LearnedModel+Parameters.swift]
+                        [--folds 5] [--seed 7] [--report FILE.md] [--target 0.97]
+
+CANDIDATES.ndjson comes from `receipts eval DIRS --dump-candidates FILE` (make train does both): one
+line per labelled receipt with its candidates for the total, the date and the vendor, each with the
+features the Swift analyzer computes and whether the scorer counts it right.
+
+Per field, a logistic regression (scikit-learn, standardized features) scores the candidates and the
+best one wins; a Platt scaling over the winner's score and its margin over the runner-up turns that
+into a probability. Every figure printed is held out: folds are grouped by shop (the normalized true
+vendor name, else the receipt) so no shop is in both the training and the test part of a fold, and
+the calibration of each outer fold is fitted on inner out-of-fold scores of its training part. The
+review thresholds are chosen on the held-out probabilities: the lowest probability for the total
+and the date such that receipts not flagged have every known total and date right at least
+`--target` of the time in each family (SROIE, WildReceipt), with as many receipts unflagged as that
+allows. The shipped model is then fitted on everything with the same settings.
+
+Deterministic: the same candidates, folds and seed give the same parameters.
+"""
+import argparse, json, math, sys
+from collections import defaultdict
+
+import numpy as np
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import GroupKFold
+
+FIELDS = ["total", "date", "vendor"]
+CHOSEN = {"total", "date"}          # fields the model chooses among candidates (vendor: scored only)
+MAX_MARGIN = 10.0
+C = 0.5
+
+
+def family(set_name):
+    s = set_name.lower()
+    if s.startswith("sroie"): return "SROIE"
+    if s.startswith("wildreceipt"): return "WildReceipt"
+    return set_name
+
+
+def load(path):
+    receipts = []
+    with open(path) as f:
+        for line in f:
+            if line.strip():
+                r = json.loads(line)
+                r["family"] = family(r["set"])
+                r["group"] = r["family"] + ":" + (r.get("vendorTruth") or r["receipt"])
+                receipts.append(r)
+    return receipts
+
+
+def field_rows(receipts, field):
+    """Per receipt (known field only): its candidates' feature matrix and labels."""
+    out = []
+    for i, r in enumerate(receipts):
+        if not r["known"].get(field):
+            continue
+        cands = [c for c in r["candidates"] if c["field"] == field]
+        X = np.array([c["features"] for c in cands], dtype=float) if cands else np.zeros((0, 0))
+        y = np.array([1 if c["right"] else 0 for c in cands], dtype=int)
+        out.append((i, X, y))
+    return out
+
+
+class Ranker:
+    def fit(self, rows):
+        X = np.vstack([x for _, x, _ in rows if len(x)])
+        y = np.concatenate([l for _, x, l in rows if len(x)])
+        self.mean = X.mean(axis=0)
+        self.scale = X.std(axis=0)
+        self.scale[self.scale < 1e-9] = 1.0
+        Z = (X - self.mean) / self.scale
+        if len(set(y)) < 2:
+            self.coef, self.intercept = np.zeros(X.shape[1]), (10.0 if y.mean() > 0.5 else -10.0)
+            return self
+        lr = LogisticRegression(C=C, max_iter=5000)
+        lr.fit(Z, y)
+        self.coef, self.intercept = lr.coef_[0], float(lr.intercept_[0])
+        return self
+
+    def scores(self, X):
+        return ((X - self.mean) / self.scale) @ self.coef + self.intercept
+
+    def pick(self, X):
+        """(index of the best, its score, margin over the runner-up)."""
+        s = self.scores(X)
+        order = np.argsort(-s, kind="stable")
+        best = int(order[0])
+        margin = float(s[order[0]] - s[order[1]]) if len(s) > 1 else MAX_MARGIN
+        return best, float(s[best]), min(margin, MAX_MARGIN)
+
+
+def picks(ranker, rows):
+    """Per receipt: (receipt index, score, margin, right) — right False when it has no candidate."""
+    out = []
+    for i, X, y in rows:
+        if len(X) == 0:
+            out.append((i, None, None, False))
+            continue
+        b, s, m = ranker.pick(X)
+        out.append((i, s, m, bool(y[b])))
+    return out
+
+
+def fit_calibration(results):
+    pts = [(s, m, r) for _, s, m, r in results if s is not None]
+    if len(pts) < 10 or len({r for _, _, r in pts}) < 2:
+        return [0.0, 0.0, 0.0]
+    A = np.array([[s, m] for s, m, _ in pts])
+    y = np.array([1 if r else 0 for _, _, r in pts])
+    lr = LogisticRegression(C=10.0, max_iter=5000)
+    lr.fit(A, y)
+    return [float(lr.coef_[0][0]), float(lr.coef_[0][1]), float(lr.intercept_[0])]
+
+
+def probability(cal, s, m):
+    if s is None:
+        return 0.0
+    z = cal[0] * s + cal[1] * m + cal[2]
+    return 1 / (1 + math.exp(-max(-50, min(50, z))))
+
+
+def folds(indices, groups, k):
+    gkf = GroupKFold(n_splits=k)
+    return list(gkf.split(indices, groups=groups))
+
+
+def held_out(receipts, field, k, seed):
+    """Held-out (receipt index -> (probability, right)) for one field, nested for the calibration."""
+    rows = field_rows(receipts, field)
+    idx = np.arange(len(rows))
+    groups = [receipts[i]["group"] for i, _, _ in rows]
+    out = {}
+    for train, test in folds(idx, groups, k):
+        train_rows = [rows[j] for j in train]
+        inner_groups = [receipts[i]["group"] for i, _, _ in train_rows]
+        inner = []
+        for itrain, itest in folds(np.arange(len(train_rows)), inner_groups, k):
+            r = Ranker().fit([train_rows[j] for j in itrain])
+            inner += picks(r, [train_rows[j] for j in itest])
+        cal = fit_calibration(inner)
+        ranker = Ranker().fit(train_rows)
+        for i, s, m, right in picks(ranker, [rows[j] for j in test]):
+            out[i] = (probability(cal, s, m), right)
+    return out
+
+
+def rules_right(receipts, field):
+    out = {}
+    for i, r in enumerate(receipts):
+        if not r["known"].get(field):
+            continue
+        picked = [c for c in r["candidates"] if c["field"] == field and c["features"][0] == 1.0] if field != "vendor" else \
+                 [c for c in r["candidates"] if c["field"] == field]
+        out[i] = bool(picked and picked[0]["right"])
+    return out
+
+
+def choose_thresholds(receipts, held, target):
+    """Lowest (t_total, t_date) on a grid keeping unflagged accuracy >= target in every family."""
+    fams = sorted({r["family"] for r in receipts if r["family"] in ("SROIE", "WildReceipt")})
+    grid = [x / 100 for x in range(0, 100)]
+
+    def evaluate(tt, td):
+        stats = {}
+        for f in fams:
+            n = un = ok = 0
+            for i, r in enumerate(receipts):
+                if r["family"] != f or not (r["known"].get("total") or r["known"].get("date")):
+                    continue
+                n += 1
+                flagged = False
+                right = True
+                for field, t in (("total", tt), ("date", td)):
+                    if not r["known"].get(field):
+                        continue
+                    p, rt = held[field].get(i, (0.0, False))
+                    if p < t: flagged = True
+                    right = right and rt
+                if not flagged:
+                    un += 1
+                    ok += right
+            stats[f] = (n, un, ok)
+        return stats
+
+    best = None
+    for tt in grid:
+        for td in grid[::2]:
+            st = evaluate(tt, td)
+            if all(un == 0 or ok / un >= target for _, un, ok in st.values()):
+                share = sum(un for _, un, _ in st.values())
+                if best is None or share > best[0]:
+                    best = (share, tt, td, st)
+    return best
+
+
+def reliability(held_field):
+    bins = defaultdict(lambda: [0, 0])
+    for p, right in held_field.values():
+        b = min(9, int(p * 10))
+        bins[b][0] += 1
+        bins[b][1] += right
+    return [(b / 10, (b + 1) / 10, n, ok) for b, (n, ok) in sorted(bins.items())]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("candidates")
+    ap.add_argument("--out")
+    ap.add_argument("--folds", type=int, default=5)
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--target", type=float, default=0.97)
+    ap.add_argument("--report")
+    a = ap.parse_args()
+    np.random.seed(a.seed)
+    receipts = load(a.candidates)
+    lines = []
+    say = lambda s="": (print(s), lines.append(s))
+    say(f"# Learned model: held-out figures ({a.folds}-fold, grouped by shop; {len(receipts)} receipts)")
+    say()
+    held = {f: held_out(receipts, f, a.folds, a.seed) for f in FIELDS}
+    sets = sorted({r["set"] for r in receipts})
+    fams = sorted({r["family"] for r in receipts})
+    say("| set | field | receipts | rules | learned (held out) |")
+    say("|---|---|---|---|---|")
+    for group_name, members in [(s, [s]) for s in sets] + [(f, None) for f in fams if f in ("SROIE", "WildReceipt")]:
+        for field in FIELDS:
+            rr = rules_right(receipts, field)
+            ids = [i for i in rr if (receipts[i]["set"] in members if members else receipts[i]["family"] == group_name)]
+            if not ids:
+                continue
+            rules = sum(rr[i] for i in ids) / len(ids)
+            learned = sum(held[field][i][1] for i in ids) / len(ids)
+            say(f"| {group_name} | {field} | {len(ids)} | {rules * 100:.1f}% | {learned * 100:.1f}% |")
+    say()
+    say("Reliability of the held-out probabilities (all sets):")
+    say()
+    say("| field | p from | p to | receipts | right |")
+    say("|---|---|---|---|---|")
+    for field in FIELDS:
+        for lo, hi, n, ok in reliability(held[field]):
+            say(f"| {field} | {lo:.1f} | {hi:.1f} | {n} | {ok / n * 100:.0f}% |")
+    best = choose_thresholds(receipts, held, a.target)
+    thresholds = {"total": 0.5, "date": 0.5}
+    say()
+    if best:
+        share, tt, td, st = best
+        thresholds = {"total": tt, "date": td}
+        say(f"needsReview thresholds (chosen on held-out folds, target {a.target * 100:.0f}%): total < {tt:.2f}, date < {td:.2f}")
+        say()
+        say("| family | receipts | unflagged | unflagged share | total and date right among unflagged |")
+        say("|---|---|---|---|---|")
+        for f, (n, un, ok) in sorted(st.items()):
+            say(f"| {f} | {n} | {un} | {un / max(1, n) * 100:.1f}% | {ok / max(1, un) * 100:.1f}% |")
+    else:
+        say("needsReview: no threshold reaches the target; kept at 0.5")
+    if a.report:
+        with open(a.report, "w") as f:
+            f.write("\n".join(lines) + "\n")
+
+    # The shipped model: rankers on everything; calibration on out-of-fold scores.
+    model = {"version": f"1-{len(receipts)}r-{a.folds}f-s{a.seed}", "fields": {}}
+    for field in FIELDS:
+        rows = field_rows(receipts, field)
+        groups = [receipts[i]["group"] for i, _, _ in rows]
+        oof = []
+        for train, test in folds(np.arange(len(rows)), groups, a.folds):
+            r = Ranker().fit([rows[j] for j in train])
+            oof += picks(r, [rows[j] for j in test])
+        ranker = Ranker().fit(rows)
+        names = json.loads(json.dumps(FEATURES[field])) if field in FEATURES else None
+        entry = {
+            "features": names,
+            "mean": [round(float(x), 10) for x in ranker.mean],
+            "scale": [round(float(x), 10) for x in ranker.scale],
+            "weights": [round(float(x), 10) for x in ranker.coef],
+            "intercept": round(float(ranker.intercept), 10),
+            "calibration": [round(x, 10) for x in fit_calibration(oof)],
+        }
+        if field in thresholds:
+            entry["reviewBelow"] = thresholds[field]
+        model["fields"][field] = entry
+    if a.out:
+        text = json.dumps(model, separators=(",", ":"))
+        with open(a.out, "w") as f:
+            f.write("// Generated by `make train` (scripts/train.py); do not edit by hand.\n")
+            f.write("extension LearnedModel {\n")
+            f.write(f"    static let shippedParameters = #\"{text}\"#\n")
+            f.write("}\n")
+        print(f"wrote {a.out} (model {model['version']})", file=sys.stderr)
+
+
+# Feature names, in the order the Swift side computes them (CandidateProposer); the model file
+# carries them so a build with other features refuses these parameters.
+FEATURES = {}
+
+if __name__ == "__main__":
+    import re, os
+    here = os.path.dirname(os.path.abspath(__file__))
+    swift = open(os.path.join(here, "..", "Sources", "ReceiptAnalyzers", "Learned", "Candidates.swift")).read()
+    for field, var in (("total", "totalFeatures"), ("date", "dateFeatures"), ("vendor", "vendorFeatures")):
+        m = re.search(r"static let " + var + r" = \[(.*?)\]", swift, re.S)
+        FEATURES[field] = re.findall(r'"(\w+)"', m.group(1))
+    main()
