@@ -36,7 +36,7 @@ package enum CandidateProposer {
     package static let dateFeatures = [
         "rulesPick", "rulesConfidence", "dateWordConfidence", "dateLabel", "otherDateLabel", "timeOnRow",
         "fromTop", "fromBottom", "occurrences", "isLatest", "isEarliest", "candidates", "inFuture",
-        "daysBeforeToday", "monthName",
+        "monthName", "fourDigitYear", "dayMonthAmbiguous", "rowConfidence",
     ]
 
     package static let vendorFeatures = [
@@ -145,12 +145,17 @@ package enum CandidateProposer {
             let word = rows.compactMap { DateFinder.dateWordConfidence($0.line) }.max() ?? (isPick ? 50 : 0)
             let top = rows.map(\.line.index).min().map { Double($0) / Double(lastIndex) } ?? 0.5
             let bottom = rows.map(\.line.index).max().map { Double(lastIndex - $0) / Double(lastIndex) } ?? 0.5
+            // Whether it is in the future, not how old it is: the labelled receipts are from other
+            // years than a user's, so their age would teach the data set's dates.
             let days = Double(today.days(since: date))
+            let fourDigits = rows.contains { $0.line.text.contains(String(date.year)) } ? 1.0 : 0
+            let ambiguous = date.day <= 12 && date.month <= 12 && date.day != date.month ? 1.0 : 0
+            let rowConfidence = (rows.map(\.line.confidence).max() ?? 0) / 100
             let monthName = rows.contains { $0.line.text.contains(where: \.isLetter) && $0.line.text.split(separator: " ").contains { DateFinder.month(String($0)) != nil } } ? 1.0 : 0
             let features: [Double] = [
                 isPick ? 1 : 0, isPick ? pick?.confidence ?? 0 : 0, word / 100, labelled, otherLabel, time,
                 top, bottom, log1p(Double(rows.count)), date == latest ? 1 : 0, date == earliest ? 1 : 0,
-                log1p(Double(distinct.count)), days < 0 ? 1 : 0, min(1, max(0, days) / 3650), monthName,
+                log1p(Double(distinct.count)), days < 0 ? 1 : 0, monthName, fourDigits, ambiguous, rowConfidence,
             ]
             return Candidate(field: .date, value: date.description, features: features)
         }
