@@ -14,7 +14,7 @@ export OMP_THREAD_LIMIT := 1
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 RECEIPTS := .build/release/receipts
 
-.PHONY: run test deps build bench eval clean
+.PHONY: run test deps build bench eval train clean
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -51,6 +51,18 @@ bench: build
 # Field accuracy on the labelled receipts.
 eval: build
 	$(RECEIPTS) eval TestReceipts $(wildcard ../shared/receipts/sroie ../shared/receipts/wildreceipt)
+
+# The learned model: every labelled set's candidates (real OCR, first passes cached in
+# .build/ocr-cache), then scripts/train.py (scikit-learn, pinned in scripts/requirements-train.txt)
+# writes the parameters into the package and prints held-out figures (docs/learned-model.md, with
+# the reliability plot docs/reliability.png).
+TRAIN_SETS := $(wildcard ../shared/receipts/sroie ../shared/receipts/sroie-2 ../shared/receipts/wildreceipt ../shared/receipts/wildreceipt-2) TestReceipts
+
+train: build
+	python3 -m pip install -q -r scripts/requirements-train.txt
+	$(RECEIPTS) eval $(TRAIN_SETS) --ocr-cache .build/ocr-cache --dump-candidates .build/candidates.ndjson
+	python3 scripts/train.py .build/candidates.ndjson --out Sources/ReceiptAnalyzers/Learned/LearnedModel+Parameters.swift \
+	  --report docs/learned-model.md --plot docs/reliability.png
 
 clean:
 	rm -rf .build

@@ -214,6 +214,7 @@ def main():
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--target", type=float, default=0.97)
     ap.add_argument("--report")
+    ap.add_argument("--plot", help="write a reliability plot (PNG) of the held-out probabilities")
     a = ap.parse_args()
     np.random.seed(a.seed)
     receipts = load(a.candidates)
@@ -257,6 +258,8 @@ def main():
             say(f"| {f} | {n} | {un} | {un / max(1, n) * 100:.1f}% | {ok / max(1, un) * 100:.1f}% |")
     else:
         say("needsReview: no threshold reaches the target; kept at 0.5")
+    if a.plot:
+        plot(held, a.plot)
     if a.report:
         with open(a.report, "w") as f:
             f.write("\n".join(lines) + "\n")
@@ -291,6 +294,40 @@ def main():
             f.write(f"    static let shippedParameters = #\"{text}\"#\n")
             f.write("}\n")
         print(f"wrote {a.out} (model {model['version']})", file=sys.stderr)
+
+
+def plot(held, path):
+    """Held-out reliability: for each field, the share right against the mean probability per tenth."""
+    from PIL import Image, ImageDraw
+    W, H, M = 520, 520, 60
+    img = Image.new("RGB", (W, H), "white")
+    d = ImageDraw.Draw(img)
+    x = lambda p: M + p * (W - 2 * M)
+    y = lambda p: H - M - p * (H - 2 * M)
+    d.rectangle([x(0), y(1), x(1), y(0)], outline="black")
+    for t in range(0, 11, 2):
+        d.line([x(t / 10), y(0), x(t / 10), y(0) + 5], fill="black")
+        d.text((x(t / 10) - 8, y(0) + 8), f"{t / 10:.1f}", fill="black")
+        d.line([x(0) - 5, y(t / 10), x(0), y(t / 10)], fill="black")
+        d.text((x(0) - 30, y(t / 10) - 6), f"{t / 10:.1f}", fill="black")
+    d.line([x(0), y(0), x(1), y(1)], fill=(170, 170, 170))
+    colours = {"total": (200, 40, 40), "date": (40, 90, 200), "vendor": (40, 150, 60)}
+    for k, field in enumerate(FIELDS):
+        pts = []
+        for b in range(10):
+            vals = [(p, r) for p, r in held[field].values() if min(9, int(p * 10)) == b]
+            if len(vals) >= 5:
+                pts.append((sum(p for p, _ in vals) / len(vals), sum(r for _, r in vals) / len(vals), len(vals)))
+        c = colours[field]
+        if len(pts) > 1:
+            d.line([(x(p), y(r)) for p, r, _ in pts], fill=c, width=2)
+        for p, r, n in pts:
+            rad = 2 + min(6, n ** 0.5 / 3)
+            d.ellipse([x(p) - rad, y(r) - rad, x(p) + rad, y(r) + rad], fill=c)
+        d.text((x(0) + 10, y(1) + 10 + 14 * k), field, fill=c)
+    d.text((M, 15), "held-out reliability: share right vs predicted probability", fill="black")
+    d.text((W / 2 - 60, H - 25), "predicted probability", fill="black")
+    img.save(path)
 
 
 # Feature names, in the order the Swift side computes them (CandidateProposer); the model file

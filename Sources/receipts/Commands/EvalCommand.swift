@@ -44,6 +44,9 @@ struct EvalCommand: AsyncParsableCommand {
     @Flag(help: "Keep the rules' own picks and confidences (no learned model), for comparison.")
     var rulesOnly = false
 
+    @Flag(help: "Also print, per folder, how often receipts not flagged for review have the right total and date, and a reliability table of the total, date and vendor confidences.")
+    var reliability = false
+
     @OptionGroup var pipeline: PipelineOptions
     @OptionGroup var logging: LoggingOptions
 
@@ -79,6 +82,7 @@ struct EvalCommand: AsyncParsableCommand {
         var reports: [FolderReport] = []
         var firstPasses: [OCRResult] = []
         var dump = ""
+        var calibration = ReliabilityTable()
 
         let started = Date()
         var count = 0
@@ -105,6 +109,7 @@ struct EvalCommand: AsyncParsableCommand {
                 for _ in 0..<pipeline.workers * 2 { startNext() }
                 for await (receipt, analysis, ocr, error) in group {
                     scorer.add(file: receipt.name, truth: receipt.truth, analysis: analysis, error: error)
+                    calibration.add(folder: folder, truth: receipt.truth, analysis: analysis)
                     if dumpCandidates != nil, let analysis {
                         dump += CandidateDump.line(set: (folder as NSString).lastPathComponent, receipt: receipt, analysis: analysis) + "\n"
                     }
@@ -137,6 +142,7 @@ struct EvalCommand: AsyncParsableCommand {
                     }
                 }
             }
+            if reliability { print(calibration.text) }
             FileHandle.standardError.write(Data(String(format: "%d receipts in %.1f s (%.2f receipts/s)\n",
                                                        count, elapsed, Double(count) / max(elapsed, 0.001)).utf8))
         }
