@@ -124,7 +124,8 @@ package enum CandidateProposer {
         let lastIndex = max(1, lines.last?.index ?? 1)
         let hint = reading.dateOrderHint
         var found: [(date: CalendarDate, line: ReceiptLine, confidence: Double)] = []
-        for line in lines {
+        // A date has at least three digits (`5 MAY 24`); other rows are not worth a look.
+        for line in lines where line.text.lazy.filter(\.isASCIIDigit).count >= 3 {
             let single = ReceiptDocument(lines: [line], imageWidth: reading.document.imageWidth,
                                          imageHeight: reading.document.imageHeight)
             if let finding = DateFinder.find(single, orderHint: hint, defaultOrder: options.dateOrder) {
