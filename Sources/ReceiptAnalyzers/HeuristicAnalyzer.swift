@@ -352,7 +352,7 @@ package struct Reading {
     /// The learned model's choice of total and date among the rules' candidates, and calibrated
     /// probabilities for total, date and vendor; `needsReview` when the total or the date is
     /// missing or less likely right than the thresholds chosen on held-out folds.
-    static func applyLearned(_ model: LearnedModel, candidates: [[Candidate]], total: inout Decimal?,
+    package static func applyLearned(_ model: LearnedModel, candidates: [[Candidate]], total: inout Decimal?,
                              date: inout CalendarDate?, confidence: inout FieldConfidence) {
         var review = false
         for list in candidates {

@@ -172,7 +172,9 @@ private final class JobQueue: Sendable {
     typealias Job = @Sendable (TesseractHandle?) -> Void
 
     private struct State {
-        var jobs: [Job] = []
+        /// Taken jobs are set to nil at once: a job's closure holds its receipt's OCR session (the
+        /// decoded image), which must not outlive the job.
+        var jobs: [Job?] = []
         var head = 0
         var started = false
         var closed = false
@@ -211,7 +213,8 @@ private final class JobQueue: Sendable {
         while true {
             let next: Job?? = state.withLock { s in
                 if s.head < s.jobs.count {
-                    let job = s.jobs[s.head]
+                    let job = s.jobs[s.head]!
+                    s.jobs[s.head] = nil
                     s.head += 1
                     if s.head > 64 && s.head * 2 > s.jobs.count {
                         s.jobs.removeFirst(s.head)

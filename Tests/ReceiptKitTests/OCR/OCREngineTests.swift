@@ -131,6 +131,20 @@ import Testing
         #expect(smaller.imageWidth < first.imageWidth)
     }
 
+    @Test func aSessionAndItsDecodedImageAreFreedOnceTheReceiptIsRead() async throws {
+        // Each session holds a decoded image (megabytes); the engine's queue must not keep it.
+        let path = ReceiptsCLI.testReceipt("uk-parking.jpg")
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        weak var released: OCRSession?
+        do {
+            let session = Self.engine.session(imageData: data, file: path, maxPasses: 2)
+            _ = try await session.firstReading()
+            _ = try await session.read(OCRPass(scale: 0.8))
+            released = session
+        }
+        #expect(released == nil)
+    }
+
     @Test func aStoppedEngineRefusesWorkAndWithRunningStopsIt() async throws {
         let engine = try OCREngine(threads: 1, logger: TestSupport.logger)
         let path = ReceiptsCLI.testReceipt("uk-parking.jpg")

@@ -1,0 +1,112 @@
+import Foundation
+import Testing
+@testable import ReceiptKit
+
+/// The rules' candidates and their features, and the learned model's loading and scoring.
+@Suite struct LearnedModelTests {
+    static let receipt = """
+    CORNER GARAGE LTD
+    12 High Street
+    Date: 14/03/2024 08:12
+    OIL FILTER 7.50
+    WIPERS 12.50
+    SUBTOTAL 20.00
+    VAT 20% 4.00
+    TOTAL 24.00
+    CASH 30.00
+    CHANGE 6.00
+    Offer valid until 30/04/2024
+    """
+
+    static func reading(_ text: String = receipt) -> Reading {
+        Reading(ocr: ocrResult(text), options: AnalysisOptions())
+    }
+
+    static func feature(_ name: String, of candidate: Candidate) -> Double {
+        let names = CandidateProposer.features(for: candidate.field)
+        return candidate.features[names.firstIndex(of: name)!]
+    }
+
+    @Test func everyAmountIsATotalCandidateWithItsEvidence() throws {
+        let candidates = CandidateProposer.totals(Self.reading())
+        #expect(Set(candidates.map(\.value)).isSuperset(of: ["7.50", "12.50", "20.00", "4.00", "24.00", "30.00", "6.00"]))
+        #expect(candidates.allSatisfy { $0.features.count == CandidateProposer.totalFeatures.count })
+        let total = try #require(candidates.first { $0.value == "24.00" })
+        #expect(Self.feature("rulesPick", of: total) == 1)
+        #expect(Self.feature("onTotalRow", of: total) == 1)
+        #expect(Self.feature("subtotalPlusTax", of: total) == 1)
+        #expect(Self.feature("cashLessChange", of: total) == 1)
+        #expect(Self.feature("itemsSum", of: total) == 0)
+        let cash = try #require(candidates.first { $0.value == "30.00" })
+        #expect(Self.feature("rulesPick", of: cash) == 0)
+        #expect(Self.feature("onlyOnPaymentRows", of: cash) == 1)
+        #expect(Self.feature("isLargest", of: cash) == 1)
+        #expect(Self.feature("subtotalPlusTax", of: cash) == 0)
+    }
+
+    @Test func everyRowsDateIsADateCandidateWithItsLabel() throws {
+        let candidates = CandidateProposer.dates(Self.reading(), options: AnalysisOptions())
+        #expect(Set(candidates.map(\.value)) == ["2024-03-14", "2024-04-30"])
+        let purchase = try #require(candidates.first { $0.value == "2024-03-14" })
+        #expect(Self.feature("rulesPick", of: purchase) == 1)
+        #expect(Self.feature("dateLabel", of: purchase) == 1)
+        #expect(Self.feature("timeOnRow", of: purchase) == 1)
+        #expect(Self.feature("fourDigitYear", of: purchase) == 1)
+        let offer = try #require(candidates.first { $0.value == "2024-04-30" })
+        #expect(Self.feature("otherDateLabel", of: offer) == 1)
+        #expect(Self.feature("isLatest", of: offer) == 1)
+        #expect(Self.feature("rulesPick", of: offer) == 0)
+    }
+
+    @Test func theVendorCandidateIsTheRulesNameWithHowItWasRead() throws {
+        let vendor = try #require(CandidateProposer.vendor(Self.reading()).first)
+        #expect(vendor.value == "CORNER GARAGE LTD")
+        #expect(Self.feature("companyWord", of: vendor) == 1)
+        #expect(Self.feature("digitShare", of: vendor) == 0)
+    }
+
+    /// Parameters that prefer the candidate on a total row and say so with a known probability.
+    static func parameters(features: [String]? = nil, calibration: [Double] = [1, 0, 0]) -> String {
+        let names = features ?? CandidateProposer.totalFeatures
+        let weights = names.map { $0 == "onTotalRow" ? 2.0 : 0.0 }
+        func list(_ values: [Double]) -> String { "[" + values.map { "\($0)" }.joined(separator: ",") + "]" }
+        return """
+        {"version":"test","fields":{"total":{"features":[\(names.map { "\"\($0)\"" }.joined(separator: ","))],
+        "mean":\(list(names.map { _ in 0 })),"scale":\(list(names.map { _ in 1 })),"weights":\(list(weights)),
+        "intercept":-1,"calibration":\(list(calibration)),"reviewBelow":0.6}}}
+        """
+    }
+
+    @Test func aModelScoresCandidatesAndGivesTheWinnersProbability() throws {
+        let model = try LearnedModel(json: Self.parameters())
+        #expect(model.reviewBelow[.total] == 0.6)
+        let candidates = CandidateProposer.totals(Self.reading())
+        let (best, p) = try #require(model.choose(candidates))
+        #expect(best.value == "24.00")
+        // Score 2·1 − 1 = 1 for the total row; p = σ(1·score) with this calibration.
+        #expect(abs(p - 1 / (1 + exp(-1.0))) < 1e-9)
+    }
+
+    @Test func parametersForOtherFeaturesAreRefused() {
+        #expect {
+            _ = try LearnedModel(json: Self.parameters(features: ["rulesPick", "somethingElse"]))
+        } throws: { error in
+            "\(error)".contains("features differ") && "\(error)".contains("make train")
+        }
+        #expect(throws: ReceiptError.self) { _ = try LearnedModel(json: #"{"fields":{}}"#) }
+    }
+
+    @Test func theLearnedChoiceSetsTheTotalItsConfidenceAndReview() throws {
+        let model = try LearnedModel(json: Self.parameters(calibration: [0, 0, -3]))
+        let reading = Self.reading()
+        var total: Decimal? = nil
+        var date = reading.date?.date
+        var confidence = FieldConfidence(needsReview: false)
+        HeuristicAnalyzer.applyLearned(model, candidates: [CandidateProposer.totals(reading)], total: &total, date: &date,
+                                       confidence: &confidence)
+        #expect(total == Decimal(string: "24.00"))
+        // σ(−3) ≈ 0.047, below the 0.6 the parameters ask for: the receipt is flagged.
+        #expect(abs(confidence.total - 1 / (1 + exp(3.0))) < 1e-9)
+        #expect(confidence.needsReview)
+    }
+}
