@@ -93,131 +93,304 @@ package enum VendorFinder {
         return nil
     }
 
+    /// The name among the header rows: a `trading as` name wins outright; otherwise every row that
+    /// may be a name (`looksLikeName`, not `isSlogan` nor a `logoFragment`) gets a score
+    /// (`nameScore`), and the best row, joined with the rows around it that belong to the name
+    /// (`brandAboveCompany` … `companyNameWrapped`), is the vendor.
     package static func findInHeader(_ document: ReceiptDocument, rows amountRows: [AmountLine]? = nil) -> VendorFinding? {
         let amountRows = amountRows ?? AmountLine.build(document)
         // The header ends where the amounts start.
         let end = amountRows.first(where: { !$0.amounts.isEmpty && $0.line.index >= 3 })?.line.index ?? document.lines.count
         let header = Array(document.lines.prefix(min(end, 14)))
         let rows = header.isEmpty ? Array(document.lines.prefix(8)) : header
-        var best: (name: String, score: Double, row: Int, company: Bool)? = nil
-        var addressSeen = false
-        var plausible = [Bool](repeating: false, count: rows.count)
-        var names = [String](repeating: "", count: rows.count)
-        // Print size: the name is usually the largest text of the header.
-        let heights = rows.map(textHeight)
-        let sortedHeights = heights.compactMap { $0 }.sorted()
-        let typicalHeight = sortedHeights.isEmpty ? nil : sortedHeights[sortedHeights.count / 2]
-        for (position, line) in rows.enumerated() {
-            // "Trading as" names win.
+        if let name = tradingAsName(rows) { return VendorFinding(name: name, confidence: 0.8) }
+        let scored = Header(rows)
+        guard let best = scored.best else { return nil }
+        if let brand = brandAboveCompany(best, scored) { return scored.finding(scored.names[brand], rows: brand...brand, score: best.score) }
+        var choice = Choice(best)
+        joinContinuation(&choice, scored)
+        if !choice.joinedAbove { joinBusinessBelow(&choice, scored) }
+        let label = LabelText(choice.name)
+        joinSuffixBelow(&choice, label: label, scored)
+        if !choice.joinedAbove { joinWrappedName(&choice, label: label, scored) }
+        return scored.finding(choice.name, rows: choice.used, score: best.score)
+    }
+
+    /// "Trading as" names win: the first row's name after `T/A` or `TRADING AS`.
+    private static func tradingAsName(_ rows: [ReceiptLine]) -> String? {
+        for line in rows {
             if line.upper.contains("/" as Character) || line.upper.contains("TRADING"),
                let range = line.upper.range(of: "T/A ") ?? line.upper.range(of: "TRADING AS ") {
                 let name = clean(String(line.text[range.upperBound...]))
-                if name.count >= 3 { return VendorFinding(name: name, confidence: 0.8) }
+                if name.count >= 3 { return name }
             }
-            let name = clean(confidentText(line))
-            let label = LabelText(name)
-            names[position] = name
-            // "A UNIT OF … LLP", "OPERATED BY … LTD": the owner of the business, not its name.
-            let owner = label.hasAny(ownerPhrases)
-            let company = label.hasAny(companySuffixes) && !label.hasAny(["CO REG", "COMPANY NO", "REG NO", "ROC"]) && !owner
-            // "ONE MILL STREET" as the first, clearly read row with no house number is a name.
-            let namedAfterStreet = position == 0 && line.confidence >= 85 && !name.contains(where: \.isNumber)
-                && label.hasAny(addressWords) && isPlausibleName(name, label: label, allowAddressWords: true)
-            // A phone number on the row ("myNEWScareline : 1800 88 1231") makes it contact details.
-            let phone = line.text.contains(where: \.isNumber) && phonePattern.matches(line.text) && !company
-            guard namedAfterStreet || isPlausibleName(name, label: label) && !(usCityLine.matches(line.upper) && !company) && !phone else {
-                if isAddress(line.text) { addressSeen = true }
-                continue
-            }
-            if isSlogan(label) { continue }
-            // Low-confidence fragments ("ies", "Map. iO") are what OCR makes of logos and stains.
-            if line.confidence < 50, (label.words.map(\.count).max() ?? 0) < 5 { continue }
-            plausible[position] = true
-            var score = 10 - Double(position) * 1.2
-            if let h = heights[position], let typical = typicalHeight, typical > 0, line.confidence >= 45 {
-                score += min(3, max(-1, 3 * (Double(h) / Double(typical) - 1)))
-            }
-            // The legal entity in small print further down ("UNIT OF … LLP") counts less.
-            if company { score += position <= 4 ? 9 : 5 }
-            if addressSeen && !company { score -= 4 }
-            if owner { score -= 4 }
-            score += (line.confidence - 70) / 15
-            let letters = name.filter(\.isLetter).count
-            score += min(2, Double(letters) / 6)
-            if name == name.uppercased() { score += 0.5 }
-            if best == nil || score > best!.score { best = (name, score, position, company) }
         }
-        guard var best else { return nil }
-        /// The finding for a name read from some of the header's rows.
-        func finding(_ name: String, rows used: ClosedRange<Int>) -> VendorFinding {
+        return nil
+    }
+
+    /// A header row considered as the name.
+    private struct NameRow {
+        let line: ReceiptLine
+        let position: Int
+        /// The row's text cleaned (`clean(confidentText)`).
+        let name: String
+        let label: LabelText
+        /// "A UNIT OF … LLP", "OPERATED BY … LTD": the owner of the business, not its name.
+        let owner: Bool
+        /// Names a company (not its registration number, nor its owner).
+        let company: Bool
+        /// An address row came before it.
+        let afterAddress: Bool
+        let height: Int?
+        /// The median print size of the header.
+        let typicalHeight: Int?
+
+        init(_ line: ReceiptLine, position: Int, name: String, afterAddress: Bool, height: Int?, typicalHeight: Int?) {
+            self.line = line
+            self.position = position
+            self.name = name
+            label = LabelText(name)
+            owner = label.hasAny(ownerPhrases)
+            company = label.hasAny(companySuffixes) && !label.hasAny(["CO REG", "COMPANY NO", "REG NO", "ROC"]) && !owner
+            self.afterAddress = afterAddress
+            self.height = height
+            self.typicalHeight = typicalHeight
+        }
+    }
+
+    /// The header rows with their names and the scores of those that may be the name.
+    private struct Header {
+        let rows: [ReceiptLine]
+        let names: [String]
+        /// Print size: the name is usually the largest text of the header.
+        let heights: [Int?]
+        /// Each row's score as the name; nil for a row that cannot be it.
+        private(set) var scores: [Double?] = []
+        private(set) var companies: [Bool] = []
+
+        init(_ rows: [ReceiptLine]) {
+            self.rows = rows
+            names = rows.map { clean(confidentText($0)) }
+            heights = rows.map(textHeight)
+            let sortedHeights = heights.compactMap { $0 }.sorted()
+            let typicalHeight = sortedHeights.isEmpty ? nil : sortedHeights[sortedHeights.count / 2]
+            var addressSeen = false
+            for (position, line) in rows.enumerated() {
+                let row = NameRow(line, position: position, name: names[position], afterAddress: addressSeen,
+                                  height: heights[position], typicalHeight: typicalHeight)
+                companies.append(row.company)
+                guard looksLikeName(row) else {
+                    if isAddress(line.text) { addressSeen = true }
+                    scores.append(nil)
+                    continue
+                }
+                scores.append(isSlogan(row.label) || logoFragment(row) ? nil : nameScore(row))
+            }
+        }
+
+        /// May be the name.
+        func plausible(_ i: Int) -> Bool { scores[i] != nil }
+
+        /// The best-scoring row (the first on a tie).
+        var best: Best? {
+            var best: Best? = nil
+            for (i, score) in scores.enumerated() {
+                guard let score else { continue }
+                if best == nil || score > best!.score { best = Best(name: names[i], score: score, row: i, company: companies[i]) }
+            }
+            return best
+        }
+
+        /// The finding for a name read from some of the header's rows; `score` is the best row's.
+        func finding(_ name: String, rows used: ClosedRange<Int>, score: Double) -> VendorFinding {
             let usedRows = rows[used]
             let box = usedRows.compactMap(\.box).reduce(nil as BoundingBox?) { partial, next in partial.map { $0.union(next) } ?? next }
-            return VendorFinding(name: name, confidence: min(0.9, max(0.2, best.score / 25)),
+            return VendorFinding(name: name, confidence: min(0.9, max(0.2, score / 25)),
                                  readConfidence: usedRows.map(weakestWord).min() ?? 100,
                                  meanConfidence: usedRows.map(\.confidence).reduce(0, +) / Double(usedRows.count), box: box,
                                  words: usedRows.flatMap(\.words))
         }
-        // A logo-sized brand right above the operator's legal name ("FamilyMart" over
-        // "Maxincome Resources Sdn Bhd"): the trading name wins.
-        if best.company, let companyHeight = heights[best.row], companyHeight > 0,
-           let brand = (max(0, best.row - 2)..<best.row).last(where: { i in
-               plausible[i] && rows[i].confidence >= 80 && names[i].filter(\.isLetter).count >= 4
-                   && !LabelText(names[i]).hasAny(companySuffixes)
-                   && Double(heights[i] ?? 0) >= 2.5 * Double(companyHeight)
-           }) {
-            return finding(names[brand], rows: brand...brand)
-        }
-        // A brand printed above the legal name that starts with it ("Harbourline Insurance" over
-        // "Harbourline Insurance Services Ltd"): the trading name wins.
-        if best.company, let brand = (max(0, best.row - 2)..<best.row).first(where: { i in
-            plausible[i] && names[i].count >= 4 && NameMatching.normalized(best.name).hasPrefix(NameMatching.normalized(names[i]))
-        }) {
-            return finding(names[brand], rows: brand...brand)
-        }
+    }
+
+    /// The best-scoring row.
+    private struct Best {
+        var name: String
+        var score: Double
+        var row: Int
+        var company: Bool
+    }
+
+    /// The name as it grows by the rows around the best one.
+    private struct Choice {
+        var name: String
+        var row: Int
+        var company: Bool
+        var used: ClosedRange<Int>
+        /// The row above was joined (`joinContinuation`).
         var joinedAbove = false
-        var used = best.row...best.row
-        // A row that only continues the name above it: "(SEMENYIH) SDN BHD", "TRADING", "SDN. BHD.".
-        if best.row > 0, plausible[best.row - 1] || names[best.row - 1].filter(\.isLetter).count >= 4,
-           isContinuation(names[best.row]), !isAddress(names[best.row - 1]),
-           !LabelText(names[best.row - 1]).hasAny(skipWords) {
-            best.name = names[best.row - 1] + " " + best.name
-            joinedAbove = true
-            used = (best.row - 1)...best.row
+
+        init(_ best: Best) {
+            name = best.name
+            row = best.row
+            company = best.company
+            used = best.row...best.row
         }
-        // A one-word brand over what the business is: "SPARKLE" / "HAND CAR WASH".
-        if !joinedAbove, best.row + 1 < rows.count, plausible[best.row + 1], LabelText(best.name).words.count == 1,
-           !best.company, !isAddress(names[best.row + 1]) {
-            let next = LabelText(names[best.row + 1])
-            let sameCase = (names[best.row + 1] == names[best.row + 1].uppercased()) == (best.name == best.name.uppercased())
-            if sameCase, (2...4).contains(next.words.count), let last = next.words.last, businessWords.contains(last),
-               (textHeight(rows[best.row + 1]) ?? 0) <= (textHeight(rows[best.row]) ?? Int.max) {
-                best.name += " " + names[best.row + 1]
-                used = best.row...(best.row + 1)
-            }
+    }
+
+    // MARK: - Which rows may be the name
+
+    /// A plausible name (`isPlausibleName`), on a row that is not a US city line nor contact
+    /// details (unless it names a company), or a name after a street (`namedAfterStreet`).
+    private static func looksLikeName(_ row: NameRow) -> Bool {
+        namedAfterStreet(row)
+            || isPlausibleName(row.name, label: row.label) && !(usCityLine.matches(row.line.upper) && !row.company) && !hasPhoneNumber(row)
+    }
+
+    /// "ONE MILL STREET" as the first, clearly read row with no house number is a name.
+    private static func namedAfterStreet(_ row: NameRow) -> Bool {
+        row.position == 0 && row.line.confidence >= 85 && !row.name.contains(where: \.isNumber)
+            && row.label.hasAny(addressWords) && isPlausibleName(row.name, label: row.label, allowAddressWords: true)
+    }
+
+    /// A phone number on the row ("myNEWScareline : 1800 88 1231") makes it contact details.
+    private static func hasPhoneNumber(_ row: NameRow) -> Bool {
+        row.line.text.contains(where: \.isNumber) && phonePattern.matches(row.line.text) && !row.company
+    }
+
+    /// Low-confidence fragments ("ies", "Map. iO") are what OCR makes of logos and stains.
+    private static func logoFragment(_ row: NameRow) -> Bool {
+        row.line.confidence < 50 && (row.label.words.map(\.count).max() ?? 0) < 5
+    }
+
+    // MARK: - Scoring a row as the name
+
+    /// A row's score as the name: 10 for the first row, 1.2 less for each row down, then each of
+    /// `nameScoreRules` in turn.
+    private static func nameScore(_ row: NameRow) -> Double {
+        nameScoreRules.reduce(10 - Double(row.position) * 1.2) { score, rule in score + rule(row) }
+    }
+
+    private static let nameScoreRules: [@Sendable (NameRow) -> Double] = [
+        printSize, companyForm, belowAddress, ownerNamed, readConfidence, nameLength, inCapitals,
+    ]
+
+    /// Print size: larger than the header's typical text counts for the row (up to 3), smaller
+    /// against it (down to -1), when the row was read with some confidence.
+    private static func printSize(_ row: NameRow) -> Double {
+        guard let h = row.height, let typical = row.typicalHeight, typical > 0, row.line.confidence >= 45 else { return 0 }
+        return min(3, max(-1, 3 * (Double(h) / Double(typical) - 1)))
+    }
+
+    /// A company name; the legal entity in small print further down ("UNIT OF … LLP") counts less.
+    private static func companyForm(_ row: NameRow) -> Double {
+        row.company ? (row.position <= 4 ? 9 : 5) : 0
+    }
+
+    /// Below an address (and no company name).
+    private static func belowAddress(_ row: NameRow) -> Double {
+        row.afterAddress && !row.company ? -4 : 0
+    }
+
+    /// Naming the owner of the business ("OPERATED BY …").
+    private static func ownerNamed(_ row: NameRow) -> Double {
+        row.owner ? -4 : 0
+    }
+
+    /// OCR confidence: above 70 counts for the row, below against it.
+    private static func readConfidence(_ row: NameRow) -> Double {
+        (row.line.confidence - 70) / 15
+    }
+
+    /// Letters: up to 2 for a name of 12 letters or more.
+    private static func nameLength(_ row: NameRow) -> Double {
+        min(2, Double(row.name.filter(\.isLetter).count) / 6)
+    }
+
+    /// Printed in capitals.
+    private static func inCapitals(_ row: NameRow) -> Double {
+        row.name == row.name.uppercased() ? 0.5 : 0
+    }
+
+    // MARK: - The rows around the best one
+
+    /// A brand printed above the operator's legal name (the best row, a company), within two
+    /// rows: the trading name wins.
+    private static func brandAboveCompany(_ best: Best, _ header: Header) -> Int? {
+        guard best.company else { return nil }
+        return logoSizedBrand(above: best, header) ?? brandStartingName(above: best, header)
+    }
+
+    /// A logo-sized brand right above the operator's legal name ("FamilyMart" over
+    /// "Maxincome Resources Sdn Bhd").
+    private static func logoSizedBrand(above best: Best, _ header: Header) -> Int? {
+        guard let companyHeight = header.heights[best.row], companyHeight > 0 else { return nil }
+        return (max(0, best.row - 2)..<best.row).last(where: { i in
+            header.plausible(i) && header.rows[i].confidence >= 80 && header.names[i].filter(\.isLetter).count >= 4
+                && !LabelText(header.names[i]).hasAny(companySuffixes)
+                && Double(header.heights[i] ?? 0) >= 2.5 * Double(companyHeight)
+        })
+    }
+
+    /// A brand printed above the legal name that starts with it ("Harbourline Insurance" over
+    /// "Harbourline Insurance Services Ltd").
+    private static func brandStartingName(above best: Best, _ header: Header) -> Int? {
+        (max(0, best.row - 2)..<best.row).first(where: { i in
+            header.plausible(i) && header.names[i].count >= 4
+                && NameMatching.normalized(best.name).hasPrefix(NameMatching.normalized(header.names[i]))
+        })
+    }
+
+    /// A row that only continues the name above it: "(SEMENYIH) SDN BHD", "TRADING", "SDN. BHD.".
+    private static func joinContinuation(_ choice: inout Choice, _ header: Header) {
+        let row = choice.row, names = header.names
+        guard row > 0, header.plausible(row - 1) || names[row - 1].filter(\.isLetter).count >= 4,
+              isContinuation(names[row]), !isAddress(names[row - 1]),
+              !LabelText(names[row - 1]).hasAny(skipWords) else { return }
+        choice.name = names[row - 1] + " " + choice.name
+        choice.joinedAbove = true
+        choice.used = (row - 1)...row
+    }
+
+    /// A one-word brand over what the business is: "SPARKLE" / "HAND CAR WASH".
+    private static func joinBusinessBelow(_ choice: inout Choice, _ header: Header) {
+        let row = choice.row, names = header.names
+        guard row + 1 < header.rows.count, header.plausible(row + 1), LabelText(choice.name).words.count == 1,
+              !choice.company, !isAddress(names[row + 1]) else { return }
+        let next = LabelText(names[row + 1])
+        let sameCase = (names[row + 1] == names[row + 1].uppercased()) == (choice.name == choice.name.uppercased())
+        if sameCase, (2...4).contains(next.words.count), let last = next.words.last, businessWords.contains(last),
+           (textHeight(header.rows[row + 1]) ?? 0) <= (textHeight(header.rows[row]) ?? Int.max) {
+            choice.name += " " + names[row + 1]
+            choice.used = row...(row + 1)
         }
-        let bestLabel = LabelText(best.name)
-        // A company suffix printed on the next row ("ABC TRADING" / "SDN BHD (12345-X)",
-        // "AIK HUAT ENTERPRISE" / "(SETIA ALAM) SDN BHD").
+    }
+
+    /// A company suffix printed on the next row ("ABC TRADING" / "SDN BHD (12345-X)",
+    /// "AIK HUAT ENTERPRISE" / "(SETIA ALAM) SDN BHD"). `label` is the name's so far.
+    private static func joinSuffixBelow(_ choice: inout Choice, label: LabelText, _ header: Header) {
+        let row = choice.row, names = header.names
         let legal = ["SDN", "BHD", "BERHAD", "LTD", "LIMITED", "INC", "LLC", "GMBH", "PLC"]
-        if best.row + 1 < rows.count, !bestLabel.hasAny(["SDN", "BHD", "BERHAD", "S B", "LTD", "LIMITED", "INC", "LLC", "GMBH"]) {
-            let next = LabelText(names[best.row + 1])
-            if let first = next.words.first, let last = next.words.last,
-               legal.contains(first) || legal.contains(last) && next.words.count <= 4 && !isAddress(names[best.row + 1]) {
-                best.name += " " + names[best.row + 1]
-                best.company = true
-                used = used.lowerBound...(best.row + 1)
-            }
+        guard row + 1 < header.rows.count, !label.hasAny(["SDN", "BHD", "BERHAD", "S B", "LTD", "LIMITED", "INC", "LLC", "GMBH"]) else { return }
+        let next = LabelText(names[row + 1])
+        if let first = next.words.first, let last = next.words.last,
+           legal.contains(first) || legal.contains(last) && next.words.count <= 4 && !isAddress(names[row + 1]) {
+            choice.name += " " + names[row + 1]
+            choice.company = true
+            choice.used = choice.used.lowerBound...(row + 1)
         }
-        // A company name wrapped over two rows: "LEMON TREE RESTAURANT" / "JTJ FOODS SDN BHD".
-        if !joinedAbove, best.company, best.row > 0, plausible[best.row - 1], bestLabel.words.count <= 5,
-           similarHeight(rows[best.row - 1], rows[best.row]),
-           rows[best.row - 1].confidence >= 60, !LabelText(names[best.row - 1]).hasAny(companySuffixes),
-           names[best.row - 1].filter(\.isLetter).count >= 4,
-           (names[best.row - 1] == names[best.row - 1].uppercased()) == (best.name == best.name.uppercased()) {
-            best.name = names[best.row - 1] + " " + best.name
-            used = (best.row - 1)...used.upperBound
-        }
-        return finding(best.name, rows: used)
+    }
+
+    /// A company name wrapped over two rows: "LEMON TREE RESTAURANT" / "JTJ FOODS SDN BHD".
+    /// `label` is the name's before `joinSuffixBelow`.
+    private static func joinWrappedName(_ choice: inout Choice, label: LabelText, _ header: Header) {
+        let row = choice.row, names = header.names, rows = header.rows
+        guard choice.company, row > 0, header.plausible(row - 1), label.words.count <= 5,
+              similarHeight(rows[row - 1], rows[row]),
+              rows[row - 1].confidence >= 60, !LabelText(names[row - 1]).hasAny(companySuffixes),
+              names[row - 1].filter(\.isLetter).count >= 4,
+              (names[row - 1] == names[row - 1].uppercased()) == (choice.name == choice.name.uppercased()) else { return }
+        choice.name = names[row - 1] + " " + choice.name
+        choice.used = (row - 1)...choice.used.upperBound
     }
 
     package static let ownerPhrases: PhraseList = ["UNIT OF", "DIVISION OF", "OPERATED BY", "OWNED BY", "MANAGED BY", "A MEMBER OF",
