@@ -482,40 +482,77 @@ package enum VendorFinder {
     }
 
     /// Removes OCR noise around a name: stray punctuation, one-letter fragments at the ends,
-    /// and common misreadings of company suffixes (`SON BHD` → `SDN BHD`).
+    /// and common misreadings of company suffixes (`SON BHD` → `SDN BHD`). The row's tokens
+    /// (`nameTokens`) go through each of `cleaningSteps` in turn, then are joined (`joinedName`).
     package static func clean(_ text: String) -> String {
-        var tokens = text.split(whereSeparator: \.isWhitespace).flatMap { token -> [Substring] in
+        joinedName(cleaningSteps.reduce(nameTokens(text)) { tokens, step in step(tokens) })
+    }
+
+    /// The row's tokens, a registration number glued to a token split off and misread characters
+    /// mended (`mendedToken`).
+    private static func nameTokens(_ text: String) -> [String] {
+        text.split(whereSeparator: \.isWhitespace).flatMap { token -> [Substring] in
             // "RETAIL SB(306295-X)": a registration number glued to the name.
             guard let open = token.firstIndex(of: "("), open != token.startIndex,
                   token[open...].filter(\.isNumber).count >= 4 else { return [token] }
             return [token[..<open], token[open...]]
-        }.map { token -> String in
-            var t = String(token)
-            if t.contains(where: { "{}[]".contains($0) }) {
-                t = String(t.map { c -> Character in c == "{" || c == "[" ? "(" : c == "}" || c == "]" ? ")" : c })
-            }
-            // "$/B", "5/B": the "S/B" (Sendirian Berhad) suffix misread.
-            if t.count == 3, t.hasSuffix("/B") || t.hasSuffix("/8") || t.hasSuffix("/R"), "$5S".contains(t.first!) { return "S/B" }
-            // "JIAWE|", "JIAWE!": a final I read as a bar.
-            if t.count >= 4, let last = t.last, last == "|" || last == "!",
-               t.dropLast().suffix(3).allSatisfy({ $0.isLetter && $0.isUppercase }) { t = String(t.dropLast()) + "I" }
-            return t
+        }.map(mendedToken)
+    }
+
+    /// Brackets read as braces or square brackets, `S/B` and a final `I` misread.
+    private static func mendedToken(_ token: Substring) -> String {
+        var t = String(token)
+        if t.contains(where: { "{}[]".contains($0) }) {
+            t = String(t.map { c -> Character in c == "{" || c == "[" ? "(" : c == "}" || c == "]" ? ")" : c })
         }
-        // "Sports Authority # 484": the store number stays with the name.
+        // "$/B", "5/B": the "S/B" (Sendirian Berhad) suffix misread.
+        if t.count == 3, t.hasSuffix("/B") || t.hasSuffix("/8") || t.hasSuffix("/R"), "$5S".contains(t.first!) { return "S/B" }
+        // "JIAWE|", "JIAWE!": a final I read as a bar.
+        if t.count >= 4, let last = t.last, last == "|" || last == "!",
+           t.dropLast().suffix(3).allSatisfy({ $0.isLetter && $0.isUppercase }) { t = String(t.dropLast()) + "I" }
+        return t
+    }
+
+    /// The steps `clean` takes over a name's tokens, in order.
+    private static let cleaningSteps: [@Sendable ([String]) -> [String]] = [
+        keepStoreNumber, trimPunctuation, dropJunkAtEnds, mendSdnBhd, dropRegistrationNumber, dropAddressAfterCompanyForm,
+        dropBracketedNumber, dropTrailingNumbers, completeSdnBhd, mendInitialsAndSuffixes,
+    ]
+
+    /// "Sports Authority # 484": the store number stays with the name.
+    private static func keepStoreNumber(_ tokens: [String]) -> [String] {
+        var tokens = tokens
         for i in tokens.indices.dropLast().reversed() where tokens[i] == "#" && tokens[i + 1].allSatisfy(\.isASCIIDigit) {
             tokens[i] += tokens.remove(at: i + 1)
         }
+        return tokens
+    }
+
+    /// Punctuation around the tokens (but brackets, apostrophes, dots, `&` and `#`), and specks
+    /// glued to a word.
+    private static func trimPunctuation(_ tokens: [String]) -> [String] {
         let trim = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "&()'.#")).inverted
-        tokens = tokens.map { $0.trimmingCharacters(in: trim) }.filter { !$0.isEmpty }.map { t in
+        return tokens.map { $0.trimmingCharacters(in: trim) }.filter { !$0.isEmpty }.map { t in
             // "—sSUBANG": a speck read as a small letter glued to a capitalised word.
             t.count >= 5 && t.first!.isLowercase && t.dropFirst().allSatisfy({ $0.isUppercase && $0.isLetter }) ? String(t.dropFirst()) : t
         }
+    }
+
+    /// One-letter fragments (but `&`), two-letter ones not in capitals and punctuation at either
+    /// end.
+    private static func dropJunkAtEnds(_ tokens: [String]) -> [String] {
         func isJunk(_ t: String) -> Bool {
             t.count == 1 && t != "&" || t.count == 2 && t != t.uppercased() || !t.contains(where: { $0.isLetter || $0.isNumber })
         }
+        var tokens = tokens
         while tokens.count > 1, let first = tokens.first, isJunk(first) { tokens.removeFirst() }
         while tokens.count > 1, let last = tokens.last, isJunk(last) { tokens.removeLast() }
-        // "SON BHD", "SDN BILD", "SIN BHD": the Malaysian company suffix misread.
+        return tokens
+    }
+
+    /// "SON BHD", "SDN BILD", "SIN BHD": the Malaysian company suffix misread.
+    private static func mendSdnBhd(_ tokens: [String]) -> [String] {
+        var tokens = tokens
         for i in tokens.indices.dropLast() {
             let a = tokens[i].uppercased().trimmingCharacters(in: CharacterSet(charactersIn: ".")),
                 b = tokens[i + 1].uppercased().trimmingCharacters(in: CharacterSet(charactersIn: "."))
@@ -527,7 +564,12 @@ package enum VendorFinder {
                 tokens[i + 1] = tokens[i + 1].hasSuffix(".") ? "BHD." : "BHD"
             }
         }
-        // Registration numbers after the name: "(1248717-W)", "273500-U", "(139386 X)".
+        return tokens
+    }
+
+    /// Registration numbers after the name: "(1248717-W)", "273500-U", "(139386 X)".
+    private static func dropRegistrationNumber(_ tokens: [String]) -> [String] {
+        var tokens = tokens
         let legalForms: Set<String> = ["BHD", "BHD.", "S/B", "BERHAD", "LTD", "LTD.", "LIMITED", "SB"]
         if let suffixEnd = tokens.lastIndex(where: { legalForms.contains($0.uppercased()) }),
            suffixEnd + 1 < tokens.count,
@@ -538,21 +580,42 @@ package enum VendorFinder {
             // "MYNEWS RETAIL SB (306295-X) FKA BISON STORES SB": the name ends at its number.
             tokens.removeSubrange((suffixEnd + 1)...)
         }
-        // "… Services Ltd, 3 Quay Street": the address after the company form.
+        return tokens
+    }
+
+    /// "… Services Ltd, 3 Quay Street": the address after the company form.
+    private static func dropAddressAfterCompanyForm(_ tokens: [String]) -> [String] {
+        var tokens = tokens
         if let suffixEnd = tokens.firstIndex(where: { ["LTD", "LTD.", "LTD,", "LIMITED", "LIMITED,", "PLC", "PLC,", "LLC", "LLC,", "INC", "INC.", "INC,", "GMBH", "GMBH,"].contains($0.uppercased()) }),
            suffixEnd + 1 < tokens.count, tokens[suffixEnd + 1].first?.isNumber == true || isAddress(tokens[(suffixEnd + 1)...].joined(separator: " ")) {
             tokens.removeSubrange((suffixEnd + 1)...)
         }
-        // A bracketed registration number split over tokens at the end: "(139386 X)".
+        return tokens
+    }
+
+    /// A bracketed registration number split over tokens at the end: "(139386 X)".
+    private static func dropBracketedNumber(_ tokens: [String]) -> [String] {
+        var tokens = tokens
         if let open = tokens.lastIndex(where: { $0.hasPrefix("(") }), open > 0, tokens.last?.hasSuffix(")") == true,
            tokens[open...].joined().filter(\.isNumber).count >= 4 {
             tokens.removeSubrange(open...)
         }
+        return tokens
+    }
+
+    /// Numbers at the end (three digits or more, or bracketed), but a store number (`#484`).
+    private static func dropTrailingNumbers(_ tokens: [String]) -> [String] {
+        var tokens = tokens
         while tokens.count > 1, let last = tokens.last, !last.hasPrefix("#"),
               last.filter(\.isNumber).count >= 3 || last.hasPrefix("(") && last.contains(where: \.isNumber) {
             tokens.removeLast()
         }
-        // SDN is always followed by BHD: "… SDN. pro", "… SDN" at the end of the row, "… SDR".
+        return tokens
+    }
+
+    /// SDN is always followed by BHD: "… SDN. pro", "… SDN" at the end of the row, "… SDR".
+    private static func completeSdnBhd(_ tokens: [String]) -> [String] {
+        var tokens = tokens
         if let last = tokens.last?.uppercased().trimmingCharacters(in: CharacterSet(charactersIn: ".")), tokens.count >= 2 {
             let previous = tokens[tokens.count - 2].uppercased().trimmingCharacters(in: CharacterSet(charactersIn: "."))
             if last == "SDN" || last.count == 3 && LabelText.editDistance(last, "SDN") == 1 && last.hasPrefix("SD") {
@@ -562,23 +625,35 @@ package enum VendorFinder {
                 tokens[tokens.count - 1] = "BHD"
             }
         }
-        tokens = tokens.map { t in
-            // Dotted initials: "D.1.Y." is D.I.Y.; a letter read twice ("D.I.YY.", "D.I.Y¥.") is one.
-            if t.count >= 4, t.filter({ $0 == "." }).count >= 2 {
-                let parts = t.split(separator: ".", omittingEmptySubsequences: false).map { part -> String in
-                    let mapped = String(part.map { c -> Character in c == "1" ? "I" : c == "0" ? "O" : c == "¥" ? "Y" : c })
-                    return mapped.count == 2 && mapped.first == mapped.last && mapped.first!.isLetter ? String(mapped.prefix(1)) : mapped
-                }
-                if parts.filter({ !$0.isEmpty }).count >= 2, parts.allSatisfy({ $0.count <= 1 }) {
-                    return parts.joined(separator: ".")
-                }
-            }
+        return tokens
+    }
+
+    /// Dotted initials (`mendedInitials`), `S/B` misread, and `¥` read for Y.
+    private static func mendInitialsAndSuffixes(_ tokens: [String]) -> [String] {
+        tokens.map { t in
+            if let initials = mendedInitials(t) { return initials }
             switch t.uppercased() {
             case "5/B", "S/8", "5/8": return "S/B"
             case _ where t.contains("¥"): return t.replacingOccurrences(of: "¥", with: "Y")
             default: return t
             }
         }
+    }
+
+    /// Dotted initials: "D.1.Y." is D.I.Y.; a letter read twice ("D.I.YY.", "D.I.Y¥.") is one.
+    private static func mendedInitials(_ t: String) -> String? {
+        guard t.count >= 4, t.filter({ $0 == "." }).count >= 2 else { return nil }
+        let parts = t.split(separator: ".", omittingEmptySubsequences: false).map { part -> String in
+            let mapped = String(part.map { c -> Character in c == "1" ? "I" : c == "0" ? "O" : c == "¥" ? "Y" : c })
+            return mapped.count == 2 && mapped.first == mapped.last && mapped.first!.isLetter ? String(mapped.prefix(1)) : mapped
+        }
+        guard parts.filter({ !$0.isEmpty }).count >= 2, parts.allSatisfy({ $0.count <= 1 }) else { return nil }
+        return parts.joined(separator: ".")
+    }
+
+    /// The tokens joined, an apostrophe misread before a final S mended (`McDonald?s`), a final
+    /// `BHO` read for BHD, and punctuation at the ends trimmed.
+    private static func joinedName(_ tokens: [String]) -> String {
         var name = tokens.joined(separator: " ")
         if name.contains(where: { $0 == "?" || $0 == "’" || $0 == "`" }) {
             name = name.replacingOccurrences(of: #"(?<=[A-Za-z])[?’`](?=[Ss]\b)"#, with: "'", options: .regularExpression)
