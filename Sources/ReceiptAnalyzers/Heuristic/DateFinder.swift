@@ -102,9 +102,11 @@ package enum DateFinder {
 
     /// The transaction date: every row is read by each of `rowRules` in turn, each date found is
     /// scored (`scored`), and the best one wins (`bestCandidate`); doubtful readings are taken only
-    /// when no row gives a date (`lastResortFinding`).
-    package static func find(_ document: ReceiptDocument, orderHint: DateOrder?, defaultOrder: DateOrder) -> DateFinding? {
-        let latestYear = CalendarDate.today().year + 1
+    /// when no row gives a date (`lastResortFinding`). `today` bounds the years a receipt can
+    /// print (up to next year's).
+    package static func find(_ document: ReceiptDocument, orderHint: DateOrder?, defaultOrder: DateOrder,
+                             today: CalendarDate) -> DateFinding? {
+        let latestYear = today.year + 1
         var rows: [Row] = []
         for line in document.lines {
             guard var row = Row(line) else { continue }
