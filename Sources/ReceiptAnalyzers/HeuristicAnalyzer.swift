@@ -74,7 +74,7 @@ public struct HeuristicAnalyzer: ReceiptAnalyzer {
                 try Task.checkCancellation()
                 guard let ocr = try await Self.read(reader, OCRPass(pageSegmentationMode: 6, scale: scale, region: region)) else { break }
                 let closeUp = ReceiptDocument(ocr: ocr)
-                guard let other = DateFinder.find(closeUp, orderHint: reading.dateOrderHint, defaultOrder: options.dateOrder),
+                guard let other = DateFinder.find(closeUp, orderHint: reading.dateOrderHint, defaultOrder: options.dateOrder, today: options.today ?? .today()),
                       let line = other.line.flatMap({ i in closeUp.lines.first { $0.index == i } }), let lineBox = line.box,
                       // The same row, not a neighbour the margin let in (a due or expiry date).
                       abs(Int(Double(lineBox.midY) / scale) + region.y - rowBox.midY) * 2 <= rowBox.height,
@@ -179,7 +179,7 @@ package struct Reading {
         total = TotalFinder.find(rows, lineItemSum: itemSum)
         firstTotal = total
         currency = isPartial ? nil : CurrencyDetector.detect(document, amounts: rows)
-        date = isPartial ? nil : DateFinder.find(document, orderHint: dateOrderHint, defaultOrder: options.dateOrder)
+        date = isPartial ? nil : DateFinder.find(document, orderHint: dateOrderHint, defaultOrder: options.dateOrder, today: options.today ?? .today())
         vendor = isPartial ? nil : VendorFinder.find(document, rows: rows)
         firstDate = date
     }

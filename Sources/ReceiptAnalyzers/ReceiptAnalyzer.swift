@@ -38,16 +38,21 @@ public struct AnalysisOptions: Sendable {
     public var defaultCurrency: String?
     /// How to read an ambiguous numeric date such as 03/04/2024 when the receipt gives no hint.
     public var dateOrder: DateOrder
+    /// The date the analysis takes as today: a receipt's date is never later than next year's.
+    /// Nil means the current date when the analysis runs.
+    public var today: CalendarDate?
     /// Let the learned model choose among the rules' candidates and give calibrated confidences
     /// (the default); false keeps the rules' own picks and confidences (for comparison).
     public var learnedModel = true
     /// Attach every candidate with its features to `details` (`candidates`), for `make train`.
     package var collectCandidates = false
 
-    public init(taxonomy: Taxonomy = .default, defaultCurrency: String? = nil, dateOrder: DateOrder = .dayFirst) {
+    public init(taxonomy: Taxonomy = .default, defaultCurrency: String? = nil, dateOrder: DateOrder = .dayFirst,
+                today: CalendarDate? = nil) {
         self.taxonomy = taxonomy
         self.defaultCurrency = defaultCurrency
         self.dateOrder = dateOrder
+        self.today = today
     }
 }
 

@@ -100,166 +100,315 @@ package enum DateFinder {
                                           "RETURNS", "RETURN", "BEFORE", "GOOD THRU", "GOOD THROUGH", "VALID TILL",
                                           "EXCHANGE", "OFFER", "ENDS", "EXPIRE", "SURVEY", "REDEEM", "VOID AFTER"]
 
-    package static func find(_ document: ReceiptDocument, orderHint: DateOrder?, defaultOrder: DateOrder) -> DateFinding? {
-        let latestYear = CalendarDate.today().year + 1
-        var candidates: [Candidate] = []
-        var dayFirstEvidence = 0, monthFirstEvidence = 0
-        var lastResort: [Candidate] = []
+    /// The transaction date: every row is read by each of `rowRules` in turn, each date found is
+    /// scored (`scored`), and the best one wins (`bestCandidate`); doubtful readings are taken only
+    /// when no row gives a date (`lastResortFinding`). `today` bounds the years a receipt can
+    /// print (up to next year's).
+    package static func find(_ document: ReceiptDocument, orderHint: DateOrder?, defaultOrder: DateOrder,
+                             today: CalendarDate) -> DateFinding? {
+        let latestYear = today.year + 1
+        var rows: [Row] = []
         for line in document.lines {
-            var text = repairDigits(line.upper)
-            if text.contains("O") && text.contains(where: \.isNumber), monthThenLetterO.matches(text) {
-                text = monthThenLetterO.regex.stringByReplacingMatches(
-                    in: text, range: NSRange(location: 0, length: (text as NSString).length), withTemplate: "$1 0$2")
-            }
-            if text.contains("4U") || text.contains("4P"), monthWithAAsFour.matches(text) {
-                text = monthWithAAsFour.regex.stringByReplacingMatches(
-                    in: text, range: NSRange(location: 0, length: (text as NSString).length), withTemplate: "$1 A$2")
-            }
-            guard text.contains(where: \.isNumber) else { continue }
-            let hasWords = text.contains(where: \.isLetter)
-            let hasSeparators = text.contains(where: { $0 == "/" || $0 == "-" || $0 == "." })
-            let label = LabelText(line.text)
-            var context = 0.0
-            if label.hasAny(dateLabels) { context += 2 }
-            if timePattern.matches(text) { context += 1.5 }
-            if label.hasAny(otherDateLabels) { context -= 6 }
-            var found: [(date: CalendarDate, alternative: CalendarDate?, quality: Double)] = []
-            for m in hasSeparators ? isoPattern.matches(in: text) : [] {
-                if let y = Int(m.groups[1]!), let mo = Int(m.groups[3]!), let d = Int(m.groups[4]!),
-                   let date = CalendarDate(year: y, month: mo, day: d) {
-                    found.append((date, nil, 1))
-                }
-            }
-            for m in hasSeparators ? numericPattern.matches(in: text) : [] {
-                guard let a = Int(m.groups[1]!), let b = Int(m.groups[3]!), let y = year(m.groups[4]!) else { continue }
-                let dayFirst = CalendarDate(year: y, month: b, day: a)
-                let monthFirst = CalendarDate(year: y, month: a, day: b)
-                let quality = m.groups[4]!.count == 4 ? 1.0 : 0.6
-                switch (dayFirst, monthFirst) {
-                case let (d?, m?) where d != m:
-                    found.append((d, m, quality))
-                case let (d?, _):
-                    if monthFirst == nil { dayFirstEvidence += 1 }
-                    found.append((d, nil, quality))
-                case let (nil, m?):
-                    monthFirstEvidence += 1
-                    found.append((m, nil, quality))
-                default: break
-                }
-            }
-            if found.isEmpty && hasSeparators {
-                for m in noisyNumericPattern.matches(in: text) {
-                    guard let a = Int(m.groups[1]!), let b = Int(m.groups[2]!), let y = Int(m.groups[3]!) else { continue }
-                    let dayFirst = CalendarDate(year: y, month: b, day: a), monthFirst = CalendarDate(year: y, month: a, day: b)
-                    if let d = dayFirst ?? monthFirst {
-                        found.append((d, dayFirst != nil && monthFirst != nil && dayFirst != monthFirst ? monthFirst : nil, 0.5))
-                    }
-                }
-            }
-            if found.isEmpty && hasSeparators {
-                for m in gluedDayMonthPattern.matches(in: text) {
-                    guard let a = Int(m.groups[1]!), let b = Int(m.groups[2]!), let y = Int(m.groups[3]!) else { continue }
-                    if let d = CalendarDate(year: y, month: b, day: a) ?? CalendarDate(year: y, month: a, day: b) {
-                        found.append((d, nil, 0.3))
-                    }
-                }
-            }
-            if found.isEmpty && hasSeparators {
-                // Only when the receipt shows no other date: two digits before a year are thin evidence.
-                for m in gluedOneDigitDayMonthPattern.matches(in: text) {
-                    guard let a = Int(m.groups[1]!), let b = Int(m.groups[2]!), a * 10 + b > 12, let y = Int(m.groups[3]!),
-                          let d = CalendarDate(year: y, month: b, day: a) else { continue }
-                    let alternative = a != b ? CalendarDate(year: y, month: a, day: b) : nil
-                    lastResort.append(Candidate(date: d, alternative: alternative, line: line.index, score: context))
-                }
-            }
-            if found.isEmpty && context > 0 && text.contains("/") {
-                for pattern in slashAsDigitPatterns {
-                    for m in pattern.matches(in: text) {
-                        guard let a = Int(m.groups[1]!), let b = Int(m.groups[2]!), let y = Int(m.groups[3]!) else { continue }
-                        if let d = CalendarDate(year: y, month: b, day: a) ?? CalendarDate(year: y, month: a, day: b) {
-                            found.append((d, nil, 0.2))
-                        }
-                    }
-                }
-            }
-            if found.isEmpty && hasSeparators {
-                // "99/02/2018", "63/11/24": one digit of the day or month misread. With a 4-digit
-                // year and a date label or time on the row it is a candidate; otherwise only
-                // when the receipt shows no other date.
-                for m in numericPattern.matches(in: text) {
-                    guard let y = year(m.groups[4]!), let d = repairDayMonth(m.groups[1]!, m.groups[3]!, year: y) else { continue }
-                    if m.groups[4]!.count == 4 && context > 0 {
-                        found.append((d, nil, 0.1))
-                    } else {
-                        lastResort.append(Candidate(date: d, alternative: nil, line: line.index, score: context))
-                    }
-                }
-            }
-            for m in hasWords ? dayMonthPattern.matches(in: text) : [] {
-                if let d = Int(m.groups[1]!), let mo = month(m.groups[2]!), let y = year(m.groups[3]!),
-                   let date = CalendarDate(year: y, month: mo, day: d) {
-                    found.append((date, nil, 1.2))
-                }
-            }
-            for m in hasWords ? monthDayPattern.matches(in: text) : [] {
-                if let mo = month(m.groups[1]!), let d = Int(m.groups[2]!), let y = year(m.groups[3]!),
-                   let date = CalendarDate(year: y, month: mo, day: d) {
-                    found.append((date, nil, 1.1))
-                }
-            }
-            for m in hasWords ? yearMonthNamePattern.matches(in: text) : [] {
-                if let y = Int(m.groups[1]!), let mo = month(m.groups[2]!), let d = Int(m.groups[3]!),
-                   let date = CalendarDate(year: y, month: mo, day: d) {
-                    found.append((date, nil, 1.1))
-                }
-            }
-            for m in text.contains("年") ? cjkPattern.matches(in: text) : [] {
-                if let y = Int(m.groups[1]!), let mo = Int(m.groups[2]!), let d = Int(m.groups[3]!),
-                   let date = CalendarDate(year: y, month: mo, day: d) {
-                    found.append((date, nil, 1.2))
-                }
-            }
-            if found.isEmpty && hasWords && hasSeparators {
-                for m in misreadMonthPattern.matches(in: text) where month(m.groups[3]!) == nil {
-                    if let d = Int(m.groups[1]!), let mo = fuzzyMonth(m.groups[3]!), let y = year(m.groups[4]!),
-                       let date = CalendarDate(year: y, month: mo, day: d) {
-                        found.append((date, nil, 0.5))
-                    }
-                }
-            }
-            if found.isEmpty {
-                // "20180316!": a speck after the date that the letter repair made a digit.
-                let compact = compactPattern.matches(in: text)
-                for m in compact.isEmpty && text != line.upper ? compactPattern.matches(in: line.upper) : compact {
-                    if let y = Int(m.groups[1]!), let mo = Int(m.groups[2]!), let d = Int(m.groups[3]!),
-                       let date = CalendarDate(year: y, month: mo, day: d) {
-                        found.append((date, nil, 0.3))
-                    }
-                }
-            }
-            for f in found {
-                var score = context + f.quality
-                var date = f.date
-                if date.year > latestYear, let fixed = repairYear(date, latest: latestYear) {
-                    date = fixed
-                    score -= 1
-                }
-                if !(1995...latestYear).contains(date.year) { score -= 4 }
-                let alternative = f.alternative.flatMap { repairYear($0, latest: latestYear) }
-                candidates.append(Candidate(date: date, alternative: alternative, line: line.index, score: score))
-            }
+            guard var row = Row(line) else { continue }
+            for rule in rowRules { rule(&row) }
+            rows.append(row)
         }
+        let candidates = rows.flatMap { row in row.found.map { scored($0, on: row, latestYear: latestYear) } }
+        let dayFirstEvidence = rows.map(\.dayFirstEvidence).reduce(0, +)
+        let monthFirstEvidence = rows.map(\.monthFirstEvidence).reduce(0, +)
         // Resolve ambiguous numeric dates.
         let order: DateOrder
         if dayFirstEvidence > monthFirstEvidence { order = .dayFirst }
         else if monthFirstEvidence > dayFirstEvidence { order = .monthFirst }
         else { order = orderHint ?? defaultOrder }
-        if candidates.isEmpty, let repaired = lastResort.max(by: { $0.score < $1.score }), (1995...latestYear).contains(repaired.date.year) {
-            return DateFinding(date: order == .monthFirst ? repaired.alternative ?? repaired.date : repaired.date, confidence: 0.3, line: repaired.line)
+        guard !candidates.isEmpty else {
+            return lastResortFinding(rows.flatMap(\.lastResort), order: order, latestYear: latestYear)
         }
-        guard !candidates.isEmpty else { return nil }
         let orderProven = dayFirstEvidence != monthFirstEvidence || orderHint != nil
+        return bestCandidate(candidates, order: order, orderProven: orderProven, latestYear: latestYear)
+    }
+
+    // MARK: - Reading the rows
+
+    /// A date a rule read on a row, before scoring.
+    private struct Reading {
+        var date: CalendarDate
+        /// The other reading of an ambiguous numeric date.
+        var alternative: CalendarDate?
+        /// How much the rule that read it is trusted (1 for a clean numeric date with a 4-digit year).
+        var quality: Double
+    }
+
+    /// One row as the date rules see it, and what they found on it.
+    private struct Row {
+        let index: Int
+        /// The row upper-cased with OCR slips around its digits undone (`prepared`).
+        let text: String
+        /// The row upper-cased as read.
+        let upper: String
+        let hasWords: Bool
+        /// `/`, `-` or `.` on the row.
+        let hasSeparators: Bool
+        /// What the row's labels and time say about its dates (`context`).
+        let context: Double
+        var found: [Reading] = []
+        /// Dates too doubtful to take when some row gives a date (`lastResortFinding`).
+        var lastResort: [Candidate] = []
+        /// Numeric dates valid only day-first, or only month-first: they settle the order of
+        /// ambiguous ones.
+        var dayFirstEvidence = 0, monthFirstEvidence = 0
+
+        /// Nil for a row without a digit.
+        init?(_ line: ReceiptLine) {
+            let text = prepared(line.upper)
+            guard text.contains(where: \.isNumber) else { return nil }
+            index = line.index
+            self.text = text
+            upper = line.upper
+            hasWords = text.contains(where: \.isLetter)
+            hasSeparators = text.contains(where: { $0 == "/" || $0 == "-" || $0 == "." })
+            context = DateFinder.context(LabelText(line.text), text: text)
+        }
+
+        mutating func add(_ date: CalendarDate, alternative: CalendarDate? = nil, quality: Double) {
+            found.append(Reading(date: date, alternative: alternative, quality: quality))
+        }
+    }
+
+    /// The row's upper-cased text with OCR slips undone: letters for digits (`repairDigits`), the
+    /// day's leading zero read as O (`JUNO3'14`, `monthThenLetterO`), the A of a month read as 4
+    /// (`22 4UG'16`, `monthWithAAsFour`).
+    private static func prepared(_ upper: String) -> String {
+        var text = repairDigits(upper)
+        if text.contains("O") && text.contains(where: \.isNumber), monthThenLetterO.matches(text) {
+            text = replacing(monthThenLetterO, in: text, with: "$1 0$2")
+        }
+        if text.contains("4U") || text.contains("4P"), monthWithAAsFour.matches(text) {
+            text = replacing(monthWithAAsFour, in: text, with: "$1 A$2")
+        }
+        return text
+    }
+
+    private static func replacing(_ pattern: Pattern, in text: String, with template: String) -> String {
+        pattern.regex.stringByReplacingMatches(
+            in: text, range: NSRange(location: 0, length: (text as NSString).length), withTemplate: template)
+    }
+
+    /// A date label on the row counts for its dates (+2), and so does a time (+1.5); an expiry
+    /// date's label and the like count against them (-6).
+    private static func context(_ label: LabelText, text: String) -> Double {
+        var context = 0.0
+        if label.hasAny(dateLabels) { context += 2 }
+        if timePattern.matches(text) { context += 1.5 }
+        if label.hasAny(otherDateLabels) { context -= 6 }
+        return context
+    }
+
+    /// The rules reading dates on a row, in order: the order matters, as several read only a row
+    /// the ones before found no date on.
+    private static let rowRules: [@Sendable (inout Row) -> Void] = [
+        isoDates, numericDates, noisyNumericDates, gluedDayMonthDates, gluedOneDigitDayMonthDates, slashReadAsDigitDates,
+        misreadDayMonthDates, dayMonthNameDates, monthNameDayDates, yearMonthNameDates, cjkDates, misreadMonthNameDates,
+        compactDates,
+    ]
+
+    /// `2018-01-25`, `2018/01/25`, `2018.01.25`.
+    private static func isoDates(_ row: inout Row) {
+        guard row.hasSeparators else { return }
+        for m in isoPattern.matches(in: row.text) {
+            if let y = Int(m.groups[1]!), let mo = Int(m.groups[3]!), let d = Int(m.groups[4]!),
+               let date = CalendarDate(year: y, month: mo, day: d) {
+                row.add(date, quality: 1)
+            }
+        }
+    }
+
+    /// `25/01/2018`, `25-01-18`, `01/25/2018`: both readings of an ambiguous date are kept; one
+    /// valid only one way is evidence of the receipt's order. A 2-digit year is trusted less.
+    private static func numericDates(_ row: inout Row) {
+        guard row.hasSeparators else { return }
+        for m in numericPattern.matches(in: row.text) {
+            guard let a = Int(m.groups[1]!), let b = Int(m.groups[3]!), let y = year(m.groups[4]!) else { continue }
+            let dayFirst = CalendarDate(year: y, month: b, day: a)
+            let monthFirst = CalendarDate(year: y, month: a, day: b)
+            let quality = m.groups[4]!.count == 4 ? 1.0 : 0.6
+            switch (dayFirst, monthFirst) {
+            case let (d?, m?) where d != m:
+                row.add(d, alternative: m, quality: quality)
+            case let (d?, _):
+                if monthFirst == nil { row.dayFirstEvidence += 1 }
+                row.add(d, quality: quality)
+            case let (nil, m?):
+                row.monthFirstEvidence += 1
+                row.add(m, quality: quality)
+            default: break
+            }
+        }
+    }
+
+    /// `02,'22/2014`, `11.-02-2016`: specks around the separators (4-digit years only), when no
+    /// date was read on the row.
+    private static func noisyNumericDates(_ row: inout Row) {
+        guard row.found.isEmpty && row.hasSeparators else { return }
+        for m in noisyNumericPattern.matches(in: row.text) {
+            guard let a = Int(m.groups[1]!), let b = Int(m.groups[2]!), let y = Int(m.groups[3]!) else { continue }
+            let dayFirst = CalendarDate(year: y, month: b, day: a), monthFirst = CalendarDate(year: y, month: a, day: b)
+            if let d = dayFirst ?? monthFirst {
+                row.add(d, alternative: dayFirst != nil && monthFirst != nil && dayFirst != monthFirst ? monthFirst : nil, quality: 0.5)
+            }
+        }
+    }
+
+    /// `2703/2018`: the separator between day and month lost, when no date was read on the row.
+    private static func gluedDayMonthDates(_ row: inout Row) {
+        guard row.found.isEmpty && row.hasSeparators else { return }
+        for m in gluedDayMonthPattern.matches(in: row.text) {
+            guard let a = Int(m.groups[1]!), let b = Int(m.groups[2]!), let y = Int(m.groups[3]!) else { continue }
+            if let d = CalendarDate(year: y, month: b, day: a) ?? CalendarDate(year: y, month: a, day: b) {
+                row.add(d, quality: 0.3)
+            }
+        }
+    }
+
+    /// `48.2016`: a one-digit day and month whose separator was lost. Only when the receipt shows
+    /// no other date: two digits before a year are thin evidence.
+    private static func gluedOneDigitDayMonthDates(_ row: inout Row) {
+        guard row.found.isEmpty && row.hasSeparators else { return }
+        for m in gluedOneDigitDayMonthPattern.matches(in: row.text) {
+            guard let a = Int(m.groups[1]!), let b = Int(m.groups[2]!), a * 10 + b > 12, let y = Int(m.groups[3]!),
+                  let d = CalendarDate(year: y, month: b, day: a) else { continue }
+            let alternative = a != b ? CalendarDate(year: y, month: a, day: b) : nil
+            row.lastResort.append(Candidate(date: d, alternative: alternative, line: row.index, score: row.context))
+        }
+    }
+
+    /// `17703/2018`, `20/0472018`: one slash read as a 7 or a 1, on a row with a date label or a
+    /// time and no date read.
+    private static func slashReadAsDigitDates(_ row: inout Row) {
+        guard row.found.isEmpty && row.context > 0 && row.text.contains("/") else { return }
+        for pattern in slashAsDigitPatterns {
+            for m in pattern.matches(in: row.text) {
+                guard let a = Int(m.groups[1]!), let b = Int(m.groups[2]!), let y = Int(m.groups[3]!) else { continue }
+                if let d = CalendarDate(year: y, month: b, day: a) ?? CalendarDate(year: y, month: a, day: b) {
+                    row.add(d, quality: 0.2)
+                }
+            }
+        }
+    }
+
+    /// "99/02/2018", "63/11/24": one digit of the day or month misread. With a 4-digit
+    /// year and a date label or time on the row it is a candidate; otherwise only
+    /// when the receipt shows no other date.
+    private static func misreadDayMonthDates(_ row: inout Row) {
+        guard row.found.isEmpty && row.hasSeparators else { return }
+        for m in numericPattern.matches(in: row.text) {
+            guard let y = year(m.groups[4]!), let d = repairDayMonth(m.groups[1]!, m.groups[3]!, year: y) else { continue }
+            if m.groups[4]!.count == 4 && row.context > 0 {
+                row.add(d, quality: 0.1)
+            } else {
+                row.lastResort.append(Candidate(date: d, alternative: nil, line: row.index, score: row.context))
+            }
+        }
+    }
+
+    /// `2 APR 2018`, `14/JUN/2017`, `24-MAR-18`, `16AUG2015`, `23 juin 2016`.
+    private static func dayMonthNameDates(_ row: inout Row) {
+        guard row.hasWords else { return }
+        for m in dayMonthPattern.matches(in: row.text) {
+            if let d = Int(m.groups[1]!), let mo = month(m.groups[2]!), let y = year(m.groups[3]!),
+               let date = CalendarDate(year: y, month: mo, day: d) {
+                row.add(date, quality: 1.2)
+            }
+        }
+    }
+
+    /// `OCT 3, 2016`, `MAY08.17`, `January 5th 2020`.
+    private static func monthNameDayDates(_ row: inout Row) {
+        guard row.hasWords else { return }
+        for m in monthDayPattern.matches(in: row.text) {
+            if let mo = month(m.groups[1]!), let d = Int(m.groups[2]!), let y = year(m.groups[3]!),
+               let date = CalendarDate(year: y, month: mo, day: d) {
+                row.add(date, quality: 1.1)
+            }
+        }
+    }
+
+    /// `2018-MAR-16`, `2018 Mar 16`.
+    private static func yearMonthNameDates(_ row: inout Row) {
+        guard row.hasWords else { return }
+        for m in yearMonthNamePattern.matches(in: row.text) {
+            if let y = Int(m.groups[1]!), let mo = month(m.groups[2]!), let d = Int(m.groups[3]!),
+               let date = CalendarDate(year: y, month: mo, day: d) {
+                row.add(date, quality: 1.1)
+            }
+        }
+    }
+
+    /// `2018年3月16日`.
+    private static func cjkDates(_ row: inout Row) {
+        guard row.text.contains("年") else { return }
+        for m in cjkPattern.matches(in: row.text) {
+            if let y = Int(m.groups[1]!), let mo = Int(m.groups[2]!), let d = Int(m.groups[3]!),
+               let date = CalendarDate(year: y, month: mo, day: d) {
+                row.add(date, quality: 1.2)
+            }
+        }
+    }
+
+    /// `14/JUM/2017`: a month name with one letter misread (`fuzzyMonth`), when no date was read
+    /// on the row.
+    private static func misreadMonthNameDates(_ row: inout Row) {
+        guard row.found.isEmpty && row.hasWords && row.hasSeparators else { return }
+        for m in misreadMonthPattern.matches(in: row.text) where month(m.groups[3]!) == nil {
+            if let d = Int(m.groups[1]!), let mo = fuzzyMonth(m.groups[3]!), let y = year(m.groups[4]!),
+               let date = CalendarDate(year: y, month: mo, day: d) {
+                row.add(date, quality: 0.5)
+            }
+        }
+    }
+
+    /// `20180428`, when no date was read on the row.
+    private static func compactDates(_ row: inout Row) {
+        guard row.found.isEmpty else { return }
+        // "20180316!": a speck after the date that the letter repair made a digit.
+        let compact = compactPattern.matches(in: row.text)
+        for m in compact.isEmpty && row.text != row.upper ? compactPattern.matches(in: row.upper) : compact {
+            if let y = Int(m.groups[1]!), let mo = Int(m.groups[2]!), let d = Int(m.groups[3]!),
+               let date = CalendarDate(year: y, month: mo, day: d) {
+                row.add(date, quality: 0.3)
+            }
+        }
+    }
+
+    // MARK: - Choosing the date
+
+    /// A date's score: the row's context plus the rule's quality. A year after `latestYear` that
+    /// one misread digit explains is mended (-1); a year outside 1995…`latestYear` counts against
+    /// the date (-4).
+    private static func scored(_ reading: Reading, on row: Row, latestYear: Int) -> Candidate {
+        var score = row.context + reading.quality
+        var date = reading.date
+        if date.year > latestYear, let fixed = repairYear(date, latest: latestYear) {
+            date = fixed
+            score -= 1
+        }
+        if !(1995...latestYear).contains(date.year) { score -= 4 }
+        let alternative = reading.alternative.flatMap { repairYear($0, latest: latestYear) }
+        return Candidate(date: date, alternative: alternative, line: row.index, score: score)
+    }
+
+    /// When no row gave a date: the best of the doubtful readings, if its year is plausible.
+    private static func lastResortFinding(_ lastResort: [Candidate], order: DateOrder, latestYear: Int) -> DateFinding? {
+        guard let repaired = lastResort.max(by: { $0.score < $1.score }), (1995...latestYear).contains(repaired.date.year) else {
+            return nil
+        }
+        return DateFinding(date: order == .monthFirst ? repaired.alternative ?? repaired.date : repaired.date, confidence: 0.3, line: repaired.line)
+    }
+
+    /// The best-scoring date, ambiguous ones read in `order`: the same date printed again counts
+    /// for it, a later row a little against it.
+    private static func bestCandidate(_ candidates: [Candidate], order: DateOrder, orderProven: Bool, latestYear: Int) -> DateFinding? {
+        var candidates = candidates
         for i in candidates.indices {
             if let alt = candidates[i].alternative, order == .monthFirst {
                 candidates[i].date = alt

@@ -40,200 +40,319 @@ package enum TaxFinder {
         return finding
     }
 
-    private static func bestReading(_ rows: [AmountLine], total: Decimal?) -> TaxFinding? {
+    /// The rest of the receipt: what a tax is checked against.
+    private struct Context {
+        let rows: [AmountLine]
+        let total: Decimal?
+        let subtotals: [Decimal]
+        /// Tax is a fraction of what it is charged on: never as much as the subtotal.
+        let cap: Decimal?
+        /// The rates printed on tax rows with an amount.
+        let taxRates: Set<Decimal>
+
+        init(_ rows: [AmountLine], total: Decimal?) {
+            self.rows = rows
+            self.total = total
+            subtotals = rows.filter { $0.role == .subtotal }.compactMap { $0.amounts.last?.value }
+            cap = subtotals.filter { $0 > 0 }.max()
+            taxRates = Set(rows.filter { $0.role == .tax && !$0.amounts.isEmpty }.compactMap(\.rate))
+        }
+
+        /// Below the total and the subtotal (when read): what a tax must be.
+        func allows(_ v: Decimal) -> Bool { (total == nil || v < total!) && (cap == nil || v < cap!) }
+    }
+
+    /// What the rows say about the tax: the amounts read as tax, in row order, and what the rows
+    /// without a readable amount tell.
+    private struct TaxRows {
         var candidates: [Candidate] = []
+        /// A rate the tax is included at ("TOTAL INCL. GST 6% 9.00").
         var inclusiveRate: Decimal? = nil
+        /// A tax row whose amount could not be read.
         var unreadableTaxRow = false
-        let subtotals = rows.filter { $0.role == .subtotal }.compactMap { $0.amounts.last?.value }
-        // Tax is a fraction of what it is charged on: never as much as the subtotal.
-        let cap = subtotals.filter { $0 > 0 }.max()
-        let taxRates = Set(rows.filter { $0.role == .tax && !$0.amounts.isEmpty }.compactMap(\.rate))
+    }
+
+    /// The tax the rows support best: the rows read (`read`), then the first of `choices` that
+    /// gives a finding.
+    private static func bestReading(_ rows: [AmountLine], total: Decimal?) -> TaxFinding? {
+        let context = Context(rows, total: total)
+        let taxRows = read(context)
+        for choice in choices {
+            if let finding = choice(taxRows, context) { return finding }
+        }
+        return nil
+    }
+
+    // MARK: - Reading the rows
+
+    /// Every row's contribution to the tax, in order.
+    private static func read(_ context: Context) -> TaxRows {
+        var taxRows = TaxRows()
+        let rows = context.rows
         for (index, row) in rows.enumerated() {
             let label = row.label
             let isTaxRow = label.hasAny(AmountRole.taxWords) || label.compact.hasSuffix("TAX") || misreadTaxLabel(label)
             guard isTaxRow else {
-                if let c = localTaxRow(row, subtotals: subtotals, total: total) ?? taxTableRow(row, heading: index > 0 ? rows[index - 1] : nil, total: total) {
-                    candidates.append(c)
+                if let c = localTaxRow(row, subtotals: context.subtotals, total: context.total)
+                    ?? taxTableRow(row, heading: index > 0 ? rows[index - 1] : nil, total: context.total) {
+                    taxRows.candidates.append(c)
                 }
                 continue
             }
             guard !label.hasAny(notAmounts) || !row.amounts.isEmpty && !label.has("TAX INVOICE") else { continue }
             if !row.amounts.isEmpty, row.amounts.allSatisfy(\.repaired), guestCount.matches(row.line.text) { continue }
-            let rate = row.rate
             if row.amounts.isEmpty {
-                if let rate, rate > 0, rate < 30, label.hasAny(AmountRole.inclusiveWords) { inclusiveRate = rate }
-                // "GST -- Rate -- Before GST -- GST Amt" over "7% …" whose amounts are unreadable: a tax
-                // table splits the total into net and tax, so the tax is included at that rate.
-                if label.has("RATE"), index + 1 < rows.count, rows[index + 1].role == .other,
-                   let r = rows[index + 1].rate, r > 0, r < 30 {
-                    inclusiveRate = inclusiveRate ?? r
-                }
-                // "TOTAL TAX 00", "TAX 0": no tax, its decimal point lost.
-                if let last = row.line.text.split(whereSeparator: \.isWhitespace).last, last.count <= 2,
-                   last.allSatisfy({ $0 == "0" }), !label.hasAny(notAmounts) {
-                    candidates.append(Candidate(value: 0, rate: nil, summary: false, line: row.line.index, consistent: false))
-                } else if !label.hasAny(notAmounts) && !label.hasAny(AmountRole.inclusiveWords) && row.role == .tax {
-                    unreadableTaxRow = true
-                }
-                continue
-            }
-            if row.role.totalStrength >= 7 {
+                readTaxRowWithoutAmount(at: index, context, into: &taxRows)
+            } else if row.role.totalStrength >= 7 {
                 // "TOTAL INCL. GST 6% 9.00": the amount is the total; remember the rate.
-                if let rate, rate > 0, rate < 30 { inclusiveRate = rate }
-                // "GST included in total $6.33" under "TOTAL $69.60": a row naming the tax as
-                // included whose amount is a fraction of the total is the tax, not the total.
-                if label.hasAny(AmountRole.inclusiveWords), let total, row.amounts.count == 1, let v = row.amounts.first?.value,
-                   v > 0, v * 4 < total {
-                    let consistent = rate.map { TotalFinder.close(total.tax(includedAt: $0), v) } ?? false
-                    candidates.append(Candidate(value: v, rate: rate, summary: false, line: row.line.index, consistent: consistent))
-                }
-                continue
-            }
-            // "101.97-@ 6.75% TAX 6.88-": on a refund every amount of the row is printed negative;
-            // the tax is its size.
-            let refund = row.amounts.allSatisfy { $0.value < 0 }
-            let values = row.amounts.map { refund ? -$0.value : $0.value }.filter { $0 >= 0 }
-            guard !values.isEmpty else { continue }
-            let limit = total ?? values.max()!
-            // What a tax at the row's rate may be charged on: an amount of the row, the total, a subtotal.
-            let bases = values + (total.map { [$0] } ?? []) + subtotals
-            // The tax among the row's amounts: one consistent with a base on the same row or the total.
-            var chosen: Decimal? = nil
-            var consistent = false
-            if let rate, rate > 0 {
-                outer: for v in values.sorted() where (total == nil || v < limit) && (cap == nil || v < cap!) {
-                    for base in bases where base > v {
-                        if isTax(v, of: base, rate: rate) {
-                            chosen = v
-                            consistent = true
-                            break outer
-                        }
-                    }
-                }
-            }
-            if chosen == nil, let rate, rate > 0, rate < 30, taxRates.count == 1,
-               !(total.map { t in values.contains { v in subtotals.contains { TotalFinder.close($0 + v, t) } } } ?? false) {
-                // "Gst 5% : 16,98" above "Grand Total 356.00": one digit of the tax misread; the
-                // printed rate gives it from a base on the row, the total or the subtotal (when the
-                // receipt prints one rate: with several, neither total is the base of one of them).
-                var fixes: Set<Decimal> = []
-                for v in values where v > 0 {
-                    for base in bases where base > v {
-                        for c in [base.tax(addedAt: rate), base.tax(includedAt: rate)]
-                        where c > 0 && TotalFinder.differsInOneDigit(v, c) && (total == nil || c < limit) && (cap == nil || c < cap!) {
-                            fixes.insert(c)
-                        }
-                    }
-                }
-                if fixes.count == 1 {
-                    chosen = fixes.first
-                    consistent = true
-                }
-            }
-            if chosen == nil {
-                let allowed = values.filter { (total == nil || $0 < limit) && (cap == nil || $0 < cap!) }
-                // "INCL. VAT 6.00% 21.95": on a row saying the tax is included, an amount as large as
-                // the total is the gross the tax is included in, not the tax.
-                if allowed.isEmpty, values.count == 1, let rate, rate > 0, rate < 30, label.hasAny(AmountRole.inclusiveWords) {
-                    let gross = values[0]
-                    candidates.append(Candidate(value: gross.tax(includedAt: rate), rate: rate, summary: false,
-                                                line: row.line.index, consistent: total.map { TotalFinder.close($0, gross) } ?? false))
-                    continue
-                }
-                guard !allowed.isEmpty else { continue }
-                chosen = values.count >= 2 && rate != nil ? allowed.min() : allowed.last
-            }
-            // "TOTAL TVA" over "19,72" with a total of 21.10: more than half the total is the net the
-            // tax is charged on, and the tax is the total less it where the receipt prints that
-            // alone on a row (not a band of a VAT table, whose net and gross add up the same way).
-            if !consistent, row.amounts.count == 1, let total, let c = chosen, c * 2 > total, c < total,
-               rows.contains(where: { r in
-                   r.amounts.count == 1 && [.other, .tax].contains(r.role) && r.amounts[0].value > 0
-                       && TotalFinder.close(r.amounts[0].value, total - c)
-               }) {
-                chosen = total - c
-                consistent = true
-            }
-            if let total, let c = chosen, subtotals.contains(where: { TotalFinder.close($0 + c, total) }) { consistent = true }
-            let summary = label.hasAny(["TOTAL TAX", "TAX TOTAL", "TOTAL GST", "GST TOTAL", "TOTAL VAT", "VAT TOTAL"])
-            let repaired = row.amounts.first(where: { $0.value == chosen! })?.repaired ?? false
-            candidates.append(Candidate(value: chosen!, rate: rate, summary: summary, line: row.line.index,
-                                        consistent: consistent, repaired: repaired))
-        }
-        if let c = candidates.first(where: { $0.consistent }) {
-            return TaxFinding(value: c.value, confidence: 0.85, computed: false)
-        }
-        // "FOOD TOTAL 105.00 / SVC CHG TOTAL 18.90 / TAX 5525 / TOTAL DUE 129.15": a tax read without
-        // its decimal point and with one digit doubled; the total less the rows printed just above
-        // it (subtotal, food total, service charge) gives it when its digits are the ones read,
-        // one left out.
-        if let total, let c = candidates.first(where: { $0.repaired }), c.value > 0,
-           let at = rows.firstIndex(where: { $0.line.index == c.line }) {
-            var sum: Decimal = 0
-            var k = at - 1
-            while k >= max(0, at - 3), rows[k].amounts.count == 1, rows[k].amounts[0].value > 0,
-                  [.subtotal, .tip, .other].contains(rows[k].role) || (1..<12).contains(rows[k].role.totalStrength) {
-                sum += rows[k].amounts[0].value
-                let difference = total - sum
-                if difference > 0, difference < c.value, TotalFinder.hasOneExtraDigit(c.value, comparedTo: difference) {
-                    return TaxFinding(value: difference, confidence: 0.6, computed: true)
-                }
-                k -= 1
+                if let rate = row.rate, rate > 0, rate < 30 { taxRows.inclusiveRate = rate }
+                if let c = includedTaxUnderTotal(row, context) { taxRows.candidates.append(c) }
+            } else if let c = taxAmongAmounts(row, context) {
+                taxRows.candidates.append(c)
             }
         }
-        // "Sub. Total: 9.96 / Tax: 9.90 / Total: 10.86": one digit of the tax misread; the total
-        // less the subtotal gives it (when no tip, service charge or discount comes between).
-        if let total, Set(subtotals).count == 1, !rows.contains(where: { $0.role == .tip || $0.role == .discount }), let s = subtotals.first, let c = candidates.first, c.value > 0 {
-            let difference = total - s
-            if difference > 0, difference < s * Decimal(string: "0.3")!, TotalFinder.differsInOneDigit(c.value, difference) {
+        return taxRows
+    }
+
+    /// A tax row without a readable amount: the rate the tax is included at, a tax of 0 with its
+    /// decimal point lost, or an unreadable tax amount.
+    private static func readTaxRowWithoutAmount(at index: Int, _ context: Context, into taxRows: inout TaxRows) {
+        let row = context.rows[index], label = row.label
+        if let rate = row.rate, rate > 0, rate < 30, label.hasAny(AmountRole.inclusiveWords) { taxRows.inclusiveRate = rate }
+        if let rate = rateOfTaxTableBelow(heading: index, context.rows) { taxRows.inclusiveRate = taxRows.inclusiveRate ?? rate }
+        if let zero = zeroTax(row) {
+            taxRows.candidates.append(zero)
+        } else if !label.hasAny(notAmounts) && !label.hasAny(AmountRole.inclusiveWords) && row.role == .tax {
+            taxRows.unreadableTaxRow = true
+        }
+    }
+
+    /// "GST -- Rate -- Before GST -- GST Amt" over "7% …" whose amounts are unreadable: a tax
+    /// table splits the total into net and tax, so the tax is included at that rate.
+    private static func rateOfTaxTableBelow(heading index: Int, _ rows: [AmountLine]) -> Decimal? {
+        guard rows[index].label.has("RATE"), index + 1 < rows.count, rows[index + 1].role == .other,
+              let rate = rows[index + 1].rate, rate > 0, rate < 30 else { return nil }
+        return rate
+    }
+
+    /// "TOTAL TAX 00", "TAX 0": no tax, its decimal point lost.
+    private static func zeroTax(_ row: AmountLine) -> Candidate? {
+        guard let last = row.line.text.split(whereSeparator: \.isWhitespace).last, last.count <= 2,
+              last.allSatisfy({ $0 == "0" }), !row.label.hasAny(notAmounts) else { return nil }
+        return Candidate(value: 0, rate: nil, summary: false, line: row.line.index, consistent: false)
+    }
+
+    /// "GST included in total $6.33" under "TOTAL $69.60": a row naming the tax as included
+    /// whose amount is a fraction of the total is the tax, not the total.
+    private static func includedTaxUnderTotal(_ row: AmountLine, _ context: Context) -> Candidate? {
+        guard row.label.hasAny(AmountRole.inclusiveWords), let total = context.total, row.amounts.count == 1,
+              let v = row.amounts.first?.value, v > 0, v * 4 < total else { return nil }
+        let consistent = row.rate.map { TotalFinder.close(total.tax(includedAt: $0), v) } ?? false
+        return Candidate(value: v, rate: row.rate, summary: false, line: row.line.index, consistent: consistent)
+    }
+
+    /// The tax among a tax row's amounts: one its rate gives from a base (`taxOfABase`), else one
+    /// with a digit misread (`oneDigitFromRate`), else the gross a tax is included in
+    /// (`taxIncludedInGross`), else the amount as printed (`printedAmount`); then checked against
+    /// the net printed alone (`totalLessNet`) and against subtotal + tax = total.
+    private static func taxAmongAmounts(_ row: AmountLine, _ context: Context) -> Candidate? {
+        // "101.97-@ 6.75% TAX 6.88-": on a refund every amount of the row is printed negative;
+        // the tax is its size.
+        let refund = row.amounts.allSatisfy { $0.value < 0 }
+        let values = row.amounts.map { refund ? -$0.value : $0.value }.filter { $0 >= 0 }
+        guard !values.isEmpty else { return nil }
+        var chosen: Decimal
+        var consistent: Bool
+        if let c = taxOfABase(values, rate: row.rate, context) ?? oneDigitFromRate(values, rate: row.rate, context) {
+            chosen = c
+            consistent = true
+        } else if let gross = taxIncludedInGross(row, values: values, context) {
+            return gross
+        } else if let c = printedAmount(values, rate: row.rate, context) {
+            chosen = c
+            consistent = false
+        } else {
+            return nil
+        }
+        if !consistent, row.amounts.count == 1, let c = totalLessNet(chosen, context) {
+            chosen = c
+            consistent = true
+        }
+        if let total = context.total, context.subtotals.contains(where: { TotalFinder.close($0 + chosen, total) }) { consistent = true }
+        let summary = row.label.hasAny(["TOTAL TAX", "TAX TOTAL", "TOTAL GST", "GST TOTAL", "TOTAL VAT", "VAT TOTAL"])
+        let repaired = row.amounts.first(where: { $0.value == chosen })?.repaired ?? false
+        return Candidate(value: chosen, rate: row.rate, summary: summary, line: row.line.index,
+                         consistent: consistent, repaired: repaired)
+    }
+
+    /// What a tax at the row's rate may be charged on: an amount of the row, the total, a subtotal.
+    private static func taxBases(_ values: [Decimal], _ context: Context) -> [Decimal] {
+        values + (context.total.map { [$0] } ?? []) + context.subtotals
+    }
+
+    /// The tax among the row's amounts: one consistent with a base on the same row or the total
+    /// (`taxBases`: a subtotal too), the smallest such.
+    private static func taxOfABase(_ values: [Decimal], rate: Decimal?, _ context: Context) -> Decimal? {
+        guard let rate, rate > 0 else { return nil }
+        let bases = taxBases(values, context)
+        return values.sorted().first { v in context.allows(v) && bases.contains { base in base > v && isTax(v, of: base, rate: rate) } }
+    }
+
+    /// "Gst 5% : 16,98" above "Grand Total 356.00": one digit of the tax misread; the printed
+    /// rate gives it from a base on the row, the total or the subtotal (when the context prints
+    /// one rate: with several, neither total is the base of one of them), and when the row's
+    /// amount plus a subtotal is not the total already.
+    private static func oneDigitFromRate(_ values: [Decimal], rate: Decimal?, _ context: Context) -> Decimal? {
+        guard let rate, rate > 0, rate < 30, context.taxRates.count == 1,
+              !(context.total.map { t in values.contains { v in context.subtotals.contains { TotalFinder.close($0 + v, t) } } } ?? false)
+        else { return nil }
+        let bases = taxBases(values, context)
+        var fixes: Set<Decimal> = []
+        for v in values where v > 0 {
+            for base in bases where base > v {
+                for c in [base.tax(addedAt: rate), base.tax(includedAt: rate)]
+                where c > 0 && TotalFinder.differsInOneDigit(v, c) && context.allows(c) {
+                    fixes.insert(c)
+                }
+            }
+        }
+        return fixes.count == 1 ? fixes.first : nil
+    }
+
+    /// "INCL. VAT 6.00% 21.95": on a row saying the tax is included, an amount as large as the
+    /// total is the gross the tax is included in, not the tax.
+    private static func taxIncludedInGross(_ row: AmountLine, values: [Decimal], _ context: Context) -> Candidate? {
+        guard !values.contains(where: context.allows), values.count == 1, let rate = row.rate, rate > 0, rate < 30,
+              row.label.hasAny(AmountRole.inclusiveWords) else { return nil }
+        let gross = values[0]
+        return Candidate(value: gross.tax(includedAt: rate), rate: rate, summary: false, line: row.line.index,
+                         consistent: context.total.map { TotalFinder.close($0, gross) } ?? false)
+    }
+
+    /// The amount as printed, below the total and subtotal: the smallest of several beside a rate,
+    /// else the last.
+    private static func printedAmount(_ values: [Decimal], rate: Decimal?, _ context: Context) -> Decimal? {
+        let allowed = values.filter(context.allows)
+        guard !allowed.isEmpty else { return nil }
+        return values.count >= 2 && rate != nil ? allowed.min() : allowed.last
+    }
+
+    /// "TOTAL TVA" over "19,72" with a total of 21.10: more than half the total is the net the
+    /// tax is charged on, and the tax is the total less it where the context prints that
+    /// alone on a row (not a band of a VAT table, whose net and gross add up the same way).
+    private static func totalLessNet(_ net: Decimal, _ context: Context) -> Decimal? {
+        guard let total = context.total, net * 2 > total, net < total,
+              context.rows.contains(where: { r in
+                  r.amounts.count == 1 && [.other, .tax].contains(r.role) && r.amounts[0].value > 0
+                      && TotalFinder.close(r.amounts[0].value, total - net)
+              }) else { return nil }
+        return total - net
+    }
+
+    // MARK: - Choosing the tax
+
+    /// The ways to the tax from what the rows gave, most trusted first.
+    private static let choices: [@Sendable (TaxRows, Context) -> TaxFinding?] = [
+        consistentAmount, doubledDigitTax, totalLessSubtotalMisread, summaryRow, oneAmountPerRate, firstAmount,
+        includedAtRate, nothingAdded, betweenSubtotalAndTotal,
+    ]
+
+    /// The first amount the arithmetic confirms.
+    private static func consistentAmount(_ taxRows: TaxRows, _ context: Context) -> TaxFinding? {
+        guard let c = taxRows.candidates.first(where: { $0.consistent }) else { return nil }
+        return TaxFinding(value: c.value, confidence: 0.85, computed: false)
+    }
+
+    /// "FOOD TOTAL 105.00 / SVC CHG TOTAL 18.90 / TAX 5525 / TOTAL DUE 129.15": a tax read without
+    /// its decimal point and with one digit doubled; the total less the rows printed just above
+    /// it (subtotal, food total, service charge) gives it when its digits are the ones read,
+    /// one left out.
+    private static func doubledDigitTax(_ taxRows: TaxRows, _ context: Context) -> TaxFinding? {
+        let rows = context.rows
+        guard let total = context.total, let c = taxRows.candidates.first(where: { $0.repaired }), c.value > 0,
+              let at = rows.firstIndex(where: { $0.line.index == c.line }) else { return nil }
+        var sum: Decimal = 0
+        var k = at - 1
+        while k >= max(0, at - 3), rows[k].amounts.count == 1, rows[k].amounts[0].value > 0,
+              [.subtotal, .tip, .other].contains(rows[k].role) || (1..<12).contains(rows[k].role.totalStrength) {
+            sum += rows[k].amounts[0].value
+            let difference = total - sum
+            if difference > 0, difference < c.value, TotalFinder.hasOneExtraDigit(c.value, comparedTo: difference) {
                 return TaxFinding(value: difference, confidence: 0.6, computed: true)
             }
-        }
-        if let c = candidates.first(where: { $0.summary }) {
-            return TaxFinding(value: c.value, confidence: 0.7, computed: false)
-        }
-        // Several rates: one amount per distinct rate, summed.
-        var perRate: [Decimal: Decimal] = [:]
-        for c in candidates { if let r = c.rate, perRate[r] == nil { perRate[r] = c.value } }
-        if perRate.count >= 2 {
-            let sum = perRate.values.reduce(0, +)
-            if total == nil || sum < total! {
-                return TaxFinding(value: sum, confidence: 0.5, computed: false)
-            }
-        }
-        // An amount read as printed beats one rebuilt from a number that lost its decimal point.
-        if let first = candidates.first(where: { !$0.repaired }) ?? candidates.first {
-            return TaxFinding(value: first.value, confidence: 0.6, computed: false)
-        }
-        if let inclusiveRate, let total {
-            return TaxFinding(value: total.tax(includedAt: inclusiveRate),
-                              confidence: 0.5, computed: true)
-        }
-        // "SUBTOTAL 8.51 / TAX ___ / TOTAL 8.51": the tax row is unreadable, but nothing was added.
-        if unreadableTaxRow, inclusiveRate == nil, let total, total > 0, Set(subtotals) == [total] {
-            return TaxFinding(value: 0, confidence: 0.4, computed: true)
-        }
-        // "Sub. Total: $6.55 / … / Visa $7.16": the tax row unreadable or lost, the subtotal and the
-        // total read; what lies between them is the tax when nothing else (tip, discount, service
-        // charge, rounding) is printed there. "Subtotal 59.97 / gtx 6.60 / Total 66.57": a row whose
-        // label is unreadable (a few letters, no word a fee or deposit is printed with) and whose
-        // amount is that difference is the tax row itself.
-        if inclusiveRate == nil, let total, Set(subtotals).count == 1, let s = subtotals.first,
-           !rows.contains(where: { [.tip, .discount, .rounding].contains($0.role) }),
-           let first = rows.firstIndex(where: { $0.role == .subtotal }),
-           case let to = rows[first...].dropFirst().firstIndex(where: { $0.role.totalStrength >= 7 || $0.amounts.contains { $0.value == total } }),
-           let from = rows[first..<(to ?? rows.endIndex)].lastIndex(where: { $0.role == .subtotal }) {
-            let difference = total - s
-            // (When this pass lost the total's row, what follows the subtotal.)
-            let between = rows[(from + 1)..<(to ?? rows.endIndex)].filter { !$0.amounts.isEmpty }
-            let unreadableTaxRow = between.count == 1 && between[0].role == .other && between[0].amounts.count == 1
-                && between[0].amounts[0].value == difference && between[0].label.compact.count <= 4
-                && !between[0].label.hasAny(["BAG", "BAGS", "FEE", "TIP", "CRV", "DEP", "BTL"])
-            if between.isEmpty && to != nil || unreadableTaxRow, difference >= Decimal(string: "0.05")!, difference <= s * Decimal(string: "0.25")! {
-                return TaxFinding(value: difference, confidence: unreadableTaxRow ? 0.5 : 0.4, computed: !unreadableTaxRow)
-            }
+            k -= 1
         }
         return nil
+    }
+
+    /// "Sub. Total: 9.96 / Tax: 9.90 / Total: 10.86": one digit of the tax misread; the total
+    /// less the subtotal gives it (when no tip, service charge or discount comes between).
+    private static func totalLessSubtotalMisread(_ taxRows: TaxRows, _ context: Context) -> TaxFinding? {
+        guard let total = context.total, Set(context.subtotals).count == 1,
+              !context.rows.contains(where: { $0.role == .tip || $0.role == .discount }), let s = context.subtotals.first,
+              let c = taxRows.candidates.first, c.value > 0 else { return nil }
+        let difference = total - s
+        guard difference > 0, difference < s * Decimal(string: "0.3")!, TotalFinder.differsInOneDigit(c.value, difference) else { return nil }
+        return TaxFinding(value: difference, confidence: 0.6, computed: true)
+    }
+
+    /// A row labelled as the tax total ("TOTAL TAX", "GST TOTAL").
+    private static func summaryRow(_ taxRows: TaxRows, _ context: Context) -> TaxFinding? {
+        guard let c = taxRows.candidates.first(where: { $0.summary }) else { return nil }
+        return TaxFinding(value: c.value, confidence: 0.7, computed: false)
+    }
+
+    /// Several rates: one amount per distinct rate, summed (when the sum stays below the total).
+    private static func oneAmountPerRate(_ taxRows: TaxRows, _ context: Context) -> TaxFinding? {
+        var perRate: [Decimal: Decimal] = [:]
+        for c in taxRows.candidates { if let r = c.rate, perRate[r] == nil { perRate[r] = c.value } }
+        guard perRate.count >= 2 else { return nil }
+        let sum = perRate.values.reduce(0, +)
+        guard context.total == nil || sum < context.total! else { return nil }
+        return TaxFinding(value: sum, confidence: 0.5, computed: false)
+    }
+
+    /// The first amount read. An amount read as printed beats one rebuilt from a number that
+    /// lost its decimal point.
+    private static func firstAmount(_ taxRows: TaxRows, _ context: Context) -> TaxFinding? {
+        guard let first = taxRows.candidates.first(where: { !$0.repaired }) ?? taxRows.candidates.first else { return nil }
+        return TaxFinding(value: first.value, confidence: 0.6, computed: false)
+    }
+
+    /// No amount read, but a rate the tax is included in the total at.
+    private static func includedAtRate(_ taxRows: TaxRows, _ context: Context) -> TaxFinding? {
+        guard let rate = taxRows.inclusiveRate, let total = context.total else { return nil }
+        return TaxFinding(value: total.tax(includedAt: rate), confidence: 0.5, computed: true)
+    }
+
+    /// "SUBTOTAL 8.51 / TAX ___ / TOTAL 8.51": the tax row is unreadable, but nothing was added.
+    private static func nothingAdded(_ taxRows: TaxRows, _ context: Context) -> TaxFinding? {
+        guard taxRows.unreadableTaxRow, taxRows.inclusiveRate == nil, let total = context.total, total > 0,
+              Set(context.subtotals) == [total] else { return nil }
+        return TaxFinding(value: 0, confidence: 0.4, computed: true)
+    }
+
+    /// "Sub. Total: $6.55 / … / Visa $7.16": the tax row unreadable or lost, the subtotal and the
+    /// total read; what lies between them is the tax when nothing else (tip, discount, service
+    /// charge, rounding) is printed there. "Subtotal 59.97 / gtx 6.60 / Total 66.57": a row whose
+    /// label is unreadable (a few letters, no word a fee or deposit is printed with) and whose
+    /// amount is that difference is the tax row itself.
+    private static func betweenSubtotalAndTotal(_ taxRows: TaxRows, _ context: Context) -> TaxFinding? {
+        let rows = context.rows
+        guard taxRows.inclusiveRate == nil, let total = context.total, Set(context.subtotals).count == 1, let s = context.subtotals.first,
+              !rows.contains(where: { [.tip, .discount, .rounding].contains($0.role) }),
+              let first = rows.firstIndex(where: { $0.role == .subtotal }),
+              case let to = rows[first...].dropFirst().firstIndex(where: { $0.role.totalStrength >= 7 || $0.amounts.contains { $0.value == total } }),
+              let from = rows[first..<(to ?? rows.endIndex)].lastIndex(where: { $0.role == .subtotal }) else { return nil }
+        let difference = total - s
+        // (When this pass lost the total's row, what follows the subtotal.)
+        let between = rows[(from + 1)..<(to ?? rows.endIndex)].filter { !$0.amounts.isEmpty }
+        let unreadableTaxRow = between.count == 1 && between[0].role == .other && between[0].amounts.count == 1
+            && between[0].amounts[0].value == difference && between[0].label.compact.count <= 4
+            && !between[0].label.hasAny(["BAG", "BAGS", "FEE", "TIP", "CRV", "DEP", "BTL"])
+        guard between.isEmpty && to != nil || unreadableTaxRow, difference >= Decimal(string: "0.05")!,
+              difference <= s * Decimal(string: "0.25")! else { return nil }
+        return TaxFinding(value: difference, confidence: unreadableTaxRow ? 0.5 : 0.4, computed: !unreadableTaxRow)
     }
 
     /// Tax labels with one letter misread: `SALES TAK` (the X of TAX), `TAXI` / `TAXL` alone on

@@ -93,131 +93,304 @@ package enum VendorFinder {
         return nil
     }
 
+    /// The name among the header rows: a `trading as` name wins outright; otherwise every row that
+    /// may be a name (`looksLikeName`, not `isSlogan` nor a `logoFragment`) gets a score
+    /// (`nameScore`), and the best row, joined with the rows around it that belong to the name
+    /// (`brandAboveCompany` … `companyNameWrapped`), is the vendor.
     package static func findInHeader(_ document: ReceiptDocument, rows amountRows: [AmountLine]? = nil) -> VendorFinding? {
         let amountRows = amountRows ?? AmountLine.build(document)
         // The header ends where the amounts start.
         let end = amountRows.first(where: { !$0.amounts.isEmpty && $0.line.index >= 3 })?.line.index ?? document.lines.count
         let header = Array(document.lines.prefix(min(end, 14)))
         let rows = header.isEmpty ? Array(document.lines.prefix(8)) : header
-        var best: (name: String, score: Double, row: Int, company: Bool)? = nil
-        var addressSeen = false
-        var plausible = [Bool](repeating: false, count: rows.count)
-        var names = [String](repeating: "", count: rows.count)
-        // Print size: the name is usually the largest text of the header.
-        let heights = rows.map(textHeight)
-        let sortedHeights = heights.compactMap { $0 }.sorted()
-        let typicalHeight = sortedHeights.isEmpty ? nil : sortedHeights[sortedHeights.count / 2]
-        for (position, line) in rows.enumerated() {
-            // "Trading as" names win.
+        if let name = tradingAsName(rows) { return VendorFinding(name: name, confidence: 0.8) }
+        let scored = Header(rows)
+        guard let best = scored.best else { return nil }
+        if let brand = brandAboveCompany(best, scored) { return scored.finding(scored.names[brand], rows: brand...brand, score: best.score) }
+        var choice = Choice(best)
+        joinContinuation(&choice, scored)
+        if !choice.joinedAbove { joinBusinessBelow(&choice, scored) }
+        let label = LabelText(choice.name)
+        joinSuffixBelow(&choice, label: label, scored)
+        if !choice.joinedAbove { joinWrappedName(&choice, label: label, scored) }
+        return scored.finding(choice.name, rows: choice.used, score: best.score)
+    }
+
+    /// "Trading as" names win: the first row's name after `T/A` or `TRADING AS`.
+    private static func tradingAsName(_ rows: [ReceiptLine]) -> String? {
+        for line in rows {
             if line.upper.contains("/" as Character) || line.upper.contains("TRADING"),
                let range = line.upper.range(of: "T/A ") ?? line.upper.range(of: "TRADING AS ") {
                 let name = clean(String(line.text[range.upperBound...]))
-                if name.count >= 3 { return VendorFinding(name: name, confidence: 0.8) }
+                if name.count >= 3 { return name }
             }
-            let name = clean(confidentText(line))
-            let label = LabelText(name)
-            names[position] = name
-            // "A UNIT OF … LLP", "OPERATED BY … LTD": the owner of the business, not its name.
-            let owner = label.hasAny(ownerPhrases)
-            let company = label.hasAny(companySuffixes) && !label.hasAny(["CO REG", "COMPANY NO", "REG NO", "ROC"]) && !owner
-            // "ONE MILL STREET" as the first, clearly read row with no house number is a name.
-            let namedAfterStreet = position == 0 && line.confidence >= 85 && !name.contains(where: \.isNumber)
-                && label.hasAny(addressWords) && isPlausibleName(name, label: label, allowAddressWords: true)
-            // A phone number on the row ("myNEWScareline : 1800 88 1231") makes it contact details.
-            let phone = line.text.contains(where: \.isNumber) && phonePattern.matches(line.text) && !company
-            guard namedAfterStreet || isPlausibleName(name, label: label) && !(usCityLine.matches(line.upper) && !company) && !phone else {
-                if isAddress(line.text) { addressSeen = true }
-                continue
-            }
-            if isSlogan(label) { continue }
-            // Low-confidence fragments ("ies", "Map. iO") are what OCR makes of logos and stains.
-            if line.confidence < 50, (label.words.map(\.count).max() ?? 0) < 5 { continue }
-            plausible[position] = true
-            var score = 10 - Double(position) * 1.2
-            if let h = heights[position], let typical = typicalHeight, typical > 0, line.confidence >= 45 {
-                score += min(3, max(-1, 3 * (Double(h) / Double(typical) - 1)))
-            }
-            // The legal entity in small print further down ("UNIT OF … LLP") counts less.
-            if company { score += position <= 4 ? 9 : 5 }
-            if addressSeen && !company { score -= 4 }
-            if owner { score -= 4 }
-            score += (line.confidence - 70) / 15
-            let letters = name.filter(\.isLetter).count
-            score += min(2, Double(letters) / 6)
-            if name == name.uppercased() { score += 0.5 }
-            if best == nil || score > best!.score { best = (name, score, position, company) }
         }
-        guard var best else { return nil }
-        /// The finding for a name read from some of the header's rows.
-        func finding(_ name: String, rows used: ClosedRange<Int>) -> VendorFinding {
+        return nil
+    }
+
+    /// A header row considered as the name.
+    private struct NameRow {
+        let line: ReceiptLine
+        let position: Int
+        /// The row's text cleaned (`clean(confidentText)`).
+        let name: String
+        let label: LabelText
+        /// "A UNIT OF … LLP", "OPERATED BY … LTD": the owner of the business, not its name.
+        let owner: Bool
+        /// Names a company (not its registration number, nor its owner).
+        let company: Bool
+        /// An address row came before it.
+        let afterAddress: Bool
+        let height: Int?
+        /// The median print size of the header.
+        let typicalHeight: Int?
+
+        init(_ line: ReceiptLine, position: Int, name: String, afterAddress: Bool, height: Int?, typicalHeight: Int?) {
+            self.line = line
+            self.position = position
+            self.name = name
+            label = LabelText(name)
+            owner = label.hasAny(ownerPhrases)
+            company = label.hasAny(companySuffixes) && !label.hasAny(["CO REG", "COMPANY NO", "REG NO", "ROC"]) && !owner
+            self.afterAddress = afterAddress
+            self.height = height
+            self.typicalHeight = typicalHeight
+        }
+    }
+
+    /// The header rows with their names and the scores of those that may be the name.
+    private struct Header {
+        let rows: [ReceiptLine]
+        let names: [String]
+        /// Print size: the name is usually the largest text of the header.
+        let heights: [Int?]
+        /// Each row's score as the name; nil for a row that cannot be it.
+        private(set) var scores: [Double?] = []
+        private(set) var companies: [Bool] = []
+
+        init(_ rows: [ReceiptLine]) {
+            self.rows = rows
+            names = rows.map { clean(confidentText($0)) }
+            heights = rows.map(textHeight)
+            let sortedHeights = heights.compactMap { $0 }.sorted()
+            let typicalHeight = sortedHeights.isEmpty ? nil : sortedHeights[sortedHeights.count / 2]
+            var addressSeen = false
+            for (position, line) in rows.enumerated() {
+                let row = NameRow(line, position: position, name: names[position], afterAddress: addressSeen,
+                                  height: heights[position], typicalHeight: typicalHeight)
+                companies.append(row.company)
+                guard looksLikeName(row) else {
+                    if isAddress(line.text) { addressSeen = true }
+                    scores.append(nil)
+                    continue
+                }
+                scores.append(isSlogan(row.label) || logoFragment(row) ? nil : nameScore(row))
+            }
+        }
+
+        /// May be the name.
+        func plausible(_ i: Int) -> Bool { scores[i] != nil }
+
+        /// The best-scoring row (the first on a tie).
+        var best: Best? {
+            var best: Best? = nil
+            for (i, score) in scores.enumerated() {
+                guard let score else { continue }
+                if best == nil || score > best!.score { best = Best(name: names[i], score: score, row: i, company: companies[i]) }
+            }
+            return best
+        }
+
+        /// The finding for a name read from some of the header's rows; `score` is the best row's.
+        func finding(_ name: String, rows used: ClosedRange<Int>, score: Double) -> VendorFinding {
             let usedRows = rows[used]
             let box = usedRows.compactMap(\.box).reduce(nil as BoundingBox?) { partial, next in partial.map { $0.union(next) } ?? next }
-            return VendorFinding(name: name, confidence: min(0.9, max(0.2, best.score / 25)),
+            return VendorFinding(name: name, confidence: min(0.9, max(0.2, score / 25)),
                                  readConfidence: usedRows.map(weakestWord).min() ?? 100,
                                  meanConfidence: usedRows.map(\.confidence).reduce(0, +) / Double(usedRows.count), box: box,
                                  words: usedRows.flatMap(\.words))
         }
-        // A logo-sized brand right above the operator's legal name ("FamilyMart" over
-        // "Maxincome Resources Sdn Bhd"): the trading name wins.
-        if best.company, let companyHeight = heights[best.row], companyHeight > 0,
-           let brand = (max(0, best.row - 2)..<best.row).last(where: { i in
-               plausible[i] && rows[i].confidence >= 80 && names[i].filter(\.isLetter).count >= 4
-                   && !LabelText(names[i]).hasAny(companySuffixes)
-                   && Double(heights[i] ?? 0) >= 2.5 * Double(companyHeight)
-           }) {
-            return finding(names[brand], rows: brand...brand)
-        }
-        // A brand printed above the legal name that starts with it ("Harbourline Insurance" over
-        // "Harbourline Insurance Services Ltd"): the trading name wins.
-        if best.company, let brand = (max(0, best.row - 2)..<best.row).first(where: { i in
-            plausible[i] && names[i].count >= 4 && NameMatching.normalized(best.name).hasPrefix(NameMatching.normalized(names[i]))
-        }) {
-            return finding(names[brand], rows: brand...brand)
-        }
+    }
+
+    /// The best-scoring row.
+    private struct Best {
+        var name: String
+        var score: Double
+        var row: Int
+        var company: Bool
+    }
+
+    /// The name as it grows by the rows around the best one.
+    private struct Choice {
+        var name: String
+        var row: Int
+        var company: Bool
+        var used: ClosedRange<Int>
+        /// The row above was joined (`joinContinuation`).
         var joinedAbove = false
-        var used = best.row...best.row
-        // A row that only continues the name above it: "(SEMENYIH) SDN BHD", "TRADING", "SDN. BHD.".
-        if best.row > 0, plausible[best.row - 1] || names[best.row - 1].filter(\.isLetter).count >= 4,
-           isContinuation(names[best.row]), !isAddress(names[best.row - 1]),
-           !LabelText(names[best.row - 1]).hasAny(skipWords) {
-            best.name = names[best.row - 1] + " " + best.name
-            joinedAbove = true
-            used = (best.row - 1)...best.row
+
+        init(_ best: Best) {
+            name = best.name
+            row = best.row
+            company = best.company
+            used = best.row...best.row
         }
-        // A one-word brand over what the business is: "SPARKLE" / "HAND CAR WASH".
-        if !joinedAbove, best.row + 1 < rows.count, plausible[best.row + 1], LabelText(best.name).words.count == 1,
-           !best.company, !isAddress(names[best.row + 1]) {
-            let next = LabelText(names[best.row + 1])
-            let sameCase = (names[best.row + 1] == names[best.row + 1].uppercased()) == (best.name == best.name.uppercased())
-            if sameCase, (2...4).contains(next.words.count), let last = next.words.last, businessWords.contains(last),
-               (textHeight(rows[best.row + 1]) ?? 0) <= (textHeight(rows[best.row]) ?? Int.max) {
-                best.name += " " + names[best.row + 1]
-                used = best.row...(best.row + 1)
-            }
+    }
+
+    // MARK: - Which rows may be the name
+
+    /// A plausible name (`isPlausibleName`), on a row that is not a US city line nor contact
+    /// details (unless it names a company), or a name after a street (`namedAfterStreet`).
+    private static func looksLikeName(_ row: NameRow) -> Bool {
+        namedAfterStreet(row)
+            || isPlausibleName(row.name, label: row.label) && !(usCityLine.matches(row.line.upper) && !row.company) && !hasPhoneNumber(row)
+    }
+
+    /// "ONE MILL STREET" as the first, clearly read row with no house number is a name.
+    private static func namedAfterStreet(_ row: NameRow) -> Bool {
+        row.position == 0 && row.line.confidence >= 85 && !row.name.contains(where: \.isNumber)
+            && row.label.hasAny(addressWords) && isPlausibleName(row.name, label: row.label, allowAddressWords: true)
+    }
+
+    /// A phone number on the row ("myNEWScareline : 1800 88 1231") makes it contact details.
+    private static func hasPhoneNumber(_ row: NameRow) -> Bool {
+        row.line.text.contains(where: \.isNumber) && phonePattern.matches(row.line.text) && !row.company
+    }
+
+    /// Low-confidence fragments ("ies", "Map. iO") are what OCR makes of logos and stains.
+    private static func logoFragment(_ row: NameRow) -> Bool {
+        row.line.confidence < 50 && (row.label.words.map(\.count).max() ?? 0) < 5
+    }
+
+    // MARK: - Scoring a row as the name
+
+    /// A row's score as the name: 10 for the first row, 1.2 less for each row down, then each of
+    /// `nameScoreRules` in turn.
+    private static func nameScore(_ row: NameRow) -> Double {
+        nameScoreRules.reduce(10 - Double(row.position) * 1.2) { score, rule in score + rule(row) }
+    }
+
+    private static let nameScoreRules: [@Sendable (NameRow) -> Double] = [
+        printSize, companyForm, belowAddress, ownerNamed, readConfidence, nameLength, inCapitals,
+    ]
+
+    /// Print size: larger than the header's typical text counts for the row (up to 3), smaller
+    /// against it (down to -1), when the row was read with some confidence.
+    private static func printSize(_ row: NameRow) -> Double {
+        guard let h = row.height, let typical = row.typicalHeight, typical > 0, row.line.confidence >= 45 else { return 0 }
+        return min(3, max(-1, 3 * (Double(h) / Double(typical) - 1)))
+    }
+
+    /// A company name; the legal entity in small print further down ("UNIT OF … LLP") counts less.
+    private static func companyForm(_ row: NameRow) -> Double {
+        row.company ? (row.position <= 4 ? 9 : 5) : 0
+    }
+
+    /// Below an address (and no company name).
+    private static func belowAddress(_ row: NameRow) -> Double {
+        row.afterAddress && !row.company ? -4 : 0
+    }
+
+    /// Naming the owner of the business ("OPERATED BY …").
+    private static func ownerNamed(_ row: NameRow) -> Double {
+        row.owner ? -4 : 0
+    }
+
+    /// OCR confidence: above 70 counts for the row, below against it.
+    private static func readConfidence(_ row: NameRow) -> Double {
+        (row.line.confidence - 70) / 15
+    }
+
+    /// Letters: up to 2 for a name of 12 letters or more.
+    private static func nameLength(_ row: NameRow) -> Double {
+        min(2, Double(row.name.filter(\.isLetter).count) / 6)
+    }
+
+    /// Printed in capitals.
+    private static func inCapitals(_ row: NameRow) -> Double {
+        row.name == row.name.uppercased() ? 0.5 : 0
+    }
+
+    // MARK: - The rows around the best one
+
+    /// A brand printed above the operator's legal name (the best row, a company), within two
+    /// rows: the trading name wins.
+    private static func brandAboveCompany(_ best: Best, _ header: Header) -> Int? {
+        guard best.company else { return nil }
+        return logoSizedBrand(above: best, header) ?? brandStartingName(above: best, header)
+    }
+
+    /// A logo-sized brand right above the operator's legal name ("FamilyMart" over
+    /// "Maxincome Resources Sdn Bhd").
+    private static func logoSizedBrand(above best: Best, _ header: Header) -> Int? {
+        guard let companyHeight = header.heights[best.row], companyHeight > 0 else { return nil }
+        return (max(0, best.row - 2)..<best.row).last(where: { i in
+            header.plausible(i) && header.rows[i].confidence >= 80 && header.names[i].filter(\.isLetter).count >= 4
+                && !LabelText(header.names[i]).hasAny(companySuffixes)
+                && Double(header.heights[i] ?? 0) >= 2.5 * Double(companyHeight)
+        })
+    }
+
+    /// A brand printed above the legal name that starts with it ("Harbourline Insurance" over
+    /// "Harbourline Insurance Services Ltd").
+    private static func brandStartingName(above best: Best, _ header: Header) -> Int? {
+        (max(0, best.row - 2)..<best.row).first(where: { i in
+            header.plausible(i) && header.names[i].count >= 4
+                && NameMatching.normalized(best.name).hasPrefix(NameMatching.normalized(header.names[i]))
+        })
+    }
+
+    /// A row that only continues the name above it: "(SEMENYIH) SDN BHD", "TRADING", "SDN. BHD.".
+    private static func joinContinuation(_ choice: inout Choice, _ header: Header) {
+        let row = choice.row, names = header.names
+        guard row > 0, header.plausible(row - 1) || names[row - 1].filter(\.isLetter).count >= 4,
+              isContinuation(names[row]), !isAddress(names[row - 1]),
+              !LabelText(names[row - 1]).hasAny(skipWords) else { return }
+        choice.name = names[row - 1] + " " + choice.name
+        choice.joinedAbove = true
+        choice.used = (row - 1)...row
+    }
+
+    /// A one-word brand over what the business is: "SPARKLE" / "HAND CAR WASH".
+    private static func joinBusinessBelow(_ choice: inout Choice, _ header: Header) {
+        let row = choice.row, names = header.names
+        guard row + 1 < header.rows.count, header.plausible(row + 1), LabelText(choice.name).words.count == 1,
+              !choice.company, !isAddress(names[row + 1]) else { return }
+        let next = LabelText(names[row + 1])
+        let sameCase = (names[row + 1] == names[row + 1].uppercased()) == (choice.name == choice.name.uppercased())
+        if sameCase, (2...4).contains(next.words.count), let last = next.words.last, businessWords.contains(last),
+           (textHeight(header.rows[row + 1]) ?? 0) <= (textHeight(header.rows[row]) ?? Int.max) {
+            choice.name += " " + names[row + 1]
+            choice.used = row...(row + 1)
         }
-        let bestLabel = LabelText(best.name)
-        // A company suffix printed on the next row ("ABC TRADING" / "SDN BHD (12345-X)",
-        // "AIK HUAT ENTERPRISE" / "(SETIA ALAM) SDN BHD").
+    }
+
+    /// A company suffix printed on the next row ("ABC TRADING" / "SDN BHD (12345-X)",
+    /// "AIK HUAT ENTERPRISE" / "(SETIA ALAM) SDN BHD"). `label` is the name's so far.
+    private static func joinSuffixBelow(_ choice: inout Choice, label: LabelText, _ header: Header) {
+        let row = choice.row, names = header.names
         let legal = ["SDN", "BHD", "BERHAD", "LTD", "LIMITED", "INC", "LLC", "GMBH", "PLC"]
-        if best.row + 1 < rows.count, !bestLabel.hasAny(["SDN", "BHD", "BERHAD", "S B", "LTD", "LIMITED", "INC", "LLC", "GMBH"]) {
-            let next = LabelText(names[best.row + 1])
-            if let first = next.words.first, let last = next.words.last,
-               legal.contains(first) || legal.contains(last) && next.words.count <= 4 && !isAddress(names[best.row + 1]) {
-                best.name += " " + names[best.row + 1]
-                best.company = true
-                used = used.lowerBound...(best.row + 1)
-            }
+        guard row + 1 < header.rows.count, !label.hasAny(["SDN", "BHD", "BERHAD", "S B", "LTD", "LIMITED", "INC", "LLC", "GMBH"]) else { return }
+        let next = LabelText(names[row + 1])
+        if let first = next.words.first, let last = next.words.last,
+           legal.contains(first) || legal.contains(last) && next.words.count <= 4 && !isAddress(names[row + 1]) {
+            choice.name += " " + names[row + 1]
+            choice.company = true
+            choice.used = choice.used.lowerBound...(row + 1)
         }
-        // A company name wrapped over two rows: "LEMON TREE RESTAURANT" / "JTJ FOODS SDN BHD".
-        if !joinedAbove, best.company, best.row > 0, plausible[best.row - 1], bestLabel.words.count <= 5,
-           similarHeight(rows[best.row - 1], rows[best.row]),
-           rows[best.row - 1].confidence >= 60, !LabelText(names[best.row - 1]).hasAny(companySuffixes),
-           names[best.row - 1].filter(\.isLetter).count >= 4,
-           (names[best.row - 1] == names[best.row - 1].uppercased()) == (best.name == best.name.uppercased()) {
-            best.name = names[best.row - 1] + " " + best.name
-            used = (best.row - 1)...used.upperBound
-        }
-        return finding(best.name, rows: used)
+    }
+
+    /// A company name wrapped over two rows: "LEMON TREE RESTAURANT" / "JTJ FOODS SDN BHD".
+    /// `label` is the name's before `joinSuffixBelow`.
+    private static func joinWrappedName(_ choice: inout Choice, label: LabelText, _ header: Header) {
+        let row = choice.row, names = header.names, rows = header.rows
+        guard choice.company, row > 0, header.plausible(row - 1), label.words.count <= 5,
+              similarHeight(rows[row - 1], rows[row]),
+              rows[row - 1].confidence >= 60, !LabelText(names[row - 1]).hasAny(companySuffixes),
+              names[row - 1].filter(\.isLetter).count >= 4,
+              (names[row - 1] == names[row - 1].uppercased()) == (choice.name == choice.name.uppercased()) else { return }
+        choice.name = names[row - 1] + " " + choice.name
+        choice.used = (row - 1)...choice.used.upperBound
     }
 
     package static let ownerPhrases: PhraseList = ["UNIT OF", "DIVISION OF", "OPERATED BY", "OWNED BY", "MANAGED BY", "A MEMBER OF",
@@ -309,40 +482,77 @@ package enum VendorFinder {
     }
 
     /// Removes OCR noise around a name: stray punctuation, one-letter fragments at the ends,
-    /// and common misreadings of company suffixes (`SON BHD` → `SDN BHD`).
+    /// and common misreadings of company suffixes (`SON BHD` → `SDN BHD`). The row's tokens
+    /// (`nameTokens`) go through each of `cleaningSteps` in turn, then are joined (`joinedName`).
     package static func clean(_ text: String) -> String {
-        var tokens = text.split(whereSeparator: \.isWhitespace).flatMap { token -> [Substring] in
+        joinedName(cleaningSteps.reduce(nameTokens(text)) { tokens, step in step(tokens) })
+    }
+
+    /// The row's tokens, a registration number glued to a token split off and misread characters
+    /// mended (`mendedToken`).
+    private static func nameTokens(_ text: String) -> [String] {
+        text.split(whereSeparator: \.isWhitespace).flatMap { token -> [Substring] in
             // "RETAIL SB(306295-X)": a registration number glued to the name.
             guard let open = token.firstIndex(of: "("), open != token.startIndex,
                   token[open...].filter(\.isNumber).count >= 4 else { return [token] }
             return [token[..<open], token[open...]]
-        }.map { token -> String in
-            var t = String(token)
-            if t.contains(where: { "{}[]".contains($0) }) {
-                t = String(t.map { c -> Character in c == "{" || c == "[" ? "(" : c == "}" || c == "]" ? ")" : c })
-            }
-            // "$/B", "5/B": the "S/B" (Sendirian Berhad) suffix misread.
-            if t.count == 3, t.hasSuffix("/B") || t.hasSuffix("/8") || t.hasSuffix("/R"), "$5S".contains(t.first!) { return "S/B" }
-            // "JIAWE|", "JIAWE!": a final I read as a bar.
-            if t.count >= 4, let last = t.last, last == "|" || last == "!",
-               t.dropLast().suffix(3).allSatisfy({ $0.isLetter && $0.isUppercase }) { t = String(t.dropLast()) + "I" }
-            return t
+        }.map(mendedToken)
+    }
+
+    /// Brackets read as braces or square brackets, `S/B` and a final `I` misread.
+    private static func mendedToken(_ token: Substring) -> String {
+        var t = String(token)
+        if t.contains(where: { "{}[]".contains($0) }) {
+            t = String(t.map { c -> Character in c == "{" || c == "[" ? "(" : c == "}" || c == "]" ? ")" : c })
         }
-        // "Sports Authority # 484": the store number stays with the name.
+        // "$/B", "5/B": the "S/B" (Sendirian Berhad) suffix misread.
+        if t.count == 3, t.hasSuffix("/B") || t.hasSuffix("/8") || t.hasSuffix("/R"), "$5S".contains(t.first!) { return "S/B" }
+        // "JIAWE|", "JIAWE!": a final I read as a bar.
+        if t.count >= 4, let last = t.last, last == "|" || last == "!",
+           t.dropLast().suffix(3).allSatisfy({ $0.isLetter && $0.isUppercase }) { t = String(t.dropLast()) + "I" }
+        return t
+    }
+
+    /// The steps `clean` takes over a name's tokens, in order.
+    private static let cleaningSteps: [@Sendable ([String]) -> [String]] = [
+        keepStoreNumber, trimPunctuation, dropJunkAtEnds, mendSdnBhd, dropRegistrationNumber, dropAddressAfterCompanyForm,
+        dropBracketedNumber, dropTrailingNumbers, completeSdnBhd, mendInitialsAndSuffixes,
+    ]
+
+    /// "Sports Authority # 484": the store number stays with the name.
+    private static func keepStoreNumber(_ tokens: [String]) -> [String] {
+        var tokens = tokens
         for i in tokens.indices.dropLast().reversed() where tokens[i] == "#" && tokens[i + 1].allSatisfy(\.isASCIIDigit) {
             tokens[i] += tokens.remove(at: i + 1)
         }
+        return tokens
+    }
+
+    /// Punctuation around the tokens (but brackets, apostrophes, dots, `&` and `#`), and specks
+    /// glued to a word.
+    private static func trimPunctuation(_ tokens: [String]) -> [String] {
         let trim = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "&()'.#")).inverted
-        tokens = tokens.map { $0.trimmingCharacters(in: trim) }.filter { !$0.isEmpty }.map { t in
+        return tokens.map { $0.trimmingCharacters(in: trim) }.filter { !$0.isEmpty }.map { t in
             // "—sSUBANG": a speck read as a small letter glued to a capitalised word.
             t.count >= 5 && t.first!.isLowercase && t.dropFirst().allSatisfy({ $0.isUppercase && $0.isLetter }) ? String(t.dropFirst()) : t
         }
+    }
+
+    /// One-letter fragments (but `&`), two-letter ones not in capitals and punctuation at either
+    /// end.
+    private static func dropJunkAtEnds(_ tokens: [String]) -> [String] {
         func isJunk(_ t: String) -> Bool {
             t.count == 1 && t != "&" || t.count == 2 && t != t.uppercased() || !t.contains(where: { $0.isLetter || $0.isNumber })
         }
+        var tokens = tokens
         while tokens.count > 1, let first = tokens.first, isJunk(first) { tokens.removeFirst() }
         while tokens.count > 1, let last = tokens.last, isJunk(last) { tokens.removeLast() }
-        // "SON BHD", "SDN BILD", "SIN BHD": the Malaysian company suffix misread.
+        return tokens
+    }
+
+    /// "SON BHD", "SDN BILD", "SIN BHD": the Malaysian company suffix misread.
+    private static func mendSdnBhd(_ tokens: [String]) -> [String] {
+        var tokens = tokens
         for i in tokens.indices.dropLast() {
             let a = tokens[i].uppercased().trimmingCharacters(in: CharacterSet(charactersIn: ".")),
                 b = tokens[i + 1].uppercased().trimmingCharacters(in: CharacterSet(charactersIn: "."))
@@ -354,7 +564,12 @@ package enum VendorFinder {
                 tokens[i + 1] = tokens[i + 1].hasSuffix(".") ? "BHD." : "BHD"
             }
         }
-        // Registration numbers after the name: "(1248717-W)", "273500-U", "(139386 X)".
+        return tokens
+    }
+
+    /// Registration numbers after the name: "(1248717-W)", "273500-U", "(139386 X)".
+    private static func dropRegistrationNumber(_ tokens: [String]) -> [String] {
+        var tokens = tokens
         let legalForms: Set<String> = ["BHD", "BHD.", "S/B", "BERHAD", "LTD", "LTD.", "LIMITED", "SB"]
         if let suffixEnd = tokens.lastIndex(where: { legalForms.contains($0.uppercased()) }),
            suffixEnd + 1 < tokens.count,
@@ -365,21 +580,42 @@ package enum VendorFinder {
             // "MYNEWS RETAIL SB (306295-X) FKA BISON STORES SB": the name ends at its number.
             tokens.removeSubrange((suffixEnd + 1)...)
         }
-        // "… Services Ltd, 3 Quay Street": the address after the company form.
+        return tokens
+    }
+
+    /// "… Services Ltd, 3 Quay Street": the address after the company form.
+    private static func dropAddressAfterCompanyForm(_ tokens: [String]) -> [String] {
+        var tokens = tokens
         if let suffixEnd = tokens.firstIndex(where: { ["LTD", "LTD.", "LTD,", "LIMITED", "LIMITED,", "PLC", "PLC,", "LLC", "LLC,", "INC", "INC.", "INC,", "GMBH", "GMBH,"].contains($0.uppercased()) }),
            suffixEnd + 1 < tokens.count, tokens[suffixEnd + 1].first?.isNumber == true || isAddress(tokens[(suffixEnd + 1)...].joined(separator: " ")) {
             tokens.removeSubrange((suffixEnd + 1)...)
         }
-        // A bracketed registration number split over tokens at the end: "(139386 X)".
+        return tokens
+    }
+
+    /// A bracketed registration number split over tokens at the end: "(139386 X)".
+    private static func dropBracketedNumber(_ tokens: [String]) -> [String] {
+        var tokens = tokens
         if let open = tokens.lastIndex(where: { $0.hasPrefix("(") }), open > 0, tokens.last?.hasSuffix(")") == true,
            tokens[open...].joined().filter(\.isNumber).count >= 4 {
             tokens.removeSubrange(open...)
         }
+        return tokens
+    }
+
+    /// Numbers at the end (three digits or more, or bracketed), but a store number (`#484`).
+    private static func dropTrailingNumbers(_ tokens: [String]) -> [String] {
+        var tokens = tokens
         while tokens.count > 1, let last = tokens.last, !last.hasPrefix("#"),
               last.filter(\.isNumber).count >= 3 || last.hasPrefix("(") && last.contains(where: \.isNumber) {
             tokens.removeLast()
         }
-        // SDN is always followed by BHD: "… SDN. pro", "… SDN" at the end of the row, "… SDR".
+        return tokens
+    }
+
+    /// SDN is always followed by BHD: "… SDN. pro", "… SDN" at the end of the row, "… SDR".
+    private static func completeSdnBhd(_ tokens: [String]) -> [String] {
+        var tokens = tokens
         if let last = tokens.last?.uppercased().trimmingCharacters(in: CharacterSet(charactersIn: ".")), tokens.count >= 2 {
             let previous = tokens[tokens.count - 2].uppercased().trimmingCharacters(in: CharacterSet(charactersIn: "."))
             if last == "SDN" || last.count == 3 && LabelText.editDistance(last, "SDN") == 1 && last.hasPrefix("SD") {
@@ -389,23 +625,35 @@ package enum VendorFinder {
                 tokens[tokens.count - 1] = "BHD"
             }
         }
-        tokens = tokens.map { t in
-            // Dotted initials: "D.1.Y." is D.I.Y.; a letter read twice ("D.I.YY.", "D.I.Y¥.") is one.
-            if t.count >= 4, t.filter({ $0 == "." }).count >= 2 {
-                let parts = t.split(separator: ".", omittingEmptySubsequences: false).map { part -> String in
-                    let mapped = String(part.map { c -> Character in c == "1" ? "I" : c == "0" ? "O" : c == "¥" ? "Y" : c })
-                    return mapped.count == 2 && mapped.first == mapped.last && mapped.first!.isLetter ? String(mapped.prefix(1)) : mapped
-                }
-                if parts.filter({ !$0.isEmpty }).count >= 2, parts.allSatisfy({ $0.count <= 1 }) {
-                    return parts.joined(separator: ".")
-                }
-            }
+        return tokens
+    }
+
+    /// Dotted initials (`mendedInitials`), `S/B` misread, and `¥` read for Y.
+    private static func mendInitialsAndSuffixes(_ tokens: [String]) -> [String] {
+        tokens.map { t in
+            if let initials = mendedInitials(t) { return initials }
             switch t.uppercased() {
             case "5/B", "S/8", "5/8": return "S/B"
             case _ where t.contains("¥"): return t.replacingOccurrences(of: "¥", with: "Y")
             default: return t
             }
         }
+    }
+
+    /// Dotted initials: "D.1.Y." is D.I.Y.; a letter read twice ("D.I.YY.", "D.I.Y¥.") is one.
+    private static func mendedInitials(_ t: String) -> String? {
+        guard t.count >= 4, t.filter({ $0 == "." }).count >= 2 else { return nil }
+        let parts = t.split(separator: ".", omittingEmptySubsequences: false).map { part -> String in
+            let mapped = String(part.map { c -> Character in c == "1" ? "I" : c == "0" ? "O" : c == "¥" ? "Y" : c })
+            return mapped.count == 2 && mapped.first == mapped.last && mapped.first!.isLetter ? String(mapped.prefix(1)) : mapped
+        }
+        guard parts.filter({ !$0.isEmpty }).count >= 2, parts.allSatisfy({ $0.count <= 1 }) else { return nil }
+        return parts.joined(separator: ".")
+    }
+
+    /// The tokens joined, an apostrophe misread before a final S mended (`McDonald?s`), a final
+    /// `BHO` read for BHD, and punctuation at the ends trimmed.
+    private static func joinedName(_ tokens: [String]) -> String {
         var name = tokens.joined(separator: " ")
         if name.contains(where: { $0 == "?" || $0 == "’" || $0 == "`" }) {
             name = name.replacingOccurrences(of: #"(?<=[A-Za-z])[?’`](?=[Ss]\b)"#, with: "'", options: .regularExpression)

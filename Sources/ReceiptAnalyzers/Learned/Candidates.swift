@@ -135,7 +135,7 @@ package enum CandidateProposer {
         let pick = reading.date
         let distinct = Array(Set(found.map(\.date) + [pick?.date].compactMap { $0 }))
         guard !distinct.isEmpty else { return [] }
-        let today = CalendarDate.today()
+        let today = options.today ?? CalendarDate.today()
         let latest = distinct.max(), earliest = distinct.min()
         return distinct.map { date in
             let rows = found.filter { $0.date == date }

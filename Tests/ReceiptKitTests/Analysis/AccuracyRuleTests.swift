@@ -15,7 +15,7 @@ import Testing
     }
 
     func date(_ text: String, hint: DateOrder? = nil) -> String? {
-        DateFinder.find(ReceiptDocument(text: text), orderHint: hint, defaultOrder: .dayFirst)?.date.description
+        DateFinder.find(ReceiptDocument(text: text), orderHint: hint, defaultOrder: .dayFirst, today: testToday)?.date.description
     }
 
     func vendor(_ text: String) -> String? { VendorFinder.find(ReceiptDocument(text: text))?.name }

@@ -2,9 +2,12 @@ import Foundation
 import Testing
 @testable import ReceiptKit
 
+/// The date the date tests take as today (the dates they read are from 2024 and before).
+let testToday = CalendarDate(year: 2026, month: 1, day: 1)!
+
 @Suite struct DateFinderTests {
     func date(_ text: String, hint: DateOrder? = nil, order: DateOrder = .dayFirst) -> String? {
-        DateFinder.find(ReceiptDocument(text: text), orderHint: hint, defaultOrder: order)?.date.description
+        DateFinder.find(ReceiptDocument(text: text), orderHint: hint, defaultOrder: order, today: testToday)?.date.description
     }
 
     @Test(arguments: [
@@ -44,11 +47,26 @@ import Testing
     @Test func futureYearMisreadIsRepaired() {
         #expect(date("14 Mar 2048 18:40") == "2018-03-14")
     }
+
+    /// The latest year a receipt may print is the year after `today`, and `today` is the one
+    /// passed in, not the wall clock's.
+    @Test func latestYearFollowsThePassedInToday() {
+        func date(_ text: String, today: CalendarDate) -> String? {
+            DateFinder.find(ReceiptDocument(text: text), orderHint: nil, defaultOrder: .dayFirst, today: today)?.date.description
+        }
+        // One year beyond today is accepted; two years beyond is not (no digit of 2021 is one
+        // a misread year is mended from), although the wall clock, years later, would allow it.
+        #expect(date("Date: 15/03/2021 10:22", today: CalendarDate(year: 2020, month: 6, day: 1)!) == "2021-03-15")
+        #expect(date("Date: 15/03/2021 10:22", today: CalendarDate(year: 2019, month: 6, day: 1)!) == nil)
+        // A year the wall clock rules out is accepted when today is the year before.
+        #expect(date("Date: 15/03/2100 10:22", today: CalendarDate(year: 2099, month: 6, day: 1)!) == "2100-03-15")
+        #expect(date("Date: 15/03/2100 10:22", today: CalendarDate(year: 2098, month: 6, day: 1)!) == nil)
+    }
 }
 
 @Suite struct GluedOneDigitDateTests {
     func date(_ text: String, hint: DateOrder? = nil, order: DateOrder = .dayFirst) -> String? {
-        DateFinder.find(ReceiptDocument(text: text), orderHint: hint, defaultOrder: order)?.date.description
+        DateFinder.find(ReceiptDocument(text: text), orderHint: hint, defaultOrder: order, today: testToday)?.date.description
     }
 
     @Test func oneDigitDayAndMonthWithTheirDotLost() {

@@ -58,6 +58,14 @@ actor RereadRecorder {
         #expect(analysis.confidence.total == 0)
     }
 
+    @Test func todayComesFromTheOptions() {
+        let text = "CORNER SHOP\nDate: 15/03/2100 10:22\nTOTAL 4.20"
+        let nextYear = AnalysisOptions(today: CalendarDate(year: 2099, month: 6, day: 1)!)
+        let twoYearsOn = AnalysisOptions(today: CalendarDate(year: 2098, month: 6, day: 1)!)
+        #expect(HeuristicAnalyzer().analyze(text: text, options: nextYear).date?.description == "2100-03-15")
+        #expect(HeuristicAnalyzer().analyze(text: text, options: twoYearsOn).date == nil)
+    }
+
     @Test func defaultCurrencyOnlyWhenConfigured() {
         let text = "CORNER SHOP\n12/03/2024\nTOTAL 4.20"
         #expect(HeuristicAnalyzer().analyze(text: text).currency == nil)
