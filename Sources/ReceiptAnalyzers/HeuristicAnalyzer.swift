@@ -45,6 +45,7 @@ public struct HeuristicAnalyzer: ReceiptAnalyzer {
     }
 
     public func analyze(_ input: AnalysisInput, options: AnalysisOptions) async throws -> ReceiptAnalysis {
+        let options = options.resolvingToday()
         var reading = Reading(ocr: input.ocr, options: options)
         if let reader = input.reader, reading.wantsReread {
             // (pass, made for the date alone)

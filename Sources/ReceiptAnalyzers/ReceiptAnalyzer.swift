@@ -47,6 +47,14 @@ public struct AnalysisOptions: Sendable {
     /// Attach every candidate with its features to `details` (`candidates`), for `make train`.
     package var collectCandidates = false
 
+    /// These options with `today` fixed (the current date when it is nil), so one analysis reads
+    /// the clock once.
+    package func resolvingToday() -> AnalysisOptions {
+        var options = self
+        if options.today == nil { options.today = .today() }
+        return options
+    }
+
     public init(taxonomy: Taxonomy = .default, defaultCurrency: String? = nil, dateOrder: DateOrder = .dayFirst,
                 today: CalendarDate? = nil) {
         self.taxonomy = taxonomy

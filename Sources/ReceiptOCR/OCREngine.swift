@@ -133,13 +133,19 @@ public final class OCREngine: Service, Sendable {
     private static func workerLoop(queue: JobQueue, handle first: TesseractHandle?, dataPath: String, languages: String,
                                    logger: Logger) {
         var handle = first
-        while let job = queue.pop() {
-            if handle == nil {
-                do { handle = try TesseractHandle(dataPath: dataPath, languages: languages) } catch {
-                    logger.error("Cannot start an OCR engine", metadata: ["ocr.error": "\(error)"])
+        while true {
+            // The job (and the session it holds) is released before the memory is trimmed.
+            let ran: Bool = {
+                guard let job = queue.pop() else { return false }
+                if handle == nil {
+                    do { handle = try TesseractHandle(dataPath: dataPath, languages: languages) } catch {
+                        logger.error("Cannot start an OCR engine", metadata: ["ocr.error": "\(error)"])
+                    }
                 }
-            }
-            job(handle)
+                job(handle)
+                return true
+            }()
+            guard ran else { break }
             // Kept on purpose: Tesseract frees tens of megabytes after each image; without
             // `malloc_trim` glibc keeps them in each OCR thread's arena and the process's footprint
             // only ever grows (measured on ../shared/receipts: peak RSS 186–204 MB without, 160–180

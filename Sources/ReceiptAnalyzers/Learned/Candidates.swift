@@ -123,19 +123,19 @@ package enum CandidateProposer {
         let lines = reading.document.lines
         let lastIndex = max(1, lines.last?.index ?? 1)
         let hint = reading.dateOrderHint
+        let today = options.today ?? CalendarDate.today()
         var found: [(date: CalendarDate, line: ReceiptLine, confidence: Double)] = []
         // A date has at least three digits (`5 MAY 24`); other rows are not worth a look.
         for line in lines where line.text.lazy.filter(\.isASCIIDigit).count >= 3 {
             let single = ReceiptDocument(lines: [line], imageWidth: reading.document.imageWidth,
                                          imageHeight: reading.document.imageHeight)
-            if let finding = DateFinder.find(single, orderHint: hint, defaultOrder: options.dateOrder) {
+            if let finding = DateFinder.find(single, orderHint: hint, defaultOrder: options.dateOrder, today: today) {
                 found.append((finding.date, line, finding.confidence))
             }
         }
         let pick = reading.date
         let distinct = Array(Set(found.map(\.date) + [pick?.date].compactMap { $0 }))
         guard !distinct.isEmpty else { return [] }
-        let today = options.today ?? CalendarDate.today()
         let latest = distinct.max(), earliest = distinct.min()
         return distinct.map { date in
             let rows = found.filter { $0.date == date }

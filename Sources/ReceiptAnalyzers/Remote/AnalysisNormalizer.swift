@@ -12,7 +12,8 @@ package enum AnalysisNormalizer {
     }
 
     package static func normalize(_ json: JSONValue, analyzer: String, options: AnalysisOptions,
-                          today: CalendarDate = .today()) -> Outcome {
+                          today: CalendarDate? = nil) -> Outcome {
+        let today = today ?? options.today ?? .today()
         var warnings: [String] = []
         var analysis = ReceiptAnalysis(analyzer: analyzer)
         var weak: Set<String> = []       // fields whose value was changed or dropped

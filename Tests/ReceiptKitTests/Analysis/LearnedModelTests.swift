@@ -102,7 +102,7 @@ import Testing
         var total: Decimal? = nil
         var date = reading.date?.date
         var confidence = FieldConfidence(needsReview: false)
-        HeuristicAnalyzer.applyLearned(model, candidates: [CandidateProposer.totals(reading)], total: &total, date: &date,
+        Reading.applyLearned(model, candidates: [CandidateProposer.totals(reading)], total: &total, date: &date,
                                        confidence: &confidence)
         #expect(total == Decimal(string: "24.00"))
         // σ(−3) ≈ 0.047, below the 0.6 the parameters ask for: the receipt is flagged.
