@@ -32,7 +32,7 @@ public struct FallbackAnalyzer: ReceiptAnalyzer {
         } catch {
             reason = String(describing: error)
         }
-        let line = reason.split(whereSeparator: \.isNewline).joined(separator: " ")
+        let line = reason.oneLine
         logger.info("remote analysis failed, using the fallback analyzer", metadata: [
             "receipt.source": "\(input.source)", "analyzer.primary": "\(primary.name)",
             "analyzer.fallback": "\(fallback.name)", "analyzer.fallbackReason": "\(line)",

@@ -24,7 +24,7 @@ package enum RemoteAnalysis {
                        configuration: RemoteAnalyzerConfiguration, prompts: PromptTemplate, image: ImageFacts,
                        attempts: Int, extra: [(String, JSONValue)], redact: (String) -> String) throws -> ReceiptAnalysis {
         guard let json = ModelAnswer.jsonObject(in: text) else {
-            let line = text.split(whereSeparator: \.isNewline).joined(separator: " ")
+            let line = text.oneLine
             let preview = line.count > 80 ? line.prefix(80) + "…" : Substring(line)
             throw ReceiptError(.invalidResponse, "the model's answer is not a JSON object: \"\(redact(String(preview)))\"",
                                 file: input.source)

@@ -65,7 +65,7 @@ package struct ServerError: Sendable {
         if let reason, reason != code { parts.append(reason) }
         var text = parts.joined(separator: " ")
         if let message {
-            let line = message.split(whereSeparator: \.isNewline).joined(separator: " ")
+            let line = message.oneLine
             let short = line.count > 200 ? line.prefix(200) + "…" : Substring(line)
             text += (text.isEmpty ? "" : ": ") + short
         }

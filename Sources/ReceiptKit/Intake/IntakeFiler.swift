@@ -41,7 +41,7 @@ struct IntakeFiler: Sendable {
         let contents: Data
         switch outcome {
         case let .processed(json, _): contents = Data((json.serialized() + "\n").utf8)
-        case let .failed(message): contents = Data((message.split(whereSeparator: \.isNewline).joined(separator: " ") + "\n").utf8)
+        case let .failed(message): contents = Data((message.oneLine + "\n").utf8)
         }
 
         var suffix = 0

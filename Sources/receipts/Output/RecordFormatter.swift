@@ -89,7 +89,7 @@ struct RecordFormatter: Sendable {
     }
 
     static func tableCell(_ text: String, max: Int) -> String {
-        let flat = text.split(whereSeparator: \.isNewline).joined(separator: " ")
+        let flat = text.oneLine
         return flat.count > max ? String(flat.prefix(max - 1)) + "…" : flat
     }
 }
