@@ -326,14 +326,16 @@ package struct Reading {
             || confidence.total < 0.6 || confidence.date < 0.5
             || (taxFinding.map { t in total.map { t.value >= $0.value } ?? false } ?? false)
         var chosenTotal = total?.value, chosenDate = date?.date
-        let candidates = LearnedField.allCases.map { field -> [Candidate] in
+        let model = options.learnedModel ? LearnedModel.shipped : nil
+        // Proposed only when something uses them (the rows' dates cost a date search per row).
+        let candidates = model != nil || options.collectCandidates ? LearnedField.allCases.map { field -> [Candidate] in
             switch field {
             case .total: CandidateProposer.totals(self)
             case .date: CandidateProposer.dates(self, options: options)
             case .vendor: CandidateProposer.vendor(self)
             }
-        }
-        if options.learnedModel, let model = LearnedModel.shipped {
+        } : []
+        if let model {
             Self.applyLearned(model, candidates: candidates, total: &chosenTotal, date: &chosenDate, confidence: &confidence)
             if let t = chosenTotal, let tax = taxFinding?.value, tax >= t { confidence.needsReview = true }
             if vendor == nil { confidence.needsReview = true }

@@ -45,7 +45,15 @@ public final class OCREngine: Service, Sendable {
         // One engine made here, before any thread: a broken installation fails the service now,
         // not on the first receipt. The first thread then uses it (each model load costs time and
         // leaves memory behind).
-        let first = HandOver(try TesseractHandle(dataPath: dataPath, languages: configuration.languages))
+        let first: HandOver
+        do {
+            first = HandOver(try TesseractHandle(dataPath: dataPath, languages: configuration.languages))
+        } catch {
+            // Nothing will ever read: work already asked for fails now instead of waiting forever.
+            queue.close()
+            while let job = queue.pop() { job(nil) }
+            throw error
+        }
         guard queue.start() else {
             throw ReceiptError(.engineInitFailed, "the OCR engine was already started")
         }

@@ -25,21 +25,28 @@ import Testing
     /// total 78.6 tax 70.0 currency 100 (10 labelled: one receipt is 10 points); TestReceipts 100 on
     /// every field. A floor is 2 points under the level reached, or issue 3's target where it is
     /// reached (sroie total 90, date 97, vendor 85; wildreceipt total 75, date 85, tax 70, vendor 70).
+    ///
+    /// sroie-2 and wildreceipt-2 (added 2026-11-23, no rule tuned on them) reached vendor 55.0 date
+    /// 87.5 total 79.7 currency 96.8, and vendor 43.9 date 74.8 total 68.5 tax 54.6 currency 100
+    /// (21 labelled: one receipt is ~5 points): floors 2 points under, the same rule.
     static let floors: [String: [String: Double]] = [
         "sroie": ["vendor": 68, "date": 92, "total": 90, "currency": 97],
         "wildreceipt": ["vendor": 49, "date": 79, "total": 76, "tax": 70, "currency": 90],
+        "sroie-2": ["vendor": 53, "date": 85.5, "total": 77.5, "currency": 94.5],
+        "wildreceipt-2": ["vendor": 41.5, "date": 72.5, "total": 66.5, "tax": 52.5, "currency": 90],
         "TestReceipts": ["vendor": 100, "date": 100, "total": 100, "tax": 100, "currency": 100, "category": 100],
     ]
 
     @Test(.enabled(if: sharedPresent, "../shared/receipts is absent: the accuracy gate needs the labelled receipts (sroie, wildreceipt)"),
-          .timeLimit(.minutes(15)))
+          .timeLimit(.minutes(25)))
     func accuracyStaysAboveTheFloors() throws {
         let process = Process()
         process.executableURL = Self.binary
         process.currentDirectoryURL = Self.repoRoot
-        process.arguments = ["eval", Self.shared.appendingPathComponent("sroie").path,
-                             Self.shared.appendingPathComponent("wildreceipt").path,
-                             Self.repoRoot.appendingPathComponent("TestReceipts").path,
+        // The labelled sets present (sroie-2 and wildreceipt-2 came later), then TestReceipts.
+        let sets = ["sroie", "sroie-2", "wildreceipt", "wildreceipt-2"].map { Self.shared.appendingPathComponent($0).path }
+            .filter { FileManager.default.fileExists(atPath: $0) }
+        process.arguments = ["eval"] + sets + [Self.repoRoot.appendingPathComponent("TestReceipts").path,
                              "--format", "json", "--workers", "2", "--quiet"]
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
@@ -52,7 +59,7 @@ import Testing
 
         let report = try JSONSerialization.jsonObject(with: data) as? [String: Any]
         let folders = try #require(report?["folders"] as? [[String: Any]], "no folders in the eval report")
-        try #require(folders.count == 3)
+        try #require(folders.count == sets.count + 1)
         var failures: [String] = []
         var summary: [String] = []
         for folder in folders {

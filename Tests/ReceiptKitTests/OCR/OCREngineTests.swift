@@ -146,6 +146,20 @@ import Testing
         #expect(try await eventually(timeout: 2) { released == nil })
     }
 
+    @Test func anEngineThatCannotStartFailsTheWorkWaitingForItInsteadOfHanging() async throws {
+        // The file is there (the configuration check passes) but is no language model.
+        let dir = try TemporaryDirectory()
+        #expect(FileManager.default.createFile(atPath: dir.path("eng.traineddata"), contents: Data("not a model".utf8)))
+        let engine = try OCREngine(configuration: OCRConfiguration(dataPath: dir.url.path), threads: 1, logger: TestSupport.logger)
+        let path = ReceiptsCLI.testReceipt("uk-parking.jpg")
+        let waiting = Task { try await engine.recognize(imageAt: URL(fileURLWithPath: path)) }
+        try await Task.sleep(for: .milliseconds(100))
+        await #expect(throws: ReceiptError.self) { try await engine.run() }
+        let result = await waiting.result
+        #expect((try? result.get()) == nil)
+        if case let .failure(error) = result { #expect((error as? ReceiptError)?.code == .engineInitFailed) }
+    }
+
     @Test func aStoppedEngineRefusesWorkAndWithRunningStopsIt() async throws {
         let engine = try OCREngine(threads: 1, logger: TestSupport.logger)
         let path = ReceiptsCLI.testReceipt("uk-parking.jpg")
