@@ -64,6 +64,9 @@ public struct OCRResult: Sendable, Equatable {
     public var sourceWidth: Int
     public var sourceHeight: Int
 
+    /// How many words were read.
+    public var wordCount: Int { lines.reduce(0) { $0 + $1.words.count } }
+
     public init(text: String, lines: [OCRLine], meanConfidence: Double,
                 imageWidth: Int, imageHeight: Int, sourceWidth: Int, sourceHeight: Int) {
         self.text = text

@@ -157,6 +157,25 @@ package struct ImageLoader {
         return image
     }
 
+    /// A faint page made dark on light: the gray levels from the darkest 3% of pixels up to the
+    /// median (the paper) are spread over the whole range, so print a little darker than the paper
+    /// becomes black. The levels are measured inside the page's central part (a scanner's dark edges
+    /// would otherwise count as the print). Nil when the image cannot be converted or has no
+    /// contrast at all.
+    package static func stretchContrast(_ image: LeptonicaImage) -> LeptonicaImage? {
+        guard let gray = image.depth == 8 ? image
+                : image.transformed({ image.depth == 32 ? pixConvertRGBToLuminance($0) : pixConvertTo8($0, 0) })
+        else { return nil }
+        let (w, h) = (Int32(gray.width), Int32(gray.height))
+        var inner = boxCreateValid(w / 10, h / 10, w - w / 5, h - h / 5)
+        defer { boxDestroy(&inner) }
+        let sample = inner.flatMap { box in gray.transformed { pixClipRectangle($0, box, nil) } } ?? gray
+        var dark: l_uint32 = 0, paper: l_uint32 = 0
+        guard pixGetRankValue(sample.pix, 2, 0.03, &dark) == 0, pixGetRankValue(sample.pix, 2, 0.5, &paper) == 0,
+              paper > dark + 8 else { return nil }
+        return gray.transformed { pixGammaTRC(nil, $0, 1.0, Int32(dark), Int32(paper)) }
+    }
+
     /// The first pass's scale: narrow photos up to `minimumWidth`, big scans down to `maximumPixels`.
     private func baseScale(width: Int, pixels: Int) -> Double {
         var scale = 1.0

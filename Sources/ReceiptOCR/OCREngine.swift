@@ -103,10 +103,12 @@ public final class OCREngine: Service, Sendable {
         OCRSession(engine: self, imageData: imageData, file: file, maxPasses: maxPasses)
     }
 
-    /// Reads an image from bytes once, with the configuration's settings. `file` names it in errors.
+    /// Reads an image from bytes, with the configuration's settings: the first reading of a
+    /// session (a page whose print was lost is read a second time, see `OCRSession.firstReading`).
+    /// `file` names it in errors.
     /// - Throws: `ReceiptError` naming the file and the cause.
     public func recognize(imageData: Data, file: String) async throws -> OCRResult {
-        try await session(imageData: imageData, file: file, maxPasses: 1).firstReading()
+        try await session(imageData: imageData, file: file, maxPasses: 2).firstReading()
     }
 
     /// Reads an image file once.
