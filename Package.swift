@@ -7,7 +7,7 @@ import PackageDescription
 //     └─ ReceiptKit ─ queue, pipeline, watched-folder intake: the facade a backend imports
 //          ├─ ReceiptStorage ─ the store protocol, SQLite, the image store
 //          ├─ ReceiptAnalyzers ─ heuristic and remote analyzers, scoring against ground truth
-//          ├─ ReceiptOCR ─ Tesseract and Leptonica: images in, OCR sessions and results out
+//          ├─ ReceiptOCR ─ Tesseract and Leptonica (libheif for HEIC/AVIF): images in, OCR sessions and results out
 //          └─ ReceiptModel ─ Receipt, Expense, Money, CalendarDate, Taxonomy, OCR results,
 //                            the one error type, the page-reading protocol analyzers use
 //
@@ -41,6 +41,12 @@ let package = Package(
             pkgConfig: "tesseract",
             providers: [.apt(["libtesseract-dev", "libleptonica-dev", "tesseract-ocr-eng"])]
         ),
+        // HEIC/HEIF (iPhone photos) and AVIF.
+        .systemLibrary(
+            name: "CHeif",
+            pkgConfig: "libheif",
+            providers: [.apt(["libheif-dev"])]
+        ),
         // Tesseract speed and memory fixes in C (see its .c files).
         .target(
             name: "COCRTuning",
@@ -52,6 +58,7 @@ let package = Package(
             dependencies: [
                 "ReceiptModel",
                 "CTesseract",
+                "CHeif",
                 "COCRTuning",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

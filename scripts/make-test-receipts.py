@@ -1101,9 +1101,29 @@ def generate(out: Path, quiet: bool = False) -> None:
         if not quiet:
             print(f"{path.name:32} {img.size[0]:>5}x{img.size[1]:<5} {path.stat().st_size / 1024:8.0f} KB  {spec.kind}")
     made = make_bad(out, out / "uk-fuel-unleaded.jpg")
+    made += make_heic(out, quiet)
     if not quiet:
         for name, what in made:
             print(f"bad/{name:28} {what}")
+
+
+HEIC_FROM = "exif-orientation-6"   # stored sideways with EXIF Orientation = 6, as a phone does
+
+
+def make_heic(out: Path, quiet: bool) -> list[tuple[str, str]]:
+    """An iPhone-style HEIC (HEVC, x265 through libheif's heif-enc, Debian's libheif-examples) of the
+    sideways EXIF receipt: heif-enc copies the EXIF block (orientation 6) and writes no irot, so the
+    reader must turn it as the EXIF says. Its ground truth is that receipt's. Also a truncated copy
+    under bad/. heif-enc's output is the same bytes every run."""
+    heic = out / "iphone-autospares.heic"
+    subprocess.run(["heif-enc", "-q", "60", str(out / f"{HEIC_FROM}.jpg"), "-o", str(heic)],
+                   check=True, capture_output=True)
+    shutil.copyfile(out / f"{HEIC_FROM}.expected.json", out / "iphone-autospares.expected.json")
+    if not quiet:
+        print(f"{heic.name:32} {heic.stat().st_size / 1024:20.0f} KB  HEIC (HEVC) of {HEIC_FROM}.jpg, EXIF Orientation = 6, no irot")
+    data = heic.read_bytes()
+    (out / "bad" / "truncated.heic").write_bytes(data[: len(data) // 2])
+    return [("truncated.heic", f"the first half of ../{heic.name}")]
 
 
 def generated_files(root: Path) -> set[str]:
@@ -1111,7 +1131,8 @@ def generated_files(root: Path) -> set[str]:
     for spec in SPECS:
         names.add(f"{spec.name}.{spec.ext}")
         names.add(f"{spec.name}.expected.json")
-    for n in ("empty.jpg", "truncated.jpg", "text.jpg", "photo.heic", "huge.png", "folder.jpg/.gitkeep"):
+    names |= {"iphone-autospares.heic", "iphone-autospares.expected.json"}
+    for n in ("empty.jpg", "truncated.jpg", "text.jpg", "photo.heic", "truncated.heic", "huge.png", "folder.jpg/.gitkeep"):
         names.add(f"bad/{n}")
     return names
 

@@ -25,6 +25,16 @@ package enum ExifOrientation: Int {
         return .up
     }
 
+    /// Reads the orientation from a HEIF `Exif` metadata block (a 4-byte offset, then the TIFF
+    /// header); `.up` when absent or unreadable.
+    package static func read(heifExif block: [UInt8]) -> ExifOrientation {
+        guard block.count > 4 else { return .up }
+        let offset = Int(block[0]) << 24 | Int(block[1]) << 16 | Int(block[2]) << 8 | Int(block[3])
+        let start = 4 + offset
+        guard start >= 4, start < block.count else { return .up }
+        return parseTIFF(block, start: start, end: block.count) ?? .up
+    }
+
     private static func parseTIFF(_ b: [UInt8], start: Int, end: Int) -> ExifOrientation? {
         guard start + 8 <= end else { return nil }
         let little: Bool

@@ -4,15 +4,20 @@ import ReceiptModel
 /// Image formats recognised from their first bytes (never from the file name).
 public enum ImageFormat: String, Sendable {
     case jpeg, png, tiff, webp, bmp, gif
-    /// Recognised but not supported: HEIC/HEIF (iPhone photos), AVIF, PDF.
-    case heic, avif, pdf
+    /// HEIC/HEIF (iPhone photos) and AVIF, through libheif.
+    case heic, avif
+    /// Recognised but not supported yet.
+    case pdf
 
     public var isSupported: Bool {
         switch self {
-        case .jpeg, .png, .tiff, .webp, .bmp, .gif: return true
-        case .heic, .avif, .pdf: return false
+        case .jpeg, .png, .tiff, .webp, .bmp, .gif, .heic, .avif: return true
+        case .pdf: return false
         }
     }
+
+    /// The supported formats, for messages.
+    public static let supportedNames = "JPEG, PNG, TIFF, WebP, BMP, GIF, HEIC/HEIF, AVIF"
 
     public var mimeType: String {
         switch self {

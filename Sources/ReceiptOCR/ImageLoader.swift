@@ -36,12 +36,13 @@ package struct ImageLoader {
         _ = Leptonica.silenced
         guard !data.isEmpty else { throw ReceiptError(.badImage, file: file, "file is empty (0 bytes)") }
         guard let format = ImageFormat.sniff(data) else {
-            throw ReceiptError(.badImage, file: file, "not an image: unrecognised format (supported: JPEG, PNG, TIFF, WebP, BMP, GIF)")
+            throw ReceiptError(.badImage, file: file, "not an image: unrecognised format (supported: \(ImageFormat.supportedNames))")
         }
         switch format {
-        case .heic: throw ReceiptError(.badImage, file: file, "HEIC/HEIF images are not supported yet: convert to JPEG first (e.g. heif-convert)")
-        case .avif: throw ReceiptError(.badImage, file: file, "AVIF images are not supported yet: convert to JPEG first")
         case .pdf: throw ReceiptError(.badImage, file: file, "PDF files are not supported yet: export the page as JPEG or PNG first")
+        case .heic, .avif:
+            let heif = try HeifDecoder.decode(data, format: format, file: file, maxPixels: maxPixels)
+            return try finish(heif.image, format: format, orientation: heif.orientation, storedWidth: heif.width, storedHeight: heif.height, file: file)
         default: break
         }
 
@@ -84,12 +85,19 @@ package struct ImageLoader {
             let why = format == .jpeg ? "corrupt or truncated JPEG data" : "corrupt \(format.rawValue.uppercased()) image data"
             throw ReceiptError(.badImage, file: file, "cannot decode image: \(why)")
         }
-        var image = LeptonicaImage(taking: decoded)
+        let orientation = format == .jpeg ? ExifOrientation.read(jpeg: data) : .up
+        return try finish(LeptonicaImage(taking: decoded), format: format, orientation: orientation,
+                          storedWidth: Int(w), storedHeight: Int(h), file: file)
+    }
+
+    /// The steps after decoding, whatever the format: orientation, colour map, gray for big
+    /// pictures, 8 or 32 bits a pixel, cropping a page scan to its receipt.
+    private func finish(_ decoded: LeptonicaImage, format: ImageFormat, orientation: ExifOrientation,
+                        storedWidth w: Int, storedHeight h: Int, file: String) throws -> Loaded {
+        var image = decoded
         guard preprocessing.enabled else {
             return Loaded(image: image, sourceWidth: image.width, sourceHeight: image.height)
         }
-
-        let orientation = format == .jpeg ? ExifOrientation.read(jpeg: data) : .up
         if let turned = Self.applyOrientation(orientation, to: image) {
             image = turned
         }

@@ -15,7 +15,7 @@ public struct LabelledReceipt: Sendable {
 /// `<name>.expected.json` (TestReceipts). Images without ground truth are left out; subfolders
 /// are not searched.
 public enum LabelledFolder {
-    public static let imageExtensions: Set<String> = ["jpg", "jpeg", "png", "tif", "tiff", "webp", "bmp", "gif"]
+    public static let imageExtensions: Set<String> = ReceiptFile.imageExtensions
 
     public static func load(_ folder: URL) throws -> [LabelledReceipt] {
         var isDirectory: ObjCBool = false

@@ -9,7 +9,7 @@ struct ProcessCommand: AsyncParsableCommand {
         abstract: "OCR and analyze receipt images; print one result per receipt as soon as it is done.",
         discussion: """
             PATH may be image files or folders (searched recursively for .jpg .jpeg .png .tif .tiff .webp \
-            .bmp .gif .heic). Receipts are read on all cores; each result is printed when its receipt is \
+            .bmp .gif .heic .heif .avif; HEIC, HEIF and AVIF are iPhone-style photos, told by their bytes, not their name). Receipts are read on all cores; each result is printed when its receipt is \
             done, so the order may differ from the input order.
 
             Every receipt goes through the store (see --store): it is recorded as pending, then completed \
@@ -24,7 +24,7 @@ struct ProcessCommand: AsyncParsableCommand {
             json prints the same records as one array, csv and table one row per receipt (table is the \
             default on a terminal). Amounts are exact decimals; dates are YYYY-MM-DD.
 
-            A file that cannot be read (missing, empty, truncated, not an image, HEIC, too large) becomes \
+            A file that cannot be read (missing, empty, truncated, not an image, a HEIC without its codec, too large) becomes \
             a failed record naming the file and the cause; the rest of the batch goes on.
 
             Exit status: 0 when every receipt completed, 1 when any failed, 2 for usage errors.

@@ -10,7 +10,8 @@ import Testing
         ("empty.jpg", ReceiptError.Code.badImage, "empty"),
         ("truncated.jpg", .badImage, "truncated"),
         ("text.jpg", .badImage, "not an image"),
-        ("photo.heic", .badImage, "HEIC"),
+        ("photo.heic", .badImage, "corrupt or truncated HEIC"),
+        ("truncated.heic", .badImage, "corrupt or truncated HEIC"),
         ("huge.png", .tooLarge, "50000×50000"),
         ("folder.jpg", .unreadable, "folder"),
     ])
