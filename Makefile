@@ -5,8 +5,8 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := run
 
 # System packages: Tesseract + Leptonica (OCR), English language data, the tesseract CLI (tests and
-# benchmark compare against it), libheif (HEIC/HEIF and AVIF; HEVC through libde265), SQLite headers (the embedded store), libcurl (URLSession).
-APT_PACKAGES := libtesseract-dev libleptonica-dev tesseract-ocr tesseract-ocr-eng libheif-dev libsqlite3-dev libcurl4 pkg-config
+# benchmark compare against it), libheif (HEIC/HEIF and AVIF; HEVC through libde265), poppler (PDF), SQLite headers (the embedded store), libcurl (URLSession).
+APT_PACKAGES := libtesseract-dev libleptonica-dev tesseract-ocr tesseract-ocr-eng libheif-dev libpoppler-glib-dev libsqlite3-dev libcurl4 pkg-config
 
 # Debian's libtesseract uses OpenMP: one thread per OCR engine, or OCR is several times slower.
 export OMP_THREAD_LIMIT := 1

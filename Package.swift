@@ -7,7 +7,7 @@ import PackageDescription
 //     └─ ReceiptKit ─ queue, pipeline, watched-folder intake: the facade a backend imports
 //          ├─ ReceiptStorage ─ the store protocol, SQLite, the image store
 //          ├─ ReceiptAnalyzers ─ heuristic and remote analyzers, scoring against ground truth
-//          ├─ ReceiptOCR ─ Tesseract and Leptonica (libheif for HEIC/AVIF): images in, OCR sessions and results out
+//          ├─ ReceiptOCR ─ Tesseract and Leptonica (libheif for HEIC/AVIF, poppler for PDF): images in, OCR sessions and results out
 //          └─ ReceiptModel ─ Receipt, Expense, Money, CalendarDate, Taxonomy, OCR results,
 //                            the one error type, the page-reading protocol analyzers use
 //
@@ -47,6 +47,12 @@ let package = Package(
             pkgConfig: "libheif",
             providers: [.apt(["libheif-dev"])]
         ),
+        // PDF: text layers and rendering (poppler's GLib API, cairo).
+        .systemLibrary(
+            name: "CPoppler",
+            pkgConfig: "poppler-glib",
+            providers: [.apt(["libpoppler-glib-dev"])]
+        ),
         // Tesseract speed and memory fixes in C (see its .c files).
         .target(
             name: "COCRTuning",
@@ -59,6 +65,7 @@ let package = Package(
                 "ReceiptModel",
                 "CTesseract",
                 "CHeif",
+                "CPoppler",
                 "COCRTuning",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

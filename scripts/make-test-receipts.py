@@ -7,8 +7,9 @@ broken files in ``TestReceipts/bad/``. The output is committed, so CI never runs
 this script; run it only to change or add receipts.
 
 Set-up (once):
-    pip install pillow                      # tested with Pillow 13.0.0
+    pip install -r scripts/requirements-test-receipts.txt   # Pillow, fpdf2 (the PDFs)
     apt-get install fonts-dejavu-core       # DejaVu Sans / Sans Mono (usually present)
+    apt-get install libheif-examples        # heif-enc, for the HEIC
     apt-get install tesseract-ocr           # only for --verify
 
 Usage:
@@ -26,6 +27,7 @@ another Pillow version may change pixels and bytes, never the ground truth.
 from __future__ import annotations
 
 import argparse
+import datetime
 import filecmp
 import json
 import os
@@ -1102,6 +1104,7 @@ def generate(out: Path, quiet: bool = False) -> None:
             print(f"{path.name:32} {img.size[0]:>5}x{img.size[1]:<5} {path.stat().st_size / 1024:8.0f} KB  {spec.kind}")
     made = make_bad(out, out / "uk-fuel-unleaded.jpg")
     made += make_heic(out, quiet)
+    made += make_pdfs(out, quiet)
     if not quiet:
         for name, what in made:
             print(f"bad/{name:28} {what}")
@@ -1126,13 +1129,86 @@ def make_heic(out: Path, quiet: bool) -> list[tuple[str, str]]:
     return [("truncated.heic", f"the first half of ../{heic.name}")]
 
 
+PDF_SCAN_FROM = "uk-parking"
+
+
+def make_pdfs(out: Path, quiet: bool) -> list[tuple[str, str]]:
+    """With fpdf2 (PyPI, scripts/requirements-test-receipts.txt): an emailed fuel-card receipt with
+    a real text layer (its ground truth written here), the parking receipt's picture saved as a
+    one-page PDF without text (a scan), and under bad/ an encrypted PDF and a 50-page one.
+    Creation dates are fixed so the bytes are the same every run."""
+    from fpdf import FPDF
+
+    def new_pdf(**kw) -> FPDF:
+        pdf = FPDF(**kw)
+        pdf.set_creation_date(datetime.datetime(2025, 5, 21, 9, 0, tzinfo=datetime.timezone.utc))
+        pdf.set_auto_page_break(False)
+        return pdf
+
+    pdf = new_pdf(format=(80, 150))
+    pdf.add_page()
+    pdf.set_margins(6, 6)
+    rows = [("B", 13, "FENWICK FUELS", ""), ("", 8, "Fuel card e-receipt", ""),
+            ("", 8, "Harrogate Road Service Station, Leeds LS17 8EX", ""), ("", 8, "VAT No: GB 917 4032 65", ""),
+            ("", 8, "", ""), ("", 9, "Date: 21/05/2025   Time: 08:42", ""), ("", 9, "Receipt No: 00418823", ""),
+            ("", 8, "", ""), ("", 9, "Pump 2 DIESEL 42.00 L @ 1.500", "63.00"), ("", 8, "", ""),
+            ("", 9, "Net (excl. VAT)", "52.50"), ("", 9, "VAT @ 20%", "10.50"), ("B", 11, "TOTAL GBP", "63.00"),
+            ("", 8, "", ""), ("", 9, "Paid by fuel card ending 4417", ""), ("", 8, "Thank you for your custom", "")]
+    y = 8
+    for style, size, left, right in rows:
+        pdf.set_font("Helvetica", style, size)
+        pdf.set_xy(6, y)
+        pdf.cell(46, 5, left)
+        if right:
+            pdf.set_xy(52, y)
+            pdf.cell(22, 5, right, align="R")
+        y += 5.5
+    digital = out / "email-fuel-card.pdf"
+    pdf.output(str(digital))
+    (out / "email-fuel-card.expected.json").write_text(json.dumps({
+        "vendor": "Fenwick Fuels", "date": "2025-05-21", "total": "63.00", "tax": "10.50", "currency": "GBP",
+        "category": "Fuel",
+        "lineItems": [{"description": "Pump 2 DIESEL", "quantity": "42.00", "unitPrice": "1.500", "amount": "63.00"}],
+    }, indent=2) + "\n", encoding="utf-8")
+
+    picture = out / f"{PDF_SCAN_FROM}.jpg"
+    w, h = Image.open(picture).size
+    scan = new_pdf(unit="pt", format=(w * 72 / 200, h * 72 / 200))      # a 200-dpi scan
+    scan.add_page()
+    scan.image(str(picture), x=0, y=0, w=w * 72 / 200, h=h * 72 / 200)
+    scanned = out / "scan-parking.pdf"
+    scan.output(str(scanned))
+    shutil.copyfile(out / f"{PDF_SCAN_FROM}.expected.json", out / "scan-parking.expected.json")
+    if not quiet:
+        print(f"{digital.name:32} {digital.stat().st_size / 1024:20.0f} KB  PDF with a text layer (emailed fuel-card receipt)")
+        print(f"{scanned.name:32} {scanned.stat().st_size / 1024:20.0f} KB  PDF of {PDF_SCAN_FROM}.jpg, no text (a scan)")
+
+    locked = new_pdf(format=(80, 150))
+    locked.set_encryption(owner_password="owner", user_password="secret")
+    locked.add_page()
+    locked.set_font("Helvetica", "", 10)
+    locked.text(10, 20, "TOTAL 12.00")
+    locked.output(str(out / "bad" / "encrypted.pdf"))
+
+    long = new_pdf(format="A4")
+    long.set_font("Helvetica", "", 10)
+    for page in range(1, 51):
+        long.add_page()
+        long.text(20, 20, f"Statement page {page} of 50")
+    long.output(str(out / "bad" / "fifty-pages.pdf"))
+    return [("encrypted.pdf", "a PDF that needs the password 'secret' to open"),
+            ("fifty-pages.pdf", "a 50-page PDF (a statement, not a receipt)")]
+
+
 def generated_files(root: Path) -> set[str]:
     names = set()
     for spec in SPECS:
         names.add(f"{spec.name}.{spec.ext}")
         names.add(f"{spec.name}.expected.json")
-    names |= {"iphone-autospares.heic", "iphone-autospares.expected.json"}
-    for n in ("empty.jpg", "truncated.jpg", "text.jpg", "photo.heic", "truncated.heic", "huge.png", "folder.jpg/.gitkeep"):
+    names |= {"iphone-autospares.heic", "iphone-autospares.expected.json", "email-fuel-card.pdf",
+              "email-fuel-card.expected.json", "scan-parking.pdf", "scan-parking.expected.json"}
+    for n in ("empty.jpg", "truncated.jpg", "text.jpg", "photo.heic", "truncated.heic", "encrypted.pdf",
+              "fifty-pages.pdf", "huge.png", "folder.jpg/.gitkeep"):
         names.add(f"bad/{n}")
     return names
 

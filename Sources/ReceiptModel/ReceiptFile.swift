@@ -23,5 +23,5 @@ public enum ReceiptFile {
     }
 
     /// File name extensions taken when a folder is scanned.
-    public static let imageExtensions: Set<String> = ["jpg", "jpeg", "jpe", "png", "tif", "tiff", "webp", "bmp", "gif", "heic", "heif", "avif"]
+    public static let imageExtensions: Set<String> = ["jpg", "jpeg", "jpe", "png", "tif", "tiff", "webp", "bmp", "gif", "heic", "heif", "avif", "pdf"]
 }

@@ -6,18 +6,13 @@ public enum ImageFormat: String, Sendable {
     case jpeg, png, tiff, webp, bmp, gif
     /// HEIC/HEIF (iPhone photos) and AVIF, through libheif.
     case heic, avif
-    /// Recognised but not supported yet.
+    /// PDF, through poppler: the text layer read exactly, pages without text rendered and read.
     case pdf
 
-    public var isSupported: Bool {
-        switch self {
-        case .jpeg, .png, .tiff, .webp, .bmp, .gif, .heic, .avif: return true
-        case .pdf: return false
-        }
-    }
+    public var isSupported: Bool { true }
 
     /// The supported formats, for messages.
-    public static let supportedNames = "JPEG, PNG, TIFF, WebP, BMP, GIF, HEIC/HEIF, AVIF"
+    public static let supportedNames = "JPEG, PNG, TIFF, WebP, BMP, GIF, HEIC/HEIF, AVIF, PDF"
 
     public var mimeType: String {
         switch self {

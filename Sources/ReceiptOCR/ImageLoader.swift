@@ -8,6 +8,7 @@ import ReceiptModel
 package struct ImageLoader {
     package var maxPixels: Int
     package var preprocessing: Preprocessing
+    package var maxPDFPages = 10
     /// Images bigger than this are read as grayscale: colour helps Tesseract on photos of
     /// ordinary size, but on big scans it costs 4 bytes a pixel in every copy Tesseract makes.
     package static let luminanceOnlyAbove = 4_000_000
@@ -39,7 +40,10 @@ package struct ImageLoader {
             throw ReceiptError(.badImage, file: file, "not an image: unrecognised format (supported: \(ImageFormat.supportedNames))")
         }
         switch format {
-        case .pdf: throw ReceiptError(.badImage, file: file, "PDF files are not supported yet: export the page as JPEG or PNG first")
+        case .pdf:
+            // A scan saved as PDF (or a PDF sent to an API that takes pictures only): its pages rendered.
+            let rendered = try PDFReader(data, file: file, maxPages: maxPDFPages).render(maxPixels: maxPixels)
+            return try finish(rendered, format: format, orientation: .up, storedWidth: rendered.width, storedHeight: rendered.height, file: file)
         case .heic, .avif:
             let heif = try HeifDecoder.decode(data, format: format, file: file, maxPixels: maxPixels)
             return try finish(heif.image, format: format, orientation: heif.orientation, storedWidth: heif.width, storedHeight: heif.height, file: file)

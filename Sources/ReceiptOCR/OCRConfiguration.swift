@@ -12,9 +12,13 @@ public struct OCRConfiguration: Sendable, Equatable {
     /// Images with more pixels than this are refused before decoding.
     public var maxPixels: Int
     public var preprocessing: Preprocessing
+    /// PDFs with more pages than this are refused (one receipt is one file; a long PDF is a
+    /// statement or a report, not a receipt).
+    public var maxPDFPages: Int
 
     public init(languages: String = "eng", pageSegmentationMode: Int = 6, dataPath: String? = nil,
-                maxPixels: Int = 100_000_000, preprocessing: Preprocessing = .standard) {
+                maxPixels: Int = 100_000_000, preprocessing: Preprocessing = .standard, maxPDFPages: Int = 10) {
+        self.maxPDFPages = maxPDFPages
         self.languages = languages
         self.pageSegmentationMode = pageSegmentationMode
         self.dataPath = dataPath

@@ -11,9 +11,10 @@ extension OCREngine {
     }
 
     package func prepareForUpload(_ request: ImagePreparationRequest) async throws -> InlineImage {
-        let maxPixels = configuration.maxPixels
+        let (maxPixels, maxPDFPages) = (configuration.maxPixels, configuration.maxPDFPages)
         return try await onOCRThread { _ in
-            let loader = ImageLoader(maxPixels: maxPixels, preprocessing: .none)
+            var loader = ImageLoader(maxPixels: maxPixels, preprocessing: .none)
+            loader.maxPDFPages = maxPDFPages
             let loaded = try loader.load(request.image, file: "image")
             var image = loaded.image
             if let format = ImageFormat.sniff(request.image), format == .jpeg,

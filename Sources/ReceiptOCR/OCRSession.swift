@@ -21,7 +21,7 @@ public final class OCRSession: PageReader {
     public let maxPasses: Int
     private let engine: OCREngine
     private let imageData: Data
-    private let state: Mutex<(taken: Int, read: Int, decoded: Int)>
+    private let state: Mutex<(taken: Int, read: Int, decoded: Int, textLayer: Bool)>
     /// Held for the whole of a pass: a receipt's passes run one at a time, and `decoded` is
     /// touched only with it held.
     private let passLock = Mutex(())
@@ -34,7 +34,7 @@ public final class OCRSession: PageReader {
         self.imageData = imageData
         self.file = file
         self.maxPasses = max(1, maxPasses)
-        self.state = Mutex((0, 0, 0))
+        self.state = Mutex((0, 0, 0, false))
     }
 
     public var passesLeft: Int { state.withLock { maxPasses - $0.taken } }
@@ -49,7 +49,14 @@ public final class OCRSession: PageReader {
     /// its contrast stretched, when the budget has a pass left, and the reading with more words is
     /// the first reading: faint print (light dot-matrix, a pale thermal slip) that Tesseract's
     /// page-wide threshold turns white.
+    ///
+    /// A PDF with a text layer is not read by OCR at all: its words and their boxes are the first
+    /// reading (exact, confidence 100), and there are no further passes (`read` answers nil).
     public func firstReading() async throws -> OCRResult {
+        if ImageFormat.sniff(imageData) == .pdf, let text = try await pdfTextLayer() {
+            state.withLock { $0.textLayer = true }
+            return text
+        }
         _ = takePass()
         let first = try await recognize(nil)
         guard first.wordCount < Self.faintPageWords, takePass() else { return first }
@@ -69,7 +76,7 @@ public final class OCRSession: PageReader {
     }
 
     public func read(_ pass: OCRPass) async throws -> OCRResult? {
-        guard takePass() else { return nil }
+        guard !state.withLock({ $0.textLayer }), takePass() else { return nil }
         do {
             return try await recognize(pass)
         } catch is CancellationError {
@@ -85,6 +92,21 @@ public final class OCRSession: PageReader {
         try await engine.dictionaryWords(among: words)
     }
 
+    /// Whether the first reading came from a PDF's text layer (no OCR).
+    public var readFromTextLayer: Bool { state.withLock { $0.textLayer } }
+
+    /// The text layer of a PDF, or nil when it has none (a scan: rendered and read by OCR).
+    private func pdfTextLayer() async throws -> OCRResult? {
+        let (data, file, maxPages) = (imageData, self.file, engine.configuration.maxPDFPages)
+        return try await engine.onOCRThread { _ in
+            guard let text = try PDFReader(data, file: file, maxPages: maxPages).textLayer() else { return nil }
+            guard text.text.contains(where: \.isNumber) else {
+                throw ReceiptError(.noText, file: file, "not a receipt: the PDF's text has no amounts or dates")
+            }
+            return text
+        }
+    }
+
     private func takePass() -> Bool {
         state.withLock { s in
             guard s.taken < maxPasses else { return false }
@@ -96,7 +118,11 @@ public final class OCRSession: PageReader {
     private func recognize(_ pass: OCRPass?, stretchContrast: Bool = false) async throws -> OCRResult {
         let configuration = engine.configuration
         let psm = pass?.pageSegmentationMode ?? configuration.pageSegmentationMode
-        let loader = ImageLoader(maxPixels: configuration.maxPixels, preprocessing: configuration.preprocessing)
+        let loader = {
+            var loader = ImageLoader(maxPixels: configuration.maxPixels, preprocessing: configuration.preprocessing)
+            loader.maxPDFPages = configuration.maxPDFPages
+            return loader
+        }()
         let (imageData, file) = (self.imageData, self.file)
         let result = try await engine.onOCRThread { [self] handle in
             try passLock.withLock { _ -> OCRResult in

@@ -20,7 +20,7 @@ public final class GeminiAnalyzer: ReceiptAnalyzer {
     private let logger: Logger
 
     /// MIME types Gemini accepts inline; others go through the image preparer.
-    public static let acceptedImageTypes = ["image/jpeg", "image/png", "image/webp", "image/heic", "image/heif"]
+    public static let acceptedImageTypes = ["image/jpeg", "image/png", "image/webp", "image/heic", "image/heif", "application/pdf"]
 
     public init(configuration: RemoteAnalyzerConfiguration = RemoteAnalyzerConfiguration(), prompts: PromptTemplate,
                 logger: Logger) {

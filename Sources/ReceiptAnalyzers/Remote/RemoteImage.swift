@@ -22,6 +22,7 @@ package enum RemoteImage {
         if starts(Array("GIF8".utf8)) { return "image/gif" }
         if starts([0x49, 0x49, 0x2A, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2A]) { return "image/tiff" }
         if starts(Array("BM".utf8)) { return "image/bmp" }
+        if starts(Array("%PDF".utf8)) { return "application/pdf" }
         if starts(Array("ftyp".utf8), at: 4) {
             let brand = String(decoding: b.count >= 12 ? b[8..<12] : [], as: UTF8.self)
             if ["heic", "heix", "hevc", "heim", "heis"].contains(brand) { return "image/heic" }
@@ -46,7 +47,8 @@ package enum RemoteImage {
         let longSide = max(input.ocr.sourceWidth, input.ocr.sourceHeight)
         let tooBig = data.count > configuration.maxInlineImageBytes
         let unsupported = mimeType.map { !accepted.contains($0) } ?? true
-        let tooLarge = longSide > configuration.maxImageDimension
+        // A PDF has no pixels to count: its size in bytes is what limits sending it.
+        let tooLarge = mimeType != "application/pdf" && longSide > configuration.maxImageDimension
         if !tooBig, !unsupported, !tooLarge, let mimeType {
             return Choice(image: InlineImage(data: data, mimeType: mimeType))
         }

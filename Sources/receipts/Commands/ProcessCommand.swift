@@ -9,7 +9,8 @@ struct ProcessCommand: AsyncParsableCommand {
         abstract: "OCR and analyze receipt images; print one result per receipt as soon as it is done.",
         discussion: """
             PATH may be image files or folders (searched recursively for .jpg .jpeg .png .tif .tiff .webp \
-            .bmp .gif .heic .heif .avif; HEIC, HEIF and AVIF are iPhone-style photos, told by their bytes, not their name). Receipts are read on all cores; each result is printed when its receipt is \
+            .bmp .gif .heic .heif .avif .pdf; formats are told by their bytes, not their name). A PDF with a text \
+            layer is read exactly, without OCR; a PDF of a scan is rendered at 300 dpi and read (see --max-pdf-pages). Receipts are read on all cores; each result is printed when its receipt is \
             done, so the order may differ from the input order.
 
             Every receipt goes through the store (see --store): it is recorded as pending, then completed \

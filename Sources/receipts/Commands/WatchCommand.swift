@@ -17,7 +17,7 @@ struct WatchCommand: AsyncParsableCommand {
 
             A file is taken once it has had no events and kept its size and mtime for --stable seconds, \
             so a slow copy or a scanner still writing is not read early. Only image files are taken \
-            (.jpg .jpeg .png .tif .tiff .webp .bmp .gif .heic .heif .avif). Never taken: names ending in .part \
+            (.jpg .jpeg .png .tif .tiff .webp .bmp .gif .heic .heif .avif .pdf). Never taken: names ending in .part \
             .filepart .crdownload .tmp .partial .download .swp, names starting with ~$ or a dot, \
             .DS_Store, Thumbs.db, desktop.ini, @eaDir, #recycle, and --ignore patterns.
 

@@ -17,6 +17,9 @@ struct OCROptions: ParsableArguments {
     @Option(name: .customLong("max-pixels"), help: "Refuse images with more megapixels than this, before decoding them.")
     var maxMegapixels: Double = 100
 
+    @Option(name: .customLong("max-pdf-pages"), help: "Refuse PDFs with more pages than this (one receipt is one file; a PDF's pages are read together).")
+    var maxPDFPages = 10
+
     @Option(name: .customLong("min-width"), help: ArgumentHelp("Scale narrower images up to this width in pixels before OCR.", visibility: .hidden))
     var minimumWidth = Preprocessing.standard.minimumWidth
 
@@ -32,6 +35,7 @@ struct OCROptions: ParsableArguments {
     func validate() throws {
         guard (0...13).contains(pageSegmentationMode) else { throw ValidationError("--psm must be between 0 and 13.") }
         guard maxMegapixels > 0 else { throw ValidationError("--max-pixels must be positive.") }
+        guard maxPDFPages > 0 else { throw ValidationError("--max-pdf-pages must be positive.") }
     }
 
     var configuration: OCRConfiguration {
@@ -43,7 +47,8 @@ struct OCROptions: ParsableArguments {
             },
             maxPixels: Int(maxMegapixels * 1_000_000),
             preprocessing: noPreprocess ? .none : Preprocessing(
-                minimumWidth: minimumWidth, maximumPixels: Int(maximumOCRMegapixels * 1e6), cropToContent: !noCrop))
+                minimumWidth: minimumWidth, maximumPixels: Int(maximumOCRMegapixels * 1e6), cropToContent: !noCrop),
+            maxPDFPages: maxPDFPages)
     }
 
     func makeEngine(threads: Int, logger: Logger) throws -> OCREngine {

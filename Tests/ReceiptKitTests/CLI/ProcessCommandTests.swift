@@ -14,7 +14,7 @@ import Testing
         #expect(result.status == 1, "exit 1 when any receipt failed; stderr: \(result.err)")
         let records = try result.ndjson()
         let good = try LabelledFolder.load(URL(fileURLWithPath: ReceiptsCLI.testReceipt("")))
-        #expect(records.count == good.count + 8)   // 7 broken files in bad/ and one missing path
+        #expect(records.count == good.count + 10)   // 9 broken files in bad/ and one missing path
 
         for record in records {
             #expect(record.objectValue?.map(\.0) == Self.recordKeys)

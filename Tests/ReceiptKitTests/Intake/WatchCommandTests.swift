@@ -95,18 +95,21 @@ import Testing
     }
 
     @Test(.enabled(if: WatchCommandTests.available, "needs the receipts binary and TestReceipts/"))
-    func anIPhonePhotoInHEICIsTakenAndFiledWithItsExpense() async throws {
+    func anIPhonePhotoInHEICAndAnEmailedPDFAreTakenAndFiledWithTheirExpenses() async throws {
         let dir = try TemporaryDirectory()
         let inbox = dir.path("inbox")
-        try copy(["iphone-autospares.heic"], to: inbox, as: ["iphone-autospares.heic": "IMG_0042.HEIC"])
+        try copy(["iphone-autospares.heic", "email-fuel-card.pdf"], to: inbox, as: ["iphone-autospares.heic": "IMG_0042.HEIC"])
         let run = try start([inbox, "--store", dir.storePath, "--once", "--stable", "0.3"])
         #expect(try await exited(run.process, within: 120))
         #expect(run.process.terminationStatus == 0, "\(run.errorText())")
-        #expect(names(inbox + "/processed") == ["IMG_0042.HEIC", "IMG_0042.json"])
-        let record = try JSONValue.parse(String(contentsOfFile: inbox + "/processed/IMG_0042.json", encoding: .utf8))
-        #expect(record["ocrStatus"]?.stringValue == "completed")
-        #expect(record["analysis"]?["vendor"]?.stringValue == "NORTHGATE AUTOSPARES")
-        #expect(record["expense"]?["amount"]?.doubleValue == 45.45)
+        #expect(names(inbox + "/processed") == ["IMG_0042.HEIC", "IMG_0042.json", "email-fuel-card.json", "email-fuel-card.pdf"])
+        let photo = try JSONValue.parse(String(contentsOfFile: inbox + "/processed/IMG_0042.json", encoding: .utf8))
+        #expect(photo["ocrStatus"]?.stringValue == "completed")
+        #expect(photo["analysis"]?["vendor"]?.stringValue == "NORTHGATE AUTOSPARES")
+        #expect(photo["expense"]?["amount"]?.doubleValue == 45.45)
+        let pdf = try JSONValue.parse(String(contentsOfFile: inbox + "/processed/email-fuel-card.json", encoding: .utf8))
+        #expect(pdf["expense"]?["amount"]?.doubleValue == 63.00)
+        #expect(pdf["expense"]?["category"]?.stringValue == "Fuel")
     }
 
     @Test(.enabled(if: WatchCommandTests.available, "needs the receipts binary and TestReceipts/"))

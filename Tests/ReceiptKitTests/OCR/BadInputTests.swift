@@ -12,6 +12,8 @@ import Testing
         ("text.jpg", .badImage, "not an image"),
         ("photo.heic", .badImage, "corrupt or truncated HEIC"),
         ("truncated.heic", .badImage, "corrupt or truncated HEIC"),
+        ("encrypted.pdf", .badImage, "encrypted PDF: it needs a password"),
+        ("fifty-pages.pdf", .tooLarge, "50 pages"),
         ("huge.png", .tooLarge, "50000×50000"),
         ("folder.jpg", .unreadable, "folder"),
     ])

@@ -3,6 +3,19 @@ import Testing
 @testable import ReceiptKit
 
 @Suite struct GeminiRequestTests {
+    @Test func aPDFIsSentAsItIsForGeminiReadsPDFs() async throws {
+        let server = try ScriptedHTTPServer([Remote.gemini(Remote.goodAnswer)])
+        defer { server.stop() }
+        let analyzer = GeminiAnalyzer(configuration: Remote.configuration(server), prompts: try Remote.prompts(),
+                                      logger: LogCapture().logger)
+        let pdf = try Data(contentsOf: URL(fileURLWithPath: ReceiptsCLI.testReceipt("email-fuel-card.pdf")))
+        // A text PDF's "size" is its page at 300 dpi, larger than any picture limit: it is sent all the same.
+        _ = try await analyzer.analyze(Remote.input(image: pdf, sourceSize: 5000), options: AnalysisOptions(defaultCurrency: "GBP"))
+        let inline = try #require(server.requests.first?.json?["contents"]?.arrayValue?.first?["parts"]?.arrayValue?.last?["inlineData"])
+        #expect(inline["mimeType"]?.stringValue == "application/pdf")
+        #expect(Data(base64Encoded: inline["data"]?.stringValue ?? "") == pdf)
+    }
+
     @Test func requestCarriesPromptImageSchemaAndKeyHeader() async throws {
         let server = try ScriptedHTTPServer([Remote.gemini(Remote.goodAnswer, thought: "Let me think {\"total\": 1}")])
         defer { server.stop() }

@@ -1,0 +1,5 @@
+#ifndef RECEIPTS_CPOPPLER_SHIM_H
+#define RECEIPTS_CPOPPLER_SHIM_H
+#include <poppler.h>
+#include <cairo.h>
+#endif
