@@ -69,6 +69,20 @@ import Testing
         }
     }
 
+    @Test func aBrokenPDFFailsWithOneLine() async throws {
+        let dir = try TemporaryDirectory()
+        let cut = String(Self.minimalPDF(text: "TOTAL 12.00").prefix(120))
+        for (name, body) in [("garbage.pdf", "%PDF-1.7\nthis is not a PDF at all\n"), ("cut.pdf", cut)] {
+            let path = try dir.write(name, Data(body.utf8))
+            await #expect {
+                _ = try await OCREngineTests.engine.recognize(imageAt: URL(fileURLWithPath: path), file: path)
+            } throws: { error in
+                let line = "\(error)"
+                return line.hasPrefix("\(path): corrupt") && line.contains("PDF") && !line.contains("\n")
+            }
+        }
+    }
+
     @Test func thePageLimitIsConfigurable() async throws {
         let dir = try TemporaryDirectory()
         let fifty = ReceiptsCLI.testReceipt("bad/fifty-pages.pdf")
