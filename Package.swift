@@ -4,6 +4,7 @@ import PackageDescription
 // Layers, each depending only on the ones below it (the compiler enforces the architecture):
 //
 //   receipts (CLI)
+//     ├─ ReceiptServer ─ `receipts serve`: the pipeline over HTTP (Hummingbird)
 //     └─ ReceiptKit ─ queue, pipeline, watched-folder intake: the facade a backend imports
 //          ├─ ReceiptStorage ─ the store protocol, SQLite, the image store
 //          ├─ ReceiptAnalyzers ─ heuristic and remote analyzers, scoring against ground truth
@@ -22,6 +23,7 @@ let package = Package(
         .library(name: "ReceiptAnalyzers", targets: ["ReceiptAnalyzers"]),
         .library(name: "ReceiptOCR", targets: ["ReceiptOCR"]),
         .library(name: "ReceiptStorage", targets: ["ReceiptStorage"]),
+        .library(name: "ReceiptServer", targets: ["ReceiptServer"]),
         .executable(name: "receipts", targets: ["receipts"]),
     ],
     dependencies: [
@@ -30,6 +32,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     ],
     targets: [
         .target(
@@ -97,10 +100,21 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // `receipts serve`: the pipeline over HTTP (Hummingbird), for backends in any language.
+        .target(
+            name: "ReceiptServer",
+            dependencies: [
+                "ReceiptKit",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         .executableTarget(
             name: "receipts",
             dependencies: [
                 "ReceiptKit",
+                "ReceiptServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -119,6 +133,7 @@ let package = Package(
             name: "ReceiptKitTests",
             dependencies: [
                 "ReceiptKit",
+                "ReceiptServer",
                 "CTesseract",
                 "COCRTuning",
                 "receipts",

@@ -1,0 +1,270 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import ReceiptKit
+import ServiceLifecycle
+
+/// `receipts serve`: the pipeline over HTTP, for backends in any language.
+///
+/// Records are the NDJSON contract's (`ReceiptRecord`), never a second schema; errors are RFC 9457
+/// problem documents (`application/problem+json`) with a one-line `detail` that never holds a
+/// key, a token or a stack trace. Runs as a `Service` beside the OCR engine and the queue workers
+/// in one `ServiceGroup`: on SIGTERM it stops accepting and the workers finish what they hold.
+public final class ReceiptServer: Service, Sendable {
+    public struct Configuration: Sendable {
+        public var host: String
+        /// 0 picks a free port (reported through `onListening`).
+        public var port: Int
+        /// Uploads above this many bytes are refused with 413 before the rest is read.
+        public var maxUploadBytes: Int
+        /// `?wait=` is capped at this many seconds.
+        public var maxWaitSeconds: Double
+
+        public init(host: String = "127.0.0.1", port: Int = 8080, maxUploadBytes: Int = 20 << 20, maxWaitSeconds: Double = 30) {
+            self.host = host
+            self.port = port
+            self.maxUploadBytes = maxUploadBytes
+            self.maxWaitSeconds = maxWaitSeconds
+        }
+    }
+
+    let pipeline: ReceiptPipeline
+    let processor: any ReceiptProcessing
+    let configuration: Configuration
+    let logger: Logger
+    let onListening: @Sendable (_ host: String, _ port: Int) async -> Void
+
+    /// - Parameters:
+    ///   - processor: reads `POST /v1/analyze` images synchronously, outside the queue.
+    ///   - onListening: called once the socket is bound, with the port actually bound.
+    public init(pipeline: ReceiptPipeline, processor: any ReceiptProcessing, configuration: Configuration = Configuration(),
+                logger: Logger, onListening: @escaping @Sendable (_ host: String, _ port: Int) async -> Void = { _, _ in }) {
+        self.pipeline = pipeline
+        self.processor = processor
+        self.configuration = configuration
+        self.logger = logger
+        self.onListening = onListening
+    }
+
+    /// Whether `host` is a loopback address (the only kind served without API tokens).
+    public static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    }
+
+    public func run() async throws {
+        let (host, onListening) = (configuration.host, self.onListening)
+        let app = Application(
+            router: makeRouter(),
+            configuration: ApplicationConfiguration(address: .hostname(host, port: configuration.port), serverName: "receipts"),
+            onServerRunning: { channel in await onListening(host, channel.localAddress?.port ?? 0) },
+            logger: logger)
+        try await app.run()
+    }
+
+    func makeRouter() -> Router<BasicRequestContext> {
+        let router = Router(context: BasicRequestContext.self)
+        router.add(middleware: ProblemMiddleware(logger: logger))
+        router.get("/healthz") { _, _ in Self.json(["status": .string("ok")]) }
+        router.get("/readyz") { _, _ in try await self.ready() }
+        router.post("/v1/receipts") { request, context in try await self.upload(request, context) }
+        router.get("/v1/receipts") { request, _ in try await self.list(request) }
+        router.get("/v1/receipts/:id") { _, context in try await self.record(self.id(context)) }
+        router.get("/v1/receipts/:id/image") { _, context in try await self.image(self.id(context)) }
+        router.post("/v1/receipts/:id/retry") { _, context in try await self.retry(self.id(context)) }
+        router.post("/v1/analyze") { request, context in try await self.analyze(request, context) }
+        return router
+    }
+
+    // MARK: Routes
+
+    private func ready() async throws -> Response {
+        do {
+            _ = try await pipeline.store.statusCounts()
+        } catch {
+            throw Problem(.serviceUnavailable, "the store cannot be read: \((error as? ReceiptError)?.message ?? String(describing: error).oneLine)")
+        }
+        return Self.json(["status": .string("ready"), "store": .string("ok")])
+    }
+
+    private func upload(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let (bytes, filename) = try await imageBody(request, context)
+        let wait = try waitSeconds(request)
+        let receipt = try await pipeline.submit(imageData: bytes, filename: filename)
+        if let wait, wait > 0 {
+            let finished = try await withThrowingTaskGroup(of: Receipt?.self) { group in
+                group.addTask { try await self.pipeline.waitForCompletion(of: receipt.id) }
+                group.addTask { try await Task.sleep(for: .seconds(wait)); return nil }
+                let first = try await group.next() ?? nil
+                group.cancelAll()
+                return first
+            }
+            if let finished { return try await recordResponse(finished, status: .ok) }
+        }
+        if receipt.ocrStatus == .completed || receipt.ocrStatus == .failed {
+            return try await recordResponse(receipt, status: .ok)
+        }
+        var response = try await recordResponse(receipt, status: .accepted)
+        response.headers[.location] = "/v1/receipts/\(receipt.id.uuidString.lowercased())"
+        return response
+    }
+
+    private func list(_ request: Request) async throws -> Response {
+        let parameters = request.uri.queryParameters
+        var query = ReceiptQuery()
+        if let status = parameters.get("status") {
+            guard let parsed = OCRStatus(rawValue: status) else {
+                throw Problem(.badRequest, "status must be one of pending, processing, completed, failed (got '\(status)')")
+            }
+            query.status = parsed
+        }
+        let limit = try parameters.get("limit").map { text -> Int in
+            guard let n = Int(text), (1...500).contains(n) else { throw Problem(.badRequest, "limit must be a whole number from 1 to 500") }
+            return n
+        } ?? 50
+        let after = try parameters.get("after").map { text -> UUID in
+            guard let id = UUID(uuidString: text) else { throw Problem(.badRequest, "after must be a receipt id") }
+            return id
+        }
+        // Newest first; the cursor is the last id of the previous page.
+        var receipts = try await pipeline.receipts(query)
+        if let after {
+            guard let index = receipts.firstIndex(where: { $0.id == after }) else {
+                throw Problem(.badRequest, "after names no receipt in this listing")
+            }
+            receipts = Array(receipts[(index + 1)...])
+        }
+        let page = Array(receipts.prefix(limit))
+        var items: [JSONValue] = []
+        for receipt in page { items.append(try await recordJSON(receipt)) }
+        var body: [(String, JSONValue)] = [("receipts", .array(items))]
+        let next = receipts.count > limit ? page.last.map { JSONValue.string($0.id.uuidString.lowercased()) } ?? .null : .null
+        body.append(("next", next))
+        return Self.json(JSONValue.object(body))
+    }
+
+    private func record(_ id: UUID) async throws -> Response {
+        guard let receipt = try await pipeline.receipt(id: id) else { throw Self.unknown(id) }
+        return try await recordResponse(receipt, status: .ok)
+    }
+
+    private func image(_ id: UUID) async throws -> Response {
+        guard try await pipeline.receipt(id: id) != nil else { throw Self.unknown(id) }
+        guard let path = try await pipeline.store.imagePath(ofReceipt: id),
+              let data = FileManager.default.contents(atPath: path) else {
+            throw Problem(.notFound, "the image of receipt \(id.uuidString.lowercased()) is no longer stored")
+        }
+        let type = ImageFormat.sniff(data)?.mimeType ?? "application/octet-stream"
+        return Response(status: .ok, headers: [.contentType: type], body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    private func retry(_ id: UUID) async throws -> Response {
+        guard try await pipeline.receipt(id: id) != nil else { throw Self.unknown(id) }
+        do {
+            let receipt = try await pipeline.retry(id)
+            var response = try await recordResponse(receipt, status: .accepted)
+            response.headers[.location] = "/v1/receipts/\(id.uuidString.lowercased())"
+            return response
+        } catch let error as ReceiptError where error.code == .invalidState {
+            throw Problem(.conflict, error.message)
+        }
+    }
+
+    /// The original app's call: `{"image": "<base64>", "mimeType": "image/jpeg"}` in, the
+    /// `analysis` object out, nothing stored.
+    private func analyze(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        var request = request
+        let body = try await Self.collect(&request, upTo: configuration.maxUploadBytes * 4 / 3 + 4096, reported: configuration.maxUploadBytes)
+        guard let json = try? JSONValue.parse([UInt8](buffer: body)) else { throw Problem(.badRequest, "the body is not JSON") }
+        guard let encoded = json["image"]?.stringValue else { throw Problem(.badRequest, "\"image\" (base64 bytes) is missing") }
+        guard let data = Data(base64Encoded: encoded, options: .ignoreUnknownCharacters) else {
+            throw Problem(.badRequest, "\"image\" is not base64")
+        }
+        try Self.checkFormat(data)
+        do {
+            let processed = try await processor.process(imageData: data, displayPath: "upload")
+            return Self.json(processed.analysis.json)
+        } catch let error as ReceiptError {
+            // A pixel bomb, a broken or encrypted file: the request was understood, the content cannot be read.
+            throw Problem(.unprocessableContent, error.message)
+        }
+    }
+
+    // MARK: Helpers
+
+    private func imageBody(_ request: Request, _ context: BasicRequestContext) async throws -> (Data, String) {
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > configuration.maxUploadBytes {
+            throw Self.tooLarge(configuration.maxUploadBytes)
+        }
+        var request = request
+        let body = try await Self.collect(&request, upTo: configuration.maxUploadBytes + 64 * 1024, reported: configuration.maxUploadBytes)
+        let type = request.headers[.contentType] ?? ""
+        let bytes: Data, filename: String
+        if type.lowercased().hasPrefix("multipart/form-data") {
+            let part = try Multipart.file(in: Data(buffer: body), contentType: type)
+            (bytes, filename) = (part.data, part.filename ?? "upload")
+        } else {
+            (bytes, filename) = (Data(buffer: body), "upload")
+        }
+        guard !bytes.isEmpty else { throw Problem(.badRequest, "the upload is empty") }
+        guard bytes.count <= configuration.maxUploadBytes else { throw Self.tooLarge(configuration.maxUploadBytes) }
+        try Self.checkFormat(bytes)
+        return (bytes, filename)
+    }
+
+    /// The body, read up to `limit` bytes (the image limit plus room for multipart or base64);
+    /// beyond it a 413 naming the image limit, `reported`.
+    private static func collect(_ request: inout Request, upTo limit: Int, reported: Int) async throws -> ByteBuffer {
+        do {
+            return try await request.collectBody(upTo: limit)
+        } catch let error as HTTPError where error.status == .contentTooLarge {
+            throw tooLarge(reported)
+        }
+    }
+
+    private static func checkFormat(_ data: Data) throws {
+        guard ImageFormat.sniff(data) != nil else {
+            throw Problem(.unsupportedMediaType, "not a receipt image or PDF: unrecognised format (supported: \(ImageFormat.supportedNames))")
+        }
+    }
+
+    private func waitSeconds(_ request: Request) throws -> Double? {
+        guard let text = request.uri.queryParameters.get("wait") else { return nil }
+        guard let seconds = Double(text), seconds >= 0 else { throw Problem(.badRequest, "wait must be a number of seconds") }
+        return min(seconds, configuration.maxWaitSeconds)
+    }
+
+    private func id(_ context: BasicRequestContext) throws -> UUID {
+        let text = context.parameters.get("id") ?? ""
+        guard let id = UUID(uuidString: text) else { throw Problem(.notFound, "no receipt with id '\(text)'") }
+        return id
+    }
+
+    private static func unknown(_ id: UUID) -> Problem {
+        Problem(.notFound, "no receipt with id \(id.uuidString.lowercased())")
+    }
+
+    private static func tooLarge(_ limit: Int) -> Problem {
+        Problem(.contentTooLarge, String(format: "the upload is larger than %.3g MB (--max-upload-mb)", Double(limit) / 1_048_576))
+    }
+
+    private func recordJSON(_ receipt: Receipt) async throws -> JSONValue {
+        let expense = try await pipeline.expense(forReceipt: receipt.id)
+        return ReceiptOutcome(source: receipt.filePath, receipt: receipt, expense: expense, isDuplicate: false).record.json
+    }
+
+    private func recordResponse(_ receipt: Receipt, status: HTTPResponse.Status) async throws -> Response {
+        var response = Self.json(try await recordJSON(receipt))
+        response.status = status
+        return response
+    }
+
+    static func json(_ object: [String: JSONValue]) -> Response {
+        json(JSONValue.object(object.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }))
+    }
+
+    static func json(_ value: JSONValue) -> Response {
+        Response(status: .ok, headers: [.contentType: "application/json"],
+                 body: .init(byteBuffer: ByteBuffer(string: value.serialized() + "\n")))
+    }
+}

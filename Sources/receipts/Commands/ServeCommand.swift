@@ -1,0 +1,96 @@
+import ArgumentParser
+import Foundation
+import Logging
+import ReceiptKit
+import ReceiptServer
+import ServiceLifecycle
+
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve the pipeline over HTTP: upload receipts, read their records, analyze an image.",
+        discussion: """
+            Runs an HTTP server (JSON under /v1) beside the queue workers, on the same store as \
+            `receipts process`. Records are the NDJSON records `process` prints; errors are RFC 9457 \
+            problem documents (application/problem+json).
+
+              POST /v1/receipts[?wait=SECONDS]   the image as the body (image/* or application/pdf) or as \
+            the 'file' part of multipart/form-data. The same bytes return the same receipt (a failed one is \
+            tried again). 200 with the finished record when it is done within wait (at most 30 s), else 202 \
+            with Location: /v1/receipts/{id}.
+              GET  /v1/receipts[?status=&limit=&after=]   newest first; 'next' is the cursor of the next page.
+              GET  /v1/receipts/{id}, GET /v1/receipts/{id}/image, POST /v1/receipts/{id}/retry
+              POST /v1/analyze   {"image": "<base64>", "mimeType": "image/jpeg"} in, the analysis out; nothing stored.
+              GET  /healthz (the process is up), GET /readyz (the store can be read)
+
+            Only loopback addresses are served (API tokens are not implemented yet). SIGTERM or Ctrl-C: \
+            stop accepting, finish the receipts in hand, exit.
+
+            Examples:
+              receipts serve --port 8080
+              curl -s --data-binary @IMG_0042.jpg -H 'Content-Type: image/jpeg' 'http://127.0.0.1:8080/v1/receipts?wait=20'
+            """)
+
+    @Option(help: "Address to listen on (loopback only).")
+    var host = "127.0.0.1"
+
+    @Option(help: "Port to listen on (0 picks a free one; the port is logged).")
+    var port = 8080
+
+    @Option(name: .customLong("max-upload-mb"), help: "Refuse uploads larger than this many megabytes (413).")
+    var maxUploadMB: Double = 20
+
+    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var pipeline: PipelineOptions
+    @OptionGroup var logging: LoggingOptions
+
+    func validate() throws {
+        guard ReceiptServer.isLoopback(host) else {
+            throw ValidationError("--host \(host): only loopback addresses (127.0.0.1, ::1, localhost) are served; API tokens, needed for anything else, are not implemented yet.")
+        }
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535.") }
+        guard maxUploadMB > 0 else { throw ValidationError("--max-upload-mb must be positive.") }
+    }
+
+    func run() async throws {
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = .trace
+            return handler
+        }
+        var logger = Logger(label: "receipts.serve")
+        logger.logLevel = logging.quiet ? .error : (logging.verbosity >= 2 ? .debug : .info)
+        var queueLogger = Logger(label: "receipts")
+        queueLogger.logLevel = logging.quiet ? .error : logging.level
+        let processor = try self.pipeline.makeProcessor(logger: queueLogger)
+        let storePath = storeOptions.resolvedPath()
+        let pipeline: ReceiptPipeline
+        do {
+            pipeline = try ReceiptPipeline(
+                storePath: storePath, processor: processor,
+                configuration: .init(taxonomy: processor.options.taxonomy, workers: self.pipeline.workers), logger: queueLogger)
+        } catch let error as ReceiptError {
+            printError(error.description)
+            throw ExitCode(2)
+        }
+        let server = ReceiptServer(
+            pipeline: pipeline, processor: processor,
+            configuration: .init(host: host, port: port, maxUploadBytes: Int(maxUploadMB * 1_048_576)),
+            logger: logger,
+            onListening: { [logger] host, port in
+                logger.info("Listening", metadata: ["http.url": "http://\(host):\(port)", "store.path": "\(storePath)"])
+            })
+        var configuration = ServiceGroupConfiguration(
+            // Shut down in reverse order: the server stops accepting, the workers finish, then the
+            // OCR threads end.
+            services: [.init(service: processor.engine), .init(service: pipeline), .init(service: server)],
+            gracefulShutdownSignals: [.sigterm, .sigint], cancellationSignals: [], logger: queueLogger)
+        configuration.maximumGracefulShutdownDuration = .seconds(12)
+        do {
+            try await ServiceGroup(configuration: configuration).run()
+        } catch let error as ReceiptError {
+            printError(error.description)
+            throw ExitCode(2)
+        }
+    }
+}

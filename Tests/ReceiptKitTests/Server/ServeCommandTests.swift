@@ -1,0 +1,241 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+@testable import ReceiptKit
+
+/// The real `receipts serve` binary on 127.0.0.1, a real HTTP client (URLSession), a real SQLite
+/// store, real Tesseract.
+@Suite(.serialized) struct ServeCommandTests {
+    /// A running server: its process, its base URL and its stderr.
+    final class Server: @unchecked Sendable {
+        let process: Process
+        let stderr: CapturedOutput
+        let base: URL
+        let store: String
+
+        init(store: String, arguments: [String] = []) async throws {
+            self.store = store
+            process = Process()
+            process.executableURL = ReceiptsCLI.binary
+            process.arguments = ["serve", "--port", "0", "--store", store, "--workers", "2"] + arguments
+            var environment = ProcessInfo.processInfo.environment
+            for key in ["RECEIPTS_STORE", "GEMINI_API_KEY"] { environment[key] = nil }
+            process.environment = environment
+            stderr = try CapturedOutput()
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = stderr.handle
+            try process.run()
+            var url: URL?
+            _ = try await eventually(timeout: 30) { [stderr] in
+                let text = stderr.text
+                guard let range = text.range(of: #"http\.url=http://127\.0\.0\.1:\d+"#, options: .regularExpression) else { return false }
+                url = URL(string: String(text[range].dropFirst("http.url=".count)))
+                return true
+            }
+            base = try #require(url, "the server never said where it listens: \(stderr.text)")
+        }
+
+        func stop(_ signal: Int32 = SIGTERM) async throws -> Bool {
+            kill(process.processIdentifier, signal)
+            return try await eventually(timeout: 15) { !self.process.isRunning }
+        }
+
+        deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+
+        /// Sends a request; returns the status, the headers and the body.
+        func send(_ method: String, _ path: String, body: Data? = nil, headers: [String: String] = [:]) async throws
+            -> (status: Int, headers: [String: String], body: Data) {
+            var request = URLRequest(url: URL(string: path, relativeTo: base)!)
+            request.httpMethod = method
+            request.httpBody = body
+            for (key, value) in headers { request.setValue(value, forHTTPHeaderField: key) }
+            request.timeoutInterval = 60
+            let (data, response) = try await URLSession.shared.data(for: request)
+            let http = try #require(response as? HTTPURLResponse)
+            var fields: [String: String] = [:]
+            for (key, value) in http.allHeaderFields { fields["\(key)".lowercased()] = "\(value)" }
+            return (http.statusCode, fields, data)
+        }
+
+        func json(_ method: String, _ path: String, body: Data? = nil, headers: [String: String] = [:]) async throws -> (Int, JSONValue) {
+            let answer = try await send(method, path, body: body, headers: headers)
+            return (answer.status, try JSONValue.parse(answer.body))
+        }
+
+        func upload(_ name: String, wait: Int? = nil) async throws -> (Int, JSONValue) {
+            let data = try Data(contentsOf: URL(fileURLWithPath: ReceiptsCLI.testReceipt(name)))
+            return try await json("POST", "/v1/receipts" + (wait.map { "?wait=\($0)" } ?? ""), body: data,
+                                  headers: ["Content-Type": "image/jpeg"])
+        }
+    }
+
+    static let images = ["uk-parking.jpg", "us-diner.jpg", "uk-fuel-unleaded.jpg", "de-tankstelle.jpg", "us-auto-parts.jpg"]
+
+    @Test func anUploadWaitedForGivesTheRecordProcessPrints() async throws {
+        let dir = try TemporaryDirectory()
+        let server = try await Server(store: dir.path("serve/receipts.sqlite"))
+        let (status, record) = try await server.upload("us-diner.jpg", wait: 30)
+        #expect(status == 200)
+        #expect(record["ocrStatus"]?.stringValue == "completed")
+
+        let cli = try await ReceiptsCLI.run(["process", ReceiptsCLI.testReceipt("us-diner.jpg"), "--store", dir.storePath, "--format", "ndjson"])
+        let printed = try #require(try cli.ndjson().first)
+        for field in ["vendor", "date", "total", "tax", "currency", "category", "lineItems"] {
+            #expect(record["analysis"]?[field] == printed["analysis"]?[field], "\(field)")
+        }
+        #expect(record["expense"]?["amount"] == printed["expense"]?["amount"])
+        #expect(record.objectValue?.map(\.0) == printed.objectValue?.map(\.0), "the same record shape as the NDJSON contract")
+
+        // The record and the image can be fetched again.
+        let id = try #require(record["receiptId"]?.stringValue)
+        let (again, fetched) = try await server.json("GET", "/v1/receipts/\(id)")
+        #expect(again == 200 && fetched["analysis"]?["total"] == record["analysis"]?["total"])
+        let image = try await server.send("GET", "/v1/receipts/\(id)/image")
+        #expect(image.status == 200 && image.headers["content-type"] == "image/jpeg")
+        #expect(image.body == (try Data(contentsOf: URL(fileURLWithPath: ReceiptsCLI.testReceipt("us-diner.jpg")))))
+        #expect(try await server.stop())
+    }
+
+    @Test func withoutWaitAnUploadIsAcceptedAndPointsToItsRecord() async throws {
+        let dir = try TemporaryDirectory()
+        let server = try await Server(store: dir.storePath)
+        let data = try Data(contentsOf: URL(fileURLWithPath: ReceiptsCLI.testReceipt("uk-parking.jpg")))
+        let boundary = "receipts-test-boundary"
+        var body = Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"note\"\r\n\r\nhello\r\n".utf8)
+        body += Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"IMG_1.jpg\"\r\nContent-Type: image/jpeg\r\n\r\n".utf8)
+        body += data + Data("\r\n--\(boundary)--\r\n".utf8)
+        let answer = try await server.send("POST", "/v1/receipts", body: body,
+                                           headers: ["Content-Type": "multipart/form-data; boundary=\(boundary)"])
+        #expect(answer.status == 202)
+        let record = try JSONValue.parse(answer.body)
+        let id = try #require(record["receiptId"]?.stringValue)
+        #expect(answer.headers["location"] == "/v1/receipts/\(id)")
+        #expect(record["file"]?.stringValue == "IMG_1.jpg")
+        var latest = record
+        #expect(try await Self.until(timeout: 120) {
+            latest = try await server.json("GET", "/v1/receipts/\(id)").1
+            return latest["ocrStatus"]?.stringValue == "completed"
+        }, "\(latest)")
+        #expect(latest["analysis"]?["total"]?.doubleValue == 7.50)
+        #expect(try await server.stop())
+    }
+
+    /// Polls `check` every 0.2 s until it holds (true) or `timeout` seconds pass (false).
+    static func until(timeout: Double, _ check: () async throws -> Bool) async throws -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if try await check() { return true }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        return try await check()
+    }
+
+    @Test func theSameBytesUploadedConcurrentlyAreOneReceipt() async throws {
+        let dir = try TemporaryDirectory()
+        let server = try await Server(store: dir.storePath)
+        // 100 uploads of 20 distinct images (five receipts, each also with 1–3 bytes appended
+        // after its end, which decoders ignore): exactly 20 receipts.
+        var distinct: [Data] = []
+        for name in Self.images {
+            let data = try Data(contentsOf: URL(fileURLWithPath: ReceiptsCLI.testReceipt(name)))
+            for extra in 0..<4 { distinct.append(data + Data(repeating: 0, count: extra)) }
+        }
+        let uploads = distinct
+        let ids = try await withThrowingTaskGroup(of: String?.self) { group in
+            for i in 0..<100 {
+                group.addTask {
+                    let (status, record) = try await server.json("POST", "/v1/receipts", body: uploads[i % 20],
+                                                                 headers: ["Content-Type": "image/jpeg"])
+                    return [200, 202].contains(status) ? record["receiptId"]?.stringValue : nil
+                }
+            }
+            var ids: [String?] = []
+            for try await id in group { ids.append(id) }
+            return ids
+        }
+        #expect(ids.allSatisfy { $0 != nil }, "every upload was accepted")
+        #expect(Set(ids.compactMap { $0 }).count == 20)
+        let (_, list) = try await server.json("GET", "/v1/receipts?limit=500")
+        #expect(list["receipts"]?.arrayValue?.count == 20)
+        #expect(try await server.stop())
+    }
+
+    @Test func errorsAreProblemDocumentsWithTheRightStatus() async throws {
+        let dir = try TemporaryDirectory()
+        let server = try await Server(store: dir.storePath, arguments: ["--max-upload-mb", "0.05"])
+        func problem(_ method: String, _ path: String, body: Data? = nil, headers: [String: String] = [:]) async throws -> (Int, JSONValue, String?) {
+            let answer = try await server.send(method, path, body: body, headers: headers)
+            return (answer.status, try JSONValue.parse(answer.body), answer.headers["content-type"])
+        }
+        let small = try Data(contentsOf: URL(fileURLWithPath: ReceiptsCLI.testReceipt("bad/text.jpg")))
+        let big = try Data(contentsOf: URL(fileURLWithPath: ReceiptsCLI.testReceipt("uk-supermarket.jpg")))
+        let cases: [(String, String, Data?, [String: String], Int, String)] = [
+            ("POST", "/v1/receipts", small, ["Content-Type": "image/jpeg"], 415, "unrecognised format"),
+            ("POST", "/v1/receipts", big, ["Content-Type": "image/jpeg"], 413, "larger than 0.05 MB"),
+            ("POST", "/v1/receipts", Data("--b\r\nContent-Disposition: form-data; name=\"file\"\r\n\r\nabc".utf8),
+             ["Content-Type": "multipart/form-data; boundary=b"], 400, "truncated or malformed"),
+            ("POST", "/v1/receipts", Data(), ["Content-Type": "image/jpeg"], 400, "empty"),
+            ("GET", "/v1/receipts/6f9619ff-8b86-d011-b42d-00c04fc964ff", nil, [:], 404, "no receipt with id"),
+            ("GET", "/v1/receipts/not-an-id", nil, [:], 404, "no receipt with id"),
+            ("GET", "/v1/receipts?status=done", nil, [:], 400, "status must be one of"),
+            ("GET", "/v1/receipts?limit=0", nil, [:], 400, "limit must be"),
+            ("POST", "/v1/analyze", Data("{not json".utf8), ["Content-Type": "application/json"], 400, "not JSON"),
+            ("POST", "/v1/analyze", Data(#"{"image": "@@@"}"#.utf8), ["Content-Type": "application/json"], 400, "not base64"),
+            ("GET", "/v2/nothing", nil, [:], 404, "no such route"),
+        ]
+        for (method, path, body, headers, status, detail) in cases {
+            let (got, document, type) = try await problem(method, path, body: body, headers: headers)
+            #expect(got == status, "\(method) \(path)")
+            #expect(type == "application/problem+json", "\(method) \(path)")
+            #expect(document["status"]?.doubleValue == Double(status) && document["title"]?.stringValue?.isEmpty == false)
+            #expect(document["detail"]?.stringValue?.contains(detail) == true, "\(method) \(path): \(document)")
+        }
+        #expect(try await server.stop())
+    }
+
+    @Test func analyzeReadsABase64ImageAndStoresNothing() async throws {
+        let dir = try TemporaryDirectory()
+        let server = try await Server(store: dir.storePath)
+        let data = try Data(contentsOf: URL(fileURLWithPath: ReceiptsCLI.testReceipt("uk-parking.jpg")))
+        let body = Data(#"{"image": "\#(data.base64EncodedString())", "mimeType": "image/jpeg"}"#.utf8)
+        let (status, analysis) = try await server.json("POST", "/v1/analyze", body: body, headers: ["Content-Type": "application/json"])
+        #expect(status == 200)
+        #expect(analysis["total"]?.doubleValue == 7.50)
+        #expect(analysis["vendor"]?.stringValue == "CASTLEGATE PARKING")
+        let (_, list) = try await server.json("GET", "/v1/receipts")
+        #expect(list["receipts"]?.arrayValue?.isEmpty == true)
+        #expect(try await server.stop())
+    }
+
+    @Test func sigtermMidBatchThenARestartCompletesEveryReceiptOnce() async throws {
+        let dir = try TemporaryDirectory()
+        var server: Server? = try await Server(store: dir.storePath)
+        var ids: Set<String> = []
+        for name in Self.images {
+            let (status, record) = try await server!.upload(name)
+            #expect(status == 202 || status == 200)
+            ids.insert(try #require(record["receiptId"]?.stringValue))
+        }
+        #expect(try await server!.stop(SIGTERM), "the server exits within 15 s of SIGTERM")
+        server = nil
+        let restarted = try await Server(store: dir.storePath)
+        var list = JSONValue.null
+        #expect(try await Self.until(timeout: 180) {
+            list = try await restarted.json("GET", "/v1/receipts?limit=500").1
+            return list["receipts"]?.arrayValue?.allSatisfy { $0["ocrStatus"]?.stringValue == "completed" } == true
+        }, "\(list)")
+        let records = list["receipts"]?.arrayValue ?? []
+        #expect(Set(records.compactMap { $0["receiptId"]?.stringValue }) == ids, "every receipt, once")
+        #expect(records.count == ids.count)
+        #expect(records.allSatisfy { $0["expense"]?["receiptId"] == $0["receiptId"] }, "one expense each")
+        #expect(try await restarted.stop())
+    }
+
+    @Test func onlyLoopbackAddressesAreServed() async throws {
+        let result = try await ReceiptsCLI.run(["serve", "--host", "0.0.0.0", "--store", "/nonexistent/x.sqlite"])
+        #expect(result.status == 64 || result.status == 2 || result.status == 1)
+        #expect(result.err.contains("only loopback addresses"))
+    }
+}
