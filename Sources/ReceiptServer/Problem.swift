@@ -23,6 +23,7 @@ struct Problem: Error, Sendable {
         ])
         var headers: HTTPFields = [.contentType: "application/problem+json"]
         if status == .tooManyRequests { headers[.retryAfter] = "5" }
+        if status == .unauthorized { headers[.wwwAuthenticate] = "Bearer" }
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: body.serialized() + "\n")))
     }
 }
@@ -102,5 +103,23 @@ enum Multipart {
             }
         }
         return nil
+    }
+}
+
+/// Every `/v1` route needs `Authorization: Bearer <token>` once any API token is active.
+struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
+    let store: any ServerStore
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        if try await store.hasActiveTokens() {
+            guard let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer ") else {
+                throw Problem(.unauthorized, "an API token is needed: Authorization: Bearer <token>")
+            }
+            let secret = String(header.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces)
+            guard try await store.activeToken(secret: secret) != nil else {
+                throw Problem(.unauthorized, "the API token is unknown or revoked")
+            }
+        }
+        return try await next(request, context)
     }
 }

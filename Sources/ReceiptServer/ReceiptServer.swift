@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
@@ -30,6 +31,7 @@ public final class ReceiptServer: Service, Sendable {
     }
 
     let pipeline: ReceiptPipeline
+    let store: any ServerStore
     let processor: any ReceiptProcessing
     let configuration: Configuration
     let logger: Logger
@@ -38,8 +40,14 @@ public final class ReceiptServer: Service, Sendable {
     /// - Parameters:
     ///   - processor: reads `POST /v1/analyze` images synchronously, outside the queue.
     ///   - onListening: called once the socket is bound, with the port actually bound.
+    /// Throws `.invalidConfiguration` when the pipeline's store cannot keep tokens and idempotency
+    /// keys (`ServerStore`).
     public init(pipeline: ReceiptPipeline, processor: any ReceiptProcessing, configuration: Configuration = Configuration(),
-                logger: Logger, onListening: @escaping @Sendable (_ host: String, _ port: Int) async -> Void = { _, _ in }) {
+                logger: Logger, onListening: @escaping @Sendable (_ host: String, _ port: Int) async -> Void = { _, _ in }) throws {
+        guard let store = pipeline.store as? any ServerStore else {
+            throw ReceiptError(.invalidConfiguration, "this store cannot serve HTTP (it keeps no API tokens)", file: pipeline.store.location)
+        }
+        self.store = store
         self.pipeline = pipeline
         self.processor = processor
         self.configuration = configuration
@@ -54,6 +62,9 @@ public final class ReceiptServer: Service, Sendable {
 
     public func run() async throws {
         let (host, onListening) = (configuration.host, self.onListening)
+        if !Self.isLoopback(host), try await !store.hasActiveTokens() {
+            throw ReceiptError(.invalidConfiguration, "refusing to listen on \(host) without API tokens: create one with `receipts token create --name NAME`, or listen on 127.0.0.1")
+        }
         let app = Application(
             router: makeRouter(),
             configuration: ApplicationConfiguration(address: .hostname(host, port: configuration.port), serverName: "receipts"),
@@ -67,12 +78,15 @@ public final class ReceiptServer: Service, Sendable {
         router.add(middleware: ProblemMiddleware(logger: logger))
         router.get("/healthz") { _, _ in Self.json(["status": .string("ok")]) }
         router.get("/readyz") { _, _ in try await self.ready() }
-        router.post("/v1/receipts") { request, context in try await self.upload(request, context) }
-        router.get("/v1/receipts") { request, _ in try await self.list(request) }
-        router.get("/v1/receipts/:id") { _, context in try await self.record(self.id(context)) }
-        router.get("/v1/receipts/:id/image") { _, context in try await self.image(self.id(context)) }
-        router.post("/v1/receipts/:id/retry") { _, context in try await self.retry(self.id(context)) }
-        router.post("/v1/analyze") { request, context in try await self.analyze(request, context) }
+        let v1 = router.group("/v1").add(middleware: BearerTokenMiddleware(store: store))
+        v1.post("/receipts") { request, context in try await self.upload(request, context) }
+        v1.get("/receipts") { request, _ in try await self.list(request) }
+        v1.get("/receipts/:id") { _, context in try await self.record(self.id(context)) }
+        v1.delete("/receipts/:id") { _, context in try await self.delete(self.id(context)) }
+        v1.get("/receipts/:id/image") { _, context in try await self.image(self.id(context)) }
+        v1.post("/receipts/:id/retry") { _, context in try await self.retry(self.id(context)) }
+        v1.get("/expenses") { request, _ in try await self.expenses(request) }
+        v1.post("/analyze") { request, context in try await self.analyze(request, context) }
         return router
     }
 
@@ -88,12 +102,25 @@ public final class ReceiptServer: Service, Sendable {
     }
 
     private func upload(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
-        let (bytes, filename) = try await imageBody(request, context)
+        let key = request.headers[HTTPField.Name("Idempotency-Key")!]
+        if let key, key.isEmpty || key.count > 200 { throw Problem(.badRequest, "Idempotency-Key must be 1 to 200 characters") }
         let wait = try waitSeconds(request)
-        let receipt = try await pipeline.submit(imageData: bytes, filename: filename)
+        var receipt: Receipt
+        if let key, let known = try await store.receiptId(idempotencyKey: key), let existing = try await pipeline.receipt(id: known) {
+            // The same key: the same receipt (a failed one is tried again), whatever the body.
+            receipt = existing.ocrStatus == .failed ? try await pipeline.retry(existing.id) : existing
+        } else {
+            let (bytes, filename) = try await imageBody(request, context)
+            receipt = try await pipeline.submit(imageData: bytes, filename: filename)
+            if let key {
+                let first = try await store.remember(idempotencyKey: key, receiptId: receipt.id, now: Date())
+                if first != receipt.id, let other = try await pipeline.receipt(id: first) { receipt = other }
+            }
+        }
         if let wait, wait > 0 {
+            let id = receipt.id
             let finished = try await withThrowingTaskGroup(of: Receipt?.self) { group in
-                group.addTask { try await self.pipeline.waitForCompletion(of: receipt.id) }
+                group.addTask { try await self.pipeline.waitForCompletion(of: id) }
                 group.addTask { try await Task.sleep(for: .seconds(wait)); return nil }
                 let first = try await group.next() ?? nil
                 group.cancelAll()
@@ -146,6 +173,32 @@ public final class ReceiptServer: Service, Sendable {
     private func record(_ id: UUID) async throws -> Response {
         guard let receipt = try await pipeline.receipt(id: id) else { throw Self.unknown(id) }
         return try await recordResponse(receipt, status: .ok)
+    }
+
+    private func delete(_ id: UUID) async throws -> Response {
+        do {
+            if let image = try await store.deleteReceipt(id: id) { try? FileManager.default.removeItem(atPath: image) }
+        } catch let error as ReceiptError where error.code == .notFound {
+            throw Self.unknown(id)
+        }
+        return Response(status: .noContent)
+    }
+
+    private func expenses(_ request: Request) async throws -> Response {
+        let parameters = request.uri.queryParameters
+        func date(_ name: String) throws -> CalendarDate? {
+            try parameters.get(name).map { text in
+                guard let date = CalendarDate(iso: text) else { throw Problem(.badRequest, "\(name) must be a date YYYY-MM-DD") }
+                return date
+            }
+        }
+        var query = ExpenseQuery(from: try date("from"), to: try date("to"), category: parameters.get("category"))
+        if let status = parameters.get("status") {
+            guard let parsed = ExpenseStatus(rawValue: status) else { throw Problem(.badRequest, "status must be draft or confirmed") }
+            query.status = parsed
+        }
+        let expenses = try await pipeline.expenses(query)
+        return Self.json(JSONValue.object([("expenses", .array(expenses.map(\.json)))]))
     }
 
     private func image(_ id: UUID) async throws -> Response {

@@ -5,6 +5,7 @@ import GRDB
 ///
 /// - `v1`: the `receipt` and `expense` tables, mirroring the apps' data model.
 /// - `v2`: the job queue: where the image bytes are kept, the worker lease, the retry time.
+/// - `v3`: for `receipts serve`: API tokens (only their SHA-256 kept) and idempotency keys.
 ///
 /// Money is TEXT holding the exact decimal (`23.45`); receipt dates are TEXT `YYYY-MM-DD`
 /// calendar dates; timestamps are GRDB's UTC text `YYYY-MM-DD HH:MM:SS.SSS` (they sort as text).
@@ -17,11 +18,14 @@ package enum StoreSchema {
         migrator.registerMigration("v2") { db in
             try db.execute(sql: v2)
         }
+        migrator.registerMigration("v3") { db in
+            try db.execute(sql: v3)
+        }
         return migrator
     }
 
     /// The newest migration this build knows.
-    package static let latestVersion = "v2"
+    package static let latestVersion = "v3"
 
     package static let v1 = """
         CREATE TABLE receipt (
@@ -72,5 +76,19 @@ package enum StoreSchema {
         ALTER TABLE receipt ADD COLUMN notBefore TEXT;
         CREATE INDEX receipt_on_queue ON receipt(ocrStatus, notBefore, createdAt);
         CREATE INDEX expense_on_purchase ON expense(description COLLATE NOCASE, date, amount);
+        """
+
+    package static let v3 = """
+        CREATE TABLE api_token (
+            name TEXT PRIMARY KEY NOT NULL,
+            secretHash TEXT NOT NULL UNIQUE,
+            createdAt TEXT NOT NULL,
+            revokedAt TEXT
+        );
+        CREATE TABLE idempotency_key (
+            key TEXT PRIMARY KEY NOT NULL,
+            receiptId TEXT NOT NULL REFERENCES receipt(id) ON DELETE CASCADE,
+            createdAt TEXT NOT NULL
+        );
         """
 }

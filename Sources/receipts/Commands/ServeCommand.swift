@@ -23,15 +23,20 @@ struct ServeCommand: AsyncParsableCommand {
               POST /v1/analyze   {"image": "<base64>", "mimeType": "image/jpeg"} in, the analysis out; nothing stored.
               GET  /healthz (the process is up), GET /readyz (the store can be read)
 
-            Only loopback addresses are served (API tokens are not implemented yet). SIGTERM or Ctrl-C: \
-            stop accepting, finish the receipts in hand, exit.
+              DELETE /v1/receipts/{id}   the receipt, its image copy and its draft expense
+              GET  /v1/expenses[?from=&to=&category=&status=]
+
+            API tokens (receipts token create|list|revoke): once one exists, every /v1 route needs \
+            Authorization: Bearer <token> (not /healthz or /readyz). Without any, the server listens only \
+            on loopback addresses. Idempotency-Key on POST /v1/receipts: the same key returns the same \
+            receipt. SIGTERM or Ctrl-C: stop accepting, finish the receipts in hand, exit.
 
             Examples:
               receipts serve --port 8080
               curl -s --data-binary @IMG_0042.jpg -H 'Content-Type: image/jpeg' 'http://127.0.0.1:8080/v1/receipts?wait=20'
             """)
 
-    @Option(help: "Address to listen on (loopback only).")
+    @Option(help: "Address to listen on. Anything but loopback needs an API token first (receipts token create).")
     var host = "127.0.0.1"
 
     @Option(help: "Port to listen on (0 picks a free one; the port is logged).")
@@ -45,9 +50,6 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup var logging: LoggingOptions
 
     func validate() throws {
-        guard ReceiptServer.isLoopback(host) else {
-            throw ValidationError("--host \(host): only loopback addresses (127.0.0.1, ::1, localhost) are served; API tokens, needed for anything else, are not implemented yet.")
-        }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535.") }
         guard maxUploadMB > 0 else { throw ValidationError("--max-upload-mb must be positive.") }
     }
@@ -73,7 +75,7 @@ struct ServeCommand: AsyncParsableCommand {
             printError(error.description)
             throw ExitCode(2)
         }
-        let server = ReceiptServer(
+        let server = try ReceiptServer(
             pipeline: pipeline, processor: processor,
             configuration: .init(host: host, port: port, maxUploadBytes: Int(maxUploadMB * 1_048_576)),
             logger: logger,

@@ -233,9 +233,85 @@ import Testing
         #expect(try await restarted.stop())
     }
 
-    @Test func onlyLoopbackAddressesAreServed() async throws {
-        let result = try await ReceiptsCLI.run(["serve", "--host", "0.0.0.0", "--store", "/nonexistent/x.sqlite"])
-        #expect(result.status == 64 || result.status == 2 || result.status == 1)
-        #expect(result.err.contains("only loopback addresses"))
+    @Test func withoutATokenOnlyLoopbackIsServed() async throws {
+        let dir = try TemporaryDirectory()
+        let result = try await ReceiptsCLI.run(["serve", "--host", "0.0.0.0", "--port", "0", "--store", dir.storePath])
+        #expect(result.status == 2)
+        #expect(result.err.contains("refusing to listen on 0.0.0.0 without API tokens"), "\(result.err)")
+    }
+
+    @Test func onceATokenExistsEveryV1RouteNeedsIt() async throws {
+        let dir = try TemporaryDirectory()
+        let created = try await ReceiptsCLI.run(["token", "create", "--name", "bookkeeping-app", "--store", dir.storePath])
+        #expect(created.status == 0, "\(created.err)")
+        let token = created.out.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(token.hasPrefix("rcp_") && token.count > 40)
+        let stored = try String(contentsOfFile: dir.storePath, encoding: .isoLatin1)
+        #expect(!stored.contains(token), "only the token's hash is stored")
+        _ = try await ReceiptsCLI.run(["token", "create", "--name", "old", "--store", dir.storePath])
+        let old = try await ReceiptsCLI.run(["token", "create", "--name", "older", "--store", dir.storePath])
+        let revokedToken = old.out.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try await ReceiptsCLI.run(["token", "revoke", "older", "--store", dir.storePath]).status == 0)
+        let listed = try await ReceiptsCLI.run(["token", "list", "--store", dir.storePath])
+        #expect(listed.out.contains("bookkeeping-app") && listed.out.contains("revoked") && !listed.out.contains(token))
+
+        let server = try await Server(store: dir.storePath)
+        for (headers, status) in [([String: String](), 401), (["Authorization": "Bearer rcp_wrong"], 401),
+                                  (["Authorization": "Bearer \(revokedToken)"], 401), (["Authorization": "Bearer \(token)"], 200)] {
+            let answer = try await server.send("GET", "/v1/receipts", headers: headers)
+            #expect(answer.status == status, "\(headers)")
+            if status == 401 {
+                #expect(answer.headers["www-authenticate"] == "Bearer")
+                #expect(!String(decoding: answer.body, as: UTF8.self).contains("rcp_"), "no token in an error")
+            }
+        }
+        #expect(try await server.send("GET", "/healthz").status == 200, "health needs no token")
+        #expect(try await server.send("GET", "/readyz").status == 200)
+        #expect(try await server.stop())
+    }
+
+    @Test func anIdempotencyKeyReturnsTheSameReceiptEvenUnderConcurrency() async throws {
+        let dir = try TemporaryDirectory()
+        let server = try await Server(store: dir.storePath)
+        let parking = try Data(contentsOf: URL(fileURLWithPath: ReceiptsCLI.testReceipt("uk-parking.jpg")))
+        let diner = try Data(contentsOf: URL(fileURLWithPath: ReceiptsCLI.testReceipt("us-diner.jpg")))
+        let ids = try await withThrowingTaskGroup(of: String?.self) { group in
+            for i in 0..<10 {
+                group.addTask {
+                    // The same key with different bytes (a client retrying after a timeout with a re-encoded photo).
+                    let (_, record) = try await server.json("POST", "/v1/receipts", body: i % 2 == 0 ? parking : diner,
+                                                            headers: ["Content-Type": "image/jpeg", "Idempotency-Key": "upload-42"])
+                    return record["receiptId"]?.stringValue
+                }
+            }
+            var ids: [String?] = []
+            for try await id in group { ids.append(id) }
+            return ids
+        }
+        #expect(Set(ids.compactMap { $0 }).count == 1, "\(ids)")
+        let (_, list) = try await server.json("GET", "/v1/receipts")
+        #expect((list["receipts"]?.arrayValue?.count ?? 0) <= 2, "at most the two images, each once")
+        #expect(try await server.stop())
+    }
+
+    @Test func deletingAReceiptRemovesItsImageAndExpense() async throws {
+        let dir = try TemporaryDirectory()
+        let server = try await Server(store: dir.storePath)
+        let (_, record) = try await server.upload("uk-parking.jpg", wait: 30)
+        let id = try #require(record["receiptId"]?.stringValue)
+        let (_, expenses) = try await server.json("GET", "/v1/expenses?category=Other")
+        #expect(expenses["expenses"]?.arrayValue?.count == 1)
+        func storedImages() -> [String] {
+            (FileManager.default.enumerator(atPath: dir.path("store/images"))?.allObjects as? [String] ?? [])
+                .filter { !$0.hasPrefix(".") && !$0.contains("/.") && $0.contains("/") }
+        }
+        #expect(storedImages().count == 1)
+        #expect(try await server.send("DELETE", "/v1/receipts/\(id)").status == 204)
+        #expect(try await server.send("GET", "/v1/receipts/\(id)").status == 404)
+        #expect(try await server.send("DELETE", "/v1/receipts/\(id)").status == 404)
+        let (_, after) = try await server.json("GET", "/v1/expenses")
+        #expect(after["expenses"]?.arrayValue?.isEmpty == true)
+        #expect(storedImages().isEmpty)
+        #expect(try await server.stop())
     }
 }

@@ -1,0 +1,85 @@
+import Crypto
+import Foundation
+import GRDB
+import ReceiptModel
+
+extension SQLiteReceiptStore: ServerStore {
+    static func hash(_ secret: String) -> String {
+        SHA256.hash(data: Data(secret.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+
+    public func createToken(name: String, now: Date) async throws -> String {
+        var bytes = [UInt8](repeating: 0, count: 32)
+        for i in bytes.indices { bytes[i] = UInt8.random(in: 0...255) }
+        let secret = "rcp_" + Data(bytes).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        let hash = Self.hash(secret)
+        try await write { db in
+            if try Bool.fetchOne(db, sql: "SELECT 1 FROM api_token WHERE name = ?", arguments: [name]) == true {
+                throw ReceiptError(.invalidState, "a token named '\(name)' exists; revoke it or choose another name")
+            }
+            try db.execute(sql: "INSERT INTO api_token (name, secretHash, createdAt) VALUES (?, ?, ?)", arguments: [name, hash, now])
+        }
+        return secret
+    }
+
+    public func tokens() async throws -> [APIToken] {
+        try await read { db in
+            try Row.fetchAll(db, sql: "SELECT name, createdAt, revokedAt FROM api_token ORDER BY createdAt, name").map {
+                APIToken(name: $0["name"], createdAt: $0["createdAt"], revokedAt: $0["revokedAt"])
+            }
+        }
+    }
+
+    public func revokeToken(name: String, now: Date) async throws -> APIToken {
+        try await write { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT name, createdAt, revokedAt FROM api_token WHERE name = ?", arguments: [name]) else {
+                throw ReceiptError(.notFound, "no token named '\(name)'")
+            }
+            let revoked: Date = row["revokedAt"] ?? now
+            try db.execute(sql: "UPDATE api_token SET revokedAt = ? WHERE name = ?", arguments: [revoked, name])
+            return APIToken(name: row["name"], createdAt: row["createdAt"], revokedAt: revoked)
+        }
+    }
+
+    public func activeToken(secret: String) async throws -> String? {
+        let hash = Self.hash(secret)
+        return try await read { db in
+            try String.fetchOne(db, sql: "SELECT name FROM api_token WHERE secretHash = ? AND revokedAt IS NULL", arguments: [hash])
+        }
+    }
+
+    public func hasActiveTokens() async throws -> Bool {
+        try await read { db in try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM api_token WHERE revokedAt IS NULL)") ?? false }
+    }
+
+    public func receiptId(idempotencyKey: String) async throws -> UUID? {
+        try await read { db in
+            try String.fetchOne(db, sql: "SELECT receiptId FROM idempotency_key WHERE key = ?", arguments: [idempotencyKey]).flatMap(UUID.init)
+        }
+    }
+
+    public func remember(idempotencyKey: String, receiptId: UUID, now: Date) async throws -> UUID {
+        try await write { db in
+            try db.execute(sql: "INSERT INTO idempotency_key (key, receiptId, createdAt) VALUES (?, ?, ?) ON CONFLICT(key) DO NOTHING",
+                           arguments: [idempotencyKey, StoreRows.text(receiptId), now])
+            let id = try String.fetchOne(db, sql: "SELECT receiptId FROM idempotency_key WHERE key = ?", arguments: [idempotencyKey])
+            return id.flatMap(UUID.init) ?? receiptId
+        }
+    }
+
+    public func deleteReceipt(id: UUID) async throws -> String? {
+        try await write { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT imagePath FROM receipt WHERE id = ?", arguments: [StoreRows.text(id)]) else {
+                throw ReceiptError(.notFound, "no receipt with id \(id.uuidString.lowercased())")
+            }
+            let image: String? = row["imagePath"]
+            try db.execute(sql: "DELETE FROM idempotency_key WHERE receiptId = ?", arguments: [StoreRows.text(id)])
+            try db.execute(sql: "DELETE FROM expense WHERE receiptId = ?", arguments: [StoreRows.text(id)])
+            try db.execute(sql: "DELETE FROM receipt WHERE id = ?", arguments: [StoreRows.text(id)])
+            guard let image else { return nil }
+            let shared = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM receipt WHERE imagePath = ?)", arguments: [image]) ?? false
+            return shared ? nil : image
+        }
+    }
+}

@@ -1,0 +1,31 @@
+import Foundation
+import ReceiptModel
+
+/// An API token as listed: its name and dates, never its secret.
+public struct APIToken: Sendable, Equatable {
+    public var name: String
+    public var createdAt: Date
+    public var revokedAt: Date?
+}
+
+/// What `receipts serve` keeps beside the receipts: API tokens (only the SHA-256 of each secret)
+/// and idempotency keys. A store that serves HTTP conforms.
+public protocol ServerStore: ReceiptStore {
+    /// Creates a token named `name`; returns its secret, which is not kept (only its hash).
+    /// Throws `.invalidState` when the name is taken.
+    func createToken(name: String, now: Date) async throws -> String
+    func tokens() async throws -> [APIToken]
+    /// Revokes the token; throws `.notFound` for an unknown name.
+    func revokeToken(name: String, now: Date) async throws -> APIToken
+    /// The name of the active (not revoked) token whose secret this is, or nil.
+    func activeToken(secret: String) async throws -> String?
+    /// Whether any token is active: then every `/v1` route needs one.
+    func hasActiveTokens() async throws -> Bool
+    /// The receipt an idempotency key was first used for, or nil.
+    func receiptId(idempotencyKey: String) async throws -> UUID?
+    /// Remembers `key` for `receiptId`; when the key is already taken, returns the receipt it names.
+    func remember(idempotencyKey: String, receiptId: UUID, now: Date) async throws -> UUID
+    /// Deletes the receipt, its drafted expense and its idempotency keys; returns the path of its
+    /// image copy when no other receipt uses it (the caller removes the file). `.notFound` when unknown.
+    func deleteReceipt(id: UUID) async throws -> String?
+}
