@@ -36,12 +36,15 @@ run: build
 	if [ $$status -eq 1 ]; then echo "(receipts in TestReceipts/bad/ are broken on purpose: they fail with their error above)"; \
 	elif [ $$status -ne 0 ]; then exit $$status; fi
 
+# schemathesis (PyPI, pinned in scripts/requirements-test.txt) fuzzes `receipts serve` from its OpenAPI document.
 # Tests that measure time (retry delays) and the accuracy gate (which keeps both cores busy with OCR
 # for a minute or two, making other tests' timers fire late) run on their own, after the rest.
 test: deps
+	python3 -m pip install -q -r scripts/requirements-test.txt
 	swift build --build-tests
 	swift test --skip-build --skip RemoteErrorTests --skip AccuracyGateTests
 	swift test --skip-build --filter RemoteErrorTests
+	scripts/schemathesis-serve .build/debug/receipts
 	swift test --skip-build --filter AccuracyGateTests
 
 # Throughput and memory against the tesseract CLI (see scripts/bench).

@@ -73,11 +73,21 @@ public final class ReceiptServer: Service, Sendable {
         try await app.run()
     }
 
+    /// Every route the router serves (method, path), as `/openapi.yaml` must describe them.
+    public static let routes: [(method: String, path: String)] = [
+        ("GET", "/healthz"), ("GET", "/readyz"), ("GET", "/openapi.yaml"),
+        ("POST", "/v1/receipts"), ("GET", "/v1/receipts"), ("GET", "/v1/receipts/{id}"), ("DELETE", "/v1/receipts/{id}"),
+        ("GET", "/v1/receipts/{id}/image"), ("POST", "/v1/receipts/{id}/retry"), ("GET", "/v1/expenses"), ("POST", "/v1/analyze"),
+    ]
+
     func makeRouter() -> Router<BasicRequestContext> {
         let router = Router(context: BasicRequestContext.self)
         router.add(middleware: ProblemMiddleware(logger: logger))
         router.get("/healthz") { _, _ in Self.json(["status": .string("ok")]) }
         router.get("/readyz") { _, _ in try await self.ready() }
+        router.get("/openapi.yaml") { _, _ in
+            Response(status: .ok, headers: [.contentType: "application/yaml"], body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.yaml)))
+        }
         let v1 = router.group("/v1").add(middleware: BearerTokenMiddleware(store: store))
         v1.post("/receipts") { request, context in try await self.upload(request, context) }
         v1.get("/receipts") { request, _ in try await self.list(request) }

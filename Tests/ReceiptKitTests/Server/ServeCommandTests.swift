@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import Testing
 @testable import ReceiptKit
+import ReceiptServer
 
 /// The real `receipts serve` binary on 127.0.0.1, a real HTTP client (URLSession), a real SQLite
 /// store, real Tesseract.
@@ -231,6 +232,34 @@ import Testing
         #expect(records.count == ids.count)
         #expect(records.allSatisfy { $0["expense"]?["receiptId"] == $0["receiptId"] }, "one expense each")
         #expect(try await restarted.stop())
+    }
+
+    @Test func theOpenAPIDocumentDescribesEveryRoute() async throws {
+        let dir = try TemporaryDirectory()
+        let server = try await Server(store: dir.storePath)
+        let answer = try await server.send("GET", "/openapi.yaml")
+        #expect(answer.status == 200 && answer.headers["content-type"] == "application/yaml")
+        let yaml = String(decoding: answer.body, as: UTF8.self)
+        #expect(yaml.hasPrefix("openapi: 3.1.0"))
+        // Paths are the lines "  /path:" under "paths:", their methods the lines "    get:" below them.
+        var documented: Set<String> = [], path: String?
+        for line in yaml.split(separator: "\n", omittingEmptySubsequences: false).drop(while: { $0 != "paths:" }) {
+            if line.hasPrefix("  /"), line.hasSuffix(":") { path = String(line.dropFirst(2).dropLast()) }
+            else if let path, line.hasPrefix("    "), !line.hasPrefix("     "), line.hasSuffix(":") {
+                documented.insert(line.trimmingCharacters(in: .whitespaces).dropLast().uppercased() + " " + path)
+            }
+        }
+        let served = Set(ReceiptServer.routes.map { "\($0.method) \($0.path)" })
+        #expect(documented == served)
+        // And every one of them is routed (a made-up id gives "no receipt", never "no such route").
+        for route in ReceiptServer.routes {
+            let path = route.path.replacingOccurrences(of: "{id}", with: "6f9619ff-8b86-d011-b42d-00c04fc964ff")
+            let answer = try await server.send(route.method, path, body: route.method == "POST" ? Data("{}".utf8) : nil,
+                                               headers: ["Content-Type": "application/json"])
+            #expect(![405, 500].contains(answer.status), "\(route)")
+            #expect(!String(decoding: answer.body, as: UTF8.self).contains("no such route"), "\(route)")
+        }
+        #expect(try await server.stop())
     }
 
     @Test func withoutATokenOnlyLoopbackIsServed() async throws {
