@@ -120,6 +120,16 @@ enum OpenAPIDocument {
                 application/json:
                   schema: {type: object}
             "503": {$ref: "#/components/responses/problem"}
+      /metrics:
+        get:
+          summary: Prometheus text metrics (receipts by status, queue depth, HTTP requests and latency)
+          security: []
+          responses:
+            "200":
+              description: Prometheus text format 0.0.4
+              content:
+                text/plain:
+                  schema: {type: string}
       /openapi.yaml:
         get:
           summary: This document
@@ -175,6 +185,14 @@ enum OpenAPIDocument {
             "401": {$ref: "#/components/responses/problem"}
             "413": {$ref: "#/components/responses/problem"}
             "415": {$ref: "#/components/responses/problem"}
+            "429":
+              description: Too many receipts waiting (--max-pending); try again after Retry-After seconds
+              headers:
+                Retry-After:
+                  schema: {type: integer}
+              content:
+                application/problem+json:
+                  schema: {$ref: "#/components/schemas/Problem"}
         get:
           summary: List receipts, newest first
           parameters:

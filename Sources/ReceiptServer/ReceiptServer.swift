@@ -21,8 +21,12 @@ public final class ReceiptServer: Service, Sendable {
         public var maxUploadBytes: Int
         /// `?wait=` is capped at this many seconds.
         public var maxWaitSeconds: Double
+        /// Uploads are refused with 429 while this many receipts wait or are being read.
+        public var maxPending: Int
 
-        public init(host: String = "127.0.0.1", port: Int = 8080, maxUploadBytes: Int = 20 << 20, maxWaitSeconds: Double = 30) {
+        public init(host: String = "127.0.0.1", port: Int = 8080, maxUploadBytes: Int = 20 << 20, maxWaitSeconds: Double = 30,
+                    maxPending: Int = 1000) {
+            self.maxPending = maxPending
             self.host = host
             self.port = port
             self.maxUploadBytes = maxUploadBytes
@@ -36,6 +40,7 @@ public final class ReceiptServer: Service, Sendable {
     let configuration: Configuration
     let logger: Logger
     let onListening: @Sendable (_ host: String, _ port: Int) async -> Void
+    let metrics = HTTPMetrics()
 
     /// - Parameters:
     ///   - processor: reads `POST /v1/analyze` images synchronously, outside the queue.
@@ -75,16 +80,22 @@ public final class ReceiptServer: Service, Sendable {
 
     /// Every route the router serves (method, path), as `/openapi.yaml` must describe them.
     public static let routes: [(method: String, path: String)] = [
-        ("GET", "/healthz"), ("GET", "/readyz"), ("GET", "/openapi.yaml"),
+        ("GET", "/healthz"), ("GET", "/readyz"), ("GET", "/metrics"), ("GET", "/openapi.yaml"),
         ("POST", "/v1/receipts"), ("GET", "/v1/receipts"), ("GET", "/v1/receipts/{id}"), ("DELETE", "/v1/receipts/{id}"),
         ("GET", "/v1/receipts/{id}/image"), ("POST", "/v1/receipts/{id}/retry"), ("GET", "/v1/expenses"), ("POST", "/v1/analyze"),
     ]
 
     func makeRouter() -> Router<BasicRequestContext> {
         let router = Router(context: BasicRequestContext.self)
+        router.add(middleware: MetricsMiddleware(metrics: metrics))
         router.add(middleware: ProblemMiddleware(logger: logger))
         router.get("/healthz") { _, _ in Self.json(["status": .string("ok")]) }
         router.get("/readyz") { _, _ in try await self.ready() }
+        router.get("/metrics") { _, _ in
+            let counts = try await self.store.statusCounts()
+            let text = self.metrics.text(receipts: OCRStatus.allCases.map { OCRStatusCount(status: $0.rawValue, count: counts[$0] ?? 0) })
+            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"], body: .init(byteBuffer: ByteBuffer(string: text)))
+        }
         router.get("/openapi.yaml") { _, _ in
             Response(status: .ok, headers: [.contentType: "application/yaml"], body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.yaml)))
         }
@@ -121,6 +132,10 @@ public final class ReceiptServer: Service, Sendable {
             receipt = existing.ocrStatus == .failed ? try await pipeline.retry(existing.id) : existing
         } else {
             let (bytes, filename) = try await imageBody(request, context)
+            let counts = try await store.statusCounts()
+            if (counts[.pending] ?? 0) + (counts[.processing] ?? 0) >= configuration.maxPending {
+                throw Problem(.tooManyRequests, "\(configuration.maxPending) receipts are waiting to be read (--max-pending); try again shortly")
+            }
             receipt = try await pipeline.submit(imageData: bytes, filename: filename)
             if let key {
                 let first = try await store.remember(idempotencyKey: key, receiptId: receipt.id, now: Date())

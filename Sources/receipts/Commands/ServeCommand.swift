@@ -21,7 +21,8 @@ struct ServeCommand: AsyncParsableCommand {
               GET  /v1/receipts[?status=&limit=&after=]   newest first; 'next' is the cursor of the next page.
               GET  /v1/receipts/{id}, GET /v1/receipts/{id}/image, POST /v1/receipts/{id}/retry
               POST /v1/analyze   {"image": "<base64>", "mimeType": "image/jpeg"} in, the analysis out; nothing stored.
-              GET  /healthz (the process is up), GET /readyz (the store can be read)
+              GET  /healthz (the process is up), GET /readyz (the store can be read), GET /metrics (Prometheus), \
+            GET /openapi.yaml (OpenAPI 3.1 of all of this)
 
               DELETE /v1/receipts/{id}   the receipt, its image copy and its draft expense
               GET  /v1/expenses[?from=&to=&category=&status=]
@@ -45,6 +46,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-upload-mb"), help: "Refuse uploads larger than this many megabytes (413).")
     var maxUploadMB: Double = 20
 
+    @Option(name: .customLong("max-pending"), help: "Refuse uploads (429) while this many receipts wait to be read.")
+    var maxPending = 1000
+
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var pipeline: PipelineOptions
     @OptionGroup var logging: LoggingOptions
@@ -52,6 +56,7 @@ struct ServeCommand: AsyncParsableCommand {
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535.") }
         guard maxUploadMB > 0 else { throw ValidationError("--max-upload-mb must be positive.") }
+        guard maxPending > 0 else { throw ValidationError("--max-pending must be positive.") }
     }
 
     func run() async throws {
@@ -77,7 +82,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let server = try ReceiptServer(
             pipeline: pipeline, processor: processor,
-            configuration: .init(host: host, port: port, maxUploadBytes: Int(maxUploadMB * 1_048_576)),
+            configuration: .init(host: host, port: port, maxUploadBytes: Int(maxUploadMB * 1_048_576), maxPending: maxPending),
             logger: logger,
             onListening: { [logger] host, port in
                 logger.info("Listening", metadata: ["http.url": "http://\(host):\(port)", "store.path": "\(storePath)"])

@@ -262,6 +262,36 @@ import ReceiptServer
         #expect(try await server.stop())
     }
 
+    @Test func metricsCountReceiptsAndRequests() async throws {
+        let dir = try TemporaryDirectory()
+        let server = try await Server(store: dir.storePath)
+        _ = try await server.upload("uk-parking.jpg", wait: 30)
+        _ = try await server.send("GET", "/v1/receipts/6f9619ff-8b86-d011-b42d-00c04fc964ff")
+        let answer = try await server.send("GET", "/metrics")
+        let text = String(decoding: answer.body, as: UTF8.self)
+        #expect(answer.status == 200 && answer.headers["content-type"]?.hasPrefix("text/plain") == true)
+        #expect(text.contains("receipts{status=\"completed\"} 1\n"), "\(text)")
+        #expect(text.contains("receipts_queue_depth 0\n"))
+        #expect(text.contains("http_requests_total{route=\"/v1/receipts\",method=\"POST\",status=\"200\"} 1\n"), "\(text)")
+        #expect(text.contains(",method=\"GET\",status=\"404\"} 1\n"), "\(text)")
+        #expect(text.contains("http_request_duration_seconds_count{route=\"/v1/receipts\",method=\"POST\"} 1\n"))
+        #expect(try await server.stop())
+    }
+
+    @Test func aFullQueueAnswers429WithRetryAfter() async throws {
+        let dir = try TemporaryDirectory()
+        let server = try await Server(store: dir.storePath, arguments: ["--max-pending", "1", "--workers", "1"])
+        // A 35-megapixel page scan keeps the one worker busy for a second or more.
+        let (first, _) = try await server.upload("scan-a4-pub.jpg")
+        #expect(first == 202)
+        let answer = try await server.send("POST", "/v1/receipts", body: try Data(contentsOf: URL(fileURLWithPath: ReceiptsCLI.testReceipt("us-diner.jpg"))),
+                                           headers: ["Content-Type": "image/jpeg"])
+        #expect(answer.status == 429)
+        #expect(answer.headers["retry-after"] == "5")
+        #expect(try JSONValue.parse(answer.body)["detail"]?.stringValue?.contains("--max-pending") == true)
+        #expect(try await server.stop())
+    }
+
     @Test func withoutATokenOnlyLoopbackIsServed() async throws {
         let dir = try TemporaryDirectory()
         let result = try await ReceiptsCLI.run(["serve", "--host", "0.0.0.0", "--port", "0", "--store", dir.storePath])
