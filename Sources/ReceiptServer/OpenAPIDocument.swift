@@ -287,6 +287,60 @@ enum OpenAPIDocument {
                         items: {$ref: "#/components/schemas/Expense"}
             "400": {$ref: "#/components/responses/problem"}
             "401": {$ref: "#/components/responses/problem"}
+      /v1/expenses/export.csv:
+        get:
+          summary: The expenses as CSV (the columns of `receipts export --format csv`)
+          parameters:
+            - {name: from, in: query, schema: {type: string, format: date}}
+            - {name: to, in: query, schema: {type: string, format: date}}
+            - {name: category, in: query, schema: {type: string}}
+            - {name: status, in: query, schema: {type: string, enum: [draft, confirmed]}}
+          responses:
+            "200":
+              description: CSV, a header row then one row per expense
+              content:
+                text/csv:
+                  schema: {type: string}
+            "400": {$ref: "#/components/responses/problem"}
+            "401": {$ref: "#/components/responses/problem"}
+      /v1/expenses/{id}:
+        patch:
+          summary: Correct fields of a drafted expense and confirm it
+          description: >
+            What the analyzer drafted for each corrected field is kept in `corrections`.
+            `status: confirmed` marks the expense reviewed.
+          parameters: [{$ref: "#/components/parameters/id"}]
+          requestBody:
+            required: true
+            content:
+              application/json:
+                schema:
+                  type: object
+                  additionalProperties: false
+                  properties:
+                    date: {type: [string, "null"], format: date}
+                    amount: {type: [number, string, "null"]}
+                    taxAmount: {type: [number, string, "null"]}
+                    currency: {type: [string, "null"]}
+                    category: {type: string, minLength: 1}
+                    description: {type: string, minLength: 1}
+                    isTaxDeductible: {type: boolean}
+                    taxDeductiblePercentage: {type: number, minimum: 0, maximum: 100}
+                    status: {type: string, enum: [draft, confirmed]}
+          responses:
+            "200":
+              description: The expense as corrected, and what the analyzer had drafted
+              content:
+                application/json:
+                  schema:
+                    type: object
+                    required: [expense, corrections]
+                    properties:
+                      expense: {$ref: "#/components/schemas/Expense"}
+                      corrections: {type: object}
+            "400": {$ref: "#/components/responses/problem"}
+            "401": {$ref: "#/components/responses/problem"}
+            "404": {$ref: "#/components/responses/problem"}
       /v1/analyze:
         post:
           summary: Analyze one image synchronously; nothing is stored

@@ -82,7 +82,7 @@ public final class ReceiptServer: Service, Sendable {
     public static let routes: [(method: String, path: String)] = [
         ("GET", "/healthz"), ("GET", "/readyz"), ("GET", "/metrics"), ("GET", "/openapi.yaml"),
         ("POST", "/v1/receipts"), ("GET", "/v1/receipts"), ("GET", "/v1/receipts/{id}"), ("DELETE", "/v1/receipts/{id}"),
-        ("GET", "/v1/receipts/{id}/image"), ("POST", "/v1/receipts/{id}/retry"), ("GET", "/v1/expenses"), ("POST", "/v1/analyze"),
+        ("GET", "/v1/receipts/{id}/image"), ("POST", "/v1/receipts/{id}/retry"), ("GET", "/v1/expenses"), ("GET", "/v1/expenses/export.csv"), ("PATCH", "/v1/expenses/{id}"), ("POST", "/v1/analyze"),
     ]
 
     func makeRouter() -> Router<BasicRequestContext> {
@@ -107,6 +107,8 @@ public final class ReceiptServer: Service, Sendable {
         v1.get("/receipts/:id/image") { _, context in try await self.image(self.id(context)) }
         v1.post("/receipts/:id/retry") { _, context in try await self.retry(self.id(context)) }
         v1.get("/expenses") { request, _ in try await self.expenses(request) }
+        v1.get("/expenses/export.csv") { request, _ in try await self.exportCSV(request) }
+        v1.patch("/expenses/:id") { request, context in try await self.correctExpense(request, self.id(context, "expense")) }
         v1.post("/analyze") { request, context in try await self.analyze(request, context) }
         return router
     }
@@ -210,6 +212,40 @@ public final class ReceiptServer: Service, Sendable {
     }
 
     private func expenses(_ request: Request) async throws -> Response {
+        let expenses = try await pipeline.expenses(try expenseQuery(request))
+        return Self.json(JSONValue.object([("expenses", .array(expenses.map(\.json)))]))
+    }
+
+    /// The expenses as CSV, one row each, for a spreadsheet or an accountant (the columns of
+    /// `receipts export --format csv`).
+    private func exportCSV(_ request: Request) async throws -> Response {
+        let columns = ["date", "vendor", "category", "amount", "currency", "taxAmount", "taxDeductiblePercentage",
+                       "deductibleAmount", "status", "needsReview", "receiptFile", "receiptId", "expenseId"]
+        var lines = [columns.joined(separator: ",")]
+        for e in try await pipeline.expenses(try expenseQuery(request)) {
+            let receipt = try await pipeline.receipt(id: e.receiptId)
+            let deductible = e.amount.map { ($0 * e.taxDeductiblePercentage / 100).rounded(scale: 2) }
+            let cells: [String?] = [e.date?.description, e.description, e.category, e.amount?.moneyString, e.currency,
+                                    e.taxAmount?.moneyString, e.taxDeductiblePercentage.plainString, deductible?.moneyString,
+                                    e.status.rawValue, e.needsReview ? "true" : "false", receipt?.filePath,
+                                    e.receiptId.uuidString.lowercased(), e.id.uuidString.lowercased()]
+            lines.append(cells.map { Self.csvCell($0 ?? "") }.joined(separator: ","))
+        }
+        return Response(status: .ok, headers: [.contentType: "text/csv; charset=utf-8",
+                                               .contentDisposition: "attachment; filename=\"expenses.csv\""],
+                        body: .init(byteBuffer: ByteBuffer(string: lines.joined(separator: "\r\n") + "\r\n")))
+    }
+
+    /// RFC 4180: quoted when it holds a comma, a quote or a line break; a leading = + - @ is
+    /// prefixed with ' so a spreadsheet does not run it as a formula.
+    static func csvCell(_ text: String) -> String {
+        var cell = text
+        if let first = cell.first, "=+-@".contains(first), Decimal(string: cell) == nil { cell = "'" + cell }
+        guard cell.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return cell }
+        return "\"" + cell.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    private func expenseQuery(_ request: Request) throws -> ExpenseQuery {
         let parameters = request.uri.queryParameters
         func date(_ name: String) throws -> CalendarDate? {
             try parameters.get(name).map { text in
@@ -222,8 +258,66 @@ public final class ReceiptServer: Service, Sendable {
             guard let parsed = ExpenseStatus(rawValue: status) else { throw Problem(.badRequest, "status must be draft or confirmed") }
             query.status = parsed
         }
-        let expenses = try await pipeline.expenses(query)
-        return Self.json(JSONValue.object([("expenses", .array(expenses.map(\.json)))]))
+        return query
+    }
+
+    /// The review step: a person corrects fields of the drafted expense and confirms it. What the
+    /// analyzer drafted for each corrected field is kept (`corrections`), so accuracy against what
+    /// people corrected can be measured later.
+    private func correctExpense(_ request: Request, _ id: UUID) async throws -> Response {
+        guard var expense = try await store.expense(id: id) else { throw Problem(.notFound, "no expense with id \(id.uuidString.lowercased())") }
+        var request = request
+        let body = try await Self.collect(&request, upTo: 64 * 1024, reported: 64 * 1024)
+        guard let fields = (try? JSONValue.parse([UInt8](buffer: body)))?.objectValue else {
+            throw Problem(.badRequest, "the body must be a JSON object of the fields to change")
+        }
+        let before = expense.json
+        func decimal(_ value: JSONValue, _ name: String) throws -> Decimal? {
+            if value.isNull { return nil }
+            guard let d = value.decimalValue ?? value.stringValue.flatMap({ Decimal(string: $0) }) else {
+                throw Problem(.badRequest, "\(name) must be a decimal number or null")
+            }
+            return d
+        }
+        func string(_ value: JSONValue, _ name: String) throws -> String {
+            guard let text = value.stringValue, !text.trimmingCharacters(in: .whitespaces).isEmpty else {
+                throw Problem(.badRequest, "\(name) must be a non-empty string")
+            }
+            return text
+        }
+        var changed: [(field: String, drafted: JSONValue)] = []
+        for (name, value) in fields {
+            switch name {
+            case "date":
+                if value.isNull { expense.date = nil } else {
+                    guard let date = value.stringValue.flatMap(CalendarDate.init(iso:)) else { throw Problem(.badRequest, "date must be YYYY-MM-DD or null") }
+                    expense.date = date
+                }
+            case "amount": expense.amount = try decimal(value, name)
+            case "taxAmount": expense.taxAmount = try decimal(value, name)
+            case "currency": expense.currency = value.isNull ? nil : try string(value, name).uppercased()
+            case "category": expense.category = try string(value, name)
+            case "description": expense.description = try string(value, name)
+            case "isTaxDeductible":
+                guard let flag = value.boolValue else { throw Problem(.badRequest, "isTaxDeductible must be true or false") }
+                expense.isTaxDeductible = flag
+            case "taxDeductiblePercentage":
+                guard let p = try decimal(value, name), p >= 0, p <= 100 else { throw Problem(.badRequest, "taxDeductiblePercentage must be from 0 to 100") }
+                expense.taxDeductiblePercentage = p
+            case "status":
+                guard let status = value.stringValue.flatMap(ExpenseStatus.init(rawValue:)) else { throw Problem(.badRequest, "status must be draft or confirmed") }
+                expense.status = status
+                if status == .confirmed { expense.needsReview = false }
+                continue
+            default:
+                throw Problem(.badRequest, "'\(name)' cannot be changed (date, amount, taxAmount, currency, category, description, isTaxDeductible, taxDeductiblePercentage, status)")
+            }
+            let drafted = before[name] ?? .null
+            if expense.json[name] != drafted { changed.append((name, drafted)) }
+        }
+        let corrections = try await store.correct(expense, changed: changed, now: Date())
+        guard let saved = try await store.expense(id: id) else { throw Self.unknown(id) }
+        return Self.json(JSONValue.object([("expense", saved.json), ("corrections", corrections)]))
     }
 
     private func image(_ id: UUID) async throws -> Response {
@@ -312,9 +406,9 @@ public final class ReceiptServer: Service, Sendable {
         return min(seconds, configuration.maxWaitSeconds)
     }
 
-    private func id(_ context: BasicRequestContext) throws -> UUID {
+    private func id(_ context: BasicRequestContext, _ kind: String = "receipt") throws -> UUID {
         let text = context.parameters.get("id") ?? ""
-        guard let id = UUID(uuidString: text) else { throw Problem(.notFound, "no receipt with id '\(text)'") }
+        guard let id = UUID(uuidString: text) else { throw Problem(.notFound, "no \(kind) with id '\(text)'") }
         return id
     }
 

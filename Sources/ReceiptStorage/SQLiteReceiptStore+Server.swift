@@ -68,6 +68,37 @@ extension SQLiteReceiptStore: ServerStore {
         }
     }
 
+    public func correct(_ expense: Expense, changed: [(field: String, drafted: JSONValue)], now: Date) async throws -> JSONValue {
+        let e = expense
+        return try await write { db in
+            let stored = try String.fetchOne(db, sql: "SELECT corrections FROM expense WHERE id = ?", arguments: [StoreRows.text(e.id)])
+            var corrections = stored.flatMap { try? JSONValue.parse($0) }?.objectValue ?? []
+            for change in changed where !corrections.contains(where: { $0.0 == change.field }) {
+                corrections.append((change.field, change.drafted))
+            }
+            let json = JSONValue.object(corrections)
+            try db.execute(
+                sql: """
+                    UPDATE expense SET date = ?, amount = ?, currency = ?, taxAmount = ?, category = ?, description = ?,
+                        isTaxDeductible = ?, taxDeductiblePercentage = ?, status = ?, needsReview = ?, lastModified = ?,
+                        corrections = ?
+                    WHERE id = ?
+                    """,
+                arguments: [e.date?.description, StoreRows.money(e.amount), e.currency, StoreRows.money(e.taxAmount), e.category,
+                            e.description, e.isTaxDeductible, e.taxDeductiblePercentage.plainString, e.status.rawValue,
+                            e.needsReview, now, json.serialized(), StoreRows.text(e.id)])
+            guard db.changesCount == 1 else { throw ReceiptError(.notFound, "no expense with id \(StoreRows.text(e.id))") }
+            return json
+        }
+    }
+
+    public func corrections(ofExpense id: UUID) async throws -> JSONValue {
+        try await read { db in
+            let stored = try String.fetchOne(db, sql: "SELECT corrections FROM expense WHERE id = ?", arguments: [StoreRows.text(id)])
+            return stored.flatMap { try? JSONValue.parse($0) } ?? .object([])
+        }
+    }
+
     public func deleteReceipt(id: UUID) async throws -> String? {
         try await write { db in
             guard let row = try Row.fetchOne(db, sql: "SELECT imagePath FROM receipt WHERE id = ?", arguments: [StoreRows.text(id)]) else {

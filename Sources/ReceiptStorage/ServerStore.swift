@@ -28,4 +28,9 @@ public protocol ServerStore: ReceiptStore {
     /// Deletes the receipt, its drafted expense and its idempotency keys; returns the path of its
     /// image copy when no other receipt uses it (the caller removes the file). `.notFound` when unknown.
     func deleteReceipt(id: UUID) async throws -> String?
+    /// Saves a person's changes to an expense: `expense` as corrected, and per changed field what
+    /// the analyzer had drafted (kept from the first correction on). Returns the corrections.
+    func correct(_ expense: Expense, changed: [(field: String, drafted: JSONValue)], now: Date) async throws -> JSONValue
+    /// The corrections of an expense (an empty object when none).
+    func corrections(ofExpense id: UUID) async throws -> JSONValue
 }

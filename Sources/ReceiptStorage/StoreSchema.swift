@@ -5,7 +5,8 @@ import GRDB
 ///
 /// - `v1`: the `receipt` and `expense` tables, mirroring the apps' data model.
 /// - `v2`: the job queue: where the image bytes are kept, the worker lease, the retry time.
-/// - `v3`: for `receipts serve`: API tokens (only their SHA-256 kept) and idempotency keys.
+/// - `v3`: for `receipts serve`: API tokens (only their SHA-256 kept), idempotency keys, and each
+///   expense's corrections (what the analyzer said of a field a person changed).
 ///
 /// Money is TEXT holding the exact decimal (`23.45`); receipt dates are TEXT `YYYY-MM-DD`
 /// calendar dates; timestamps are GRDB's UTC text `YYYY-MM-DD HH:MM:SS.SSS` (they sort as text).
@@ -85,6 +86,7 @@ package enum StoreSchema {
             createdAt TEXT NOT NULL,
             revokedAt TEXT
         );
+        ALTER TABLE expense ADD COLUMN corrections TEXT;
         CREATE TABLE idempotency_key (
             key TEXT PRIMARY KEY NOT NULL,
             receiptId TEXT NOT NULL REFERENCES receipt(id) ON DELETE CASCADE,

@@ -4,7 +4,7 @@ import FoundationNetworking
 #endif
 import Testing
 @testable import ReceiptKit
-import ReceiptServer
+@testable import ReceiptServer
 
 /// The real `receipts serve` binary on 127.0.0.1, a real HTTP client (URLSession), a real SQLite
 /// store, real Tesseract.
@@ -260,6 +260,51 @@ import ReceiptServer
             #expect(!String(decoding: answer.body, as: UTF8.self).contains("no such route"), "\(route)")
         }
         #expect(try await server.stop())
+    }
+
+    @Test func aPersonCorrectsAndConfirmsADraftAndTheAnalyzersValuesAreKept() async throws {
+        let dir = try TemporaryDirectory()
+        let server = try await Server(store: dir.storePath)
+        let (_, record) = try await server.upload("uk-parking.jpg", wait: 30)
+        let id = try #require(record["expense"]?["id"]?.stringValue)
+        #expect(record["expense"]?["amount"]?.doubleValue == 7.50)
+        let json = ["Content-Type": "application/json"]
+        let (status, first) = try await server.json("PATCH", "/v1/expenses/\(id)", body: Data(#"{"amount": "8.00", "category": "Fuel"}"#.utf8), headers: json)
+        #expect(status == 200)
+        #expect(first["expense"]?["amount"]?.doubleValue == 8.00 && first["expense"]?["category"]?.stringValue == "Fuel")
+        #expect(first["expense"]?["status"]?.stringValue == "draft")
+        // A second correction of the amount keeps what the analyzer drafted, not the first correction.
+        let (_, second) = try await server.json("PATCH", "/v1/expenses/\(id)", body: Data(#"{"amount": 8.5, "status": "confirmed"}"#.utf8), headers: json)
+        #expect(second["expense"]?["amount"]?.doubleValue == 8.50)
+        #expect(second["expense"]?["status"]?.stringValue == "confirmed" && second["expense"]?["needsReview"]?.boolValue == false)
+        #expect(second["corrections"]?["amount"]?.doubleValue == 7.50, "\(second)")
+        #expect(second["corrections"]?["category"]?.stringValue == "Other")
+        #expect(second["corrections"]?["status"] == nil, "confirming is not a correction")
+        let (_, confirmed) = try await server.json("GET", "/v1/expenses?status=confirmed")
+        #expect(confirmed["expenses"]?.arrayValue?.first?["amount"]?.doubleValue == 8.50)
+        let csv = try await server.send("GET", "/v1/expenses/export.csv?status=confirmed")
+        #expect(csv.status == 200 && csv.headers["content-type"]?.hasPrefix("text/csv") == true)
+        let rows = String(decoding: csv.body, as: UTF8.self).split(separator: "\r\n")
+        #expect(rows.count == 2 && rows[0].hasPrefix("date,vendor,category,amount,"))
+        #expect(rows[1].hasPrefix("2024-06-12,CASTLEGATE PARKING,Fuel,8.50,GBP,"), "\(rows)")
+        #expect(try await server.send("GET", "/v1/expenses/export.csv?status=draft").body == Data((String(rows[0]) + "\r\n").utf8))
+        // The receipt's analysis is still what the analyzer said.
+        let (_, again) = try await server.json("GET", "/v1/receipts/\(try #require(record["receiptId"]?.stringValue))")
+        #expect(again["analysis"]?["total"]?.doubleValue == 7.50)
+
+        #expect(try await server.send("PATCH", "/v1/expenses/\(id)", body: Data(#"{"vendor": "x"}"#.utf8), headers: json).status == 400)
+        #expect(try await server.send("PATCH", "/v1/expenses/\(id)", body: Data(#"{"date": "31/12/2024"}"#.utf8), headers: json).status == 400)
+        #expect(try await server.send("PATCH", "/v1/expenses/6f9619ff-8b86-d011-b42d-00c04fc964ff", body: Data("{}".utf8), headers: json).status == 404)
+        #expect(try await server.stop())
+    }
+
+    @Test("A CSV cell is quoted when it must be and never runs as a formula", arguments: [
+        ("CASTLEGATE PARKING", "CASTLEGATE PARKING"), ("Smith, Jones & Co", "\"Smith, Jones & Co\""),
+        ("The \"Plough\"", "\"The \"\"Plough\"\"\""), ("=HYPERLINK(\"x\")", "\"'=HYPERLINK(\"\"x\"\")\""),
+        ("-12.50", "-12.50"), ("@SUM(A1)", "'@SUM(A1)"),
+    ])
+    func csvCells(text: String, cell: String) {
+        #expect(ReceiptServer.csvCell(text) == cell)
     }
 
     @Test func metricsCountReceiptsAndRequests() async throws {
