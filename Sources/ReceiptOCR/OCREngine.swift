@@ -1,4 +1,5 @@
 import COCRTuning
+import CTesseract
 import Foundation
 import Logging
 import ReceiptModel
@@ -101,6 +102,22 @@ public final class OCREngine: Service, Sendable {
     /// is prepared from that decoded image. At most `maxPasses` passes, the first included.
     public func session(imageData: Data, file: String, maxPasses: Int = OCRSession.defaultMaxPasses) -> OCRSession {
         OCRSession(engine: self, imageData: imageData, file: file, maxPasses: maxPasses)
+    }
+
+    /// Refuses, from the header alone and without decoding, a picture above the configuration's
+    /// pixel limit (`.tooLarge`, naming `file`): what an upload is checked with before it is
+    /// accepted. Formats whose size the header does not give (PDF, HEIC) pass; their limit is
+    /// checked when they are read.
+    public func checkPixelLimit(_ data: Data, file: String) throws {
+        guard let format = ImageFormat.sniff(data), ![.pdf, .heic, .avif].contains(format) else { return }
+        var fmt: Int32 = 0, w: Int32 = 0, h: Int32 = 0, bps: Int32 = 0, spp: Int32 = 0, cmap: Int32 = 0
+        let ok = data.withUnsafeBytes { raw in
+            pixReadHeaderMem(raw.bindMemory(to: UInt8.self).baseAddress, raw.count, &fmt, &w, &h, &bps, &spp, &cmap) == 0
+        }
+        let pixels = Int(w) * Int(h), limit = configuration.maxPixels
+        guard ok, pixels > limit else { return }
+        throw ReceiptError(.tooLarge, file: file, String(format: "image is %d×%d pixels (%.1f megapixels), above the limit of %.1f megapixels (--max-pixels)",
+                                                         w, h, Double(pixels) / 1e6, Double(limit) / 1e6))
     }
 
     /// Reads an image from bytes, with the configuration's settings: the first reading of a

@@ -185,6 +185,7 @@ enum OpenAPIDocument {
             "401": {$ref: "#/components/responses/problem"}
             "413": {$ref: "#/components/responses/problem"}
             "415": {$ref: "#/components/responses/problem"}
+            "422": {$ref: "#/components/responses/problem"}
             "429":
               description: Too many receipts waiting (--max-pending); try again after Retry-After seconds
               headers:

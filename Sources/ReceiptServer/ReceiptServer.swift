@@ -353,6 +353,7 @@ public final class ReceiptServer: Service, Sendable {
             throw Problem(.badRequest, "\"image\" is not base64")
         }
         try Self.checkFormat(data)
+        try checkPixels(data, file: "upload")
         do {
             let processed = try await processor.process(imageData: data, displayPath: "upload")
             return Self.json(processed.analysis.json)
@@ -381,6 +382,7 @@ public final class ReceiptServer: Service, Sendable {
         guard !bytes.isEmpty else { throw Problem(.badRequest, "the upload is empty") }
         guard bytes.count <= configuration.maxUploadBytes else { throw Self.tooLarge(configuration.maxUploadBytes) }
         try Self.checkFormat(bytes)
+        try checkPixels(bytes, file: filename)
         return (bytes, filename)
     }
 
@@ -391,6 +393,16 @@ public final class ReceiptServer: Service, Sendable {
             return try await request.collectBody(upTo: limit)
         } catch let error as HTTPError where error.status == .contentTooLarge {
             throw tooLarge(reported)
+        }
+    }
+
+    /// A pixel bomb (a small file claiming gigapixels) is refused with 422 before it is stored.
+    private func checkPixels(_ data: Data, file: String) throws {
+        guard let engine = (processor as? ReceiptProcessor)?.engine else { return }
+        do {
+            try engine.checkPixelLimit(data, file: file)
+        } catch let error as ReceiptError {
+            throw Problem(.unprocessableContent, error.message)
         }
     }
 

@@ -172,8 +172,10 @@ import Testing
         }
         let small = try Data(contentsOf: URL(fileURLWithPath: ReceiptsCLI.testReceipt("bad/text.jpg")))
         let big = try Data(contentsOf: URL(fileURLWithPath: ReceiptsCLI.testReceipt("uk-supermarket.jpg")))
+        let bomb = try Data(contentsOf: URL(fileURLWithPath: ReceiptsCLI.testReceipt("bad/huge.png")))
         let cases: [(String, String, Data?, [String: String], Int, String)] = [
             ("POST", "/v1/receipts", small, ["Content-Type": "image/jpeg"], 415, "unrecognised format"),
+            ("POST", "/v1/receipts", bomb, ["Content-Type": "image/png"], 422, "50000×50000 pixels"),
             ("POST", "/v1/receipts", big, ["Content-Type": "image/jpeg"], 413, "larger than 0.05 MB"),
             ("POST", "/v1/receipts", Data("--b\r\nContent-Disposition: form-data; name=\"file\"\r\n\r\nabc".utf8),
              ["Content-Type": "multipart/form-data; boundary=b"], 400, "truncated or malformed"),
