@@ -31,6 +31,10 @@ public final class ReceiptPipeline: Service, Sendable {
         /// How often to look for work done or submitted by other processes.
         public var pollInterval: TimeInterval
         public var store: StoreConfiguration
+        /// Called by this process's workers when a receipt is completed or has failed for good
+        /// (not when it will be retried). It must return at once (hand the outcome on): a worker
+        /// waits for it. Webhooks use it.
+        public var onFinished: (@Sendable (ReceiptOutcome) -> Void)?
 
         public init(taxonomy: Taxonomy = .default, workers: Int = ProcessInfo.processInfo.activeProcessorCount,
                     retry: RetryPolicy = RetryPolicy(), leaseDuration: TimeInterval = 60, pollInterval: TimeInterval = 1,

@@ -149,6 +149,7 @@ final class ReceiptQueue: Sendable {
                 if let duplicate = stored.possibleDuplicateOf { metadata["expense.possibleDuplicateOf"] = "\(duplicate)" }
                 logger.debug("Receipt completed", metadata: metadata)
                 finished.notifyAll()
+                configuration.onFinished?(ReceiptOutcome(source: done.filePath, receipt: done, expense: stored, isDuplicate: false))
                 return .completed(done, stored)
 
             case let .failure(error):
@@ -181,6 +182,7 @@ final class ReceiptQueue: Sendable {
                     return .retry(failed, at: retryAt)
                 }
                 logger.debug("Receipt failed", metadata: metadata)
+                configuration.onFinished?(ReceiptOutcome(source: failed.filePath, receipt: failed, expense: nil, isDuplicate: false))
                 return .failed(failed)
             }
         } catch {

@@ -27,6 +27,10 @@ struct ServeCommand: AsyncParsableCommand {
               DELETE /v1/receipts/{id}   the receipt, its image copy and its draft expense
               GET  /v1/expenses[?from=&to=&category=&status=]
 
+            Webhooks (--webhook URL): each record is POSTed as JSON with the header \
+            Receipts-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" with the secret>; a \
+            delivery that fails is retried after 1, 2, 4, 8, 16 s, then logged; the queue never waits for it.
+
             API tokens (receipts token create|list|revoke): once one exists, every /v1 route needs \
             Authorization: Bearer <token> (not /healthz or /readyz). Without any, the server listens only \
             on loopback addresses. Idempotency-Key on POST /v1/receipts: the same key returns the same \
@@ -49,6 +53,16 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-pending"), help: "Refuse uploads (429) while this many receipts wait to be read.")
     var maxPending = 1000
 
+    @Option(help: ArgumentHelp("POST each receipt's record here when it is completed or has failed for good (signed; see below).", valueName: "URL"))
+    var webhook: String?
+
+    @Option(name: .customLong("webhook-secret-file"), help: ArgumentHelp(
+        "File holding the webhook signing secret (default: $RECEIPTS_WEBHOOK_SECRET).", valueName: "FILE"))
+    var webhookSecretFile: String?
+
+    @Option(name: .customLong("webhook-retry-delay"), help: ArgumentHelp("Seconds before a failed webhook's first retry (doubling).", visibility: .hidden))
+    var webhookRetryDelay: Double = 1
+
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var pipeline: PipelineOptions
     @OptionGroup var logging: LoggingOptions
@@ -57,6 +71,27 @@ struct ServeCommand: AsyncParsableCommand {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535.") }
         guard maxUploadMB > 0 else { throw ValidationError("--max-upload-mb must be positive.") }
         guard maxPending > 0 else { throw ValidationError("--max-pending must be positive.") }
+        if let webhook {
+            guard let url = URL(string: webhook), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
+                throw ValidationError("--webhook \(webhook): not an http(s) URL.")
+            }
+            guard (try? webhookSecret()) != nil else {
+                throw ValidationError("--webhook needs a signing secret: --webhook-secret-file FILE or RECEIPTS_WEBHOOK_SECRET.")
+            }
+        }
+    }
+
+    private func webhookSecret() throws -> String {
+        let secret: String?
+        if let file = webhookSecretFile {
+            secret = try? String(contentsOfFile: file, encoding: .utf8)
+        } else {
+            secret = ProcessInfo.processInfo.environment["RECEIPTS_WEBHOOK_SECRET"]
+        }
+        guard let secret = secret?.trimmingCharacters(in: .whitespacesAndNewlines), !secret.isEmpty else {
+            throw ValidationError("no webhook signing secret")
+        }
+        return secret
     }
 
     func run() async throws {
@@ -71,11 +106,15 @@ struct ServeCommand: AsyncParsableCommand {
         queueLogger.logLevel = logging.quiet ? .error : logging.level
         let processor = try self.pipeline.makeProcessor(logger: queueLogger)
         let storePath = storeOptions.resolvedPath()
+        let webhooks = try webhook.flatMap(URL.init(string:)).map { url in
+            WebhookSender(configuration: .init(url: url, secret: try webhookSecret(), firstRetryDelay: .seconds(webhookRetryDelay)), logger: logger)
+        }
+        var queueConfiguration = ReceiptPipeline.Configuration(taxonomy: processor.options.taxonomy, workers: self.pipeline.workers)
+        if let webhooks { queueConfiguration.onFinished = { webhooks.enqueue($0) } }
         let pipeline: ReceiptPipeline
         do {
             pipeline = try ReceiptPipeline(
-                storePath: storePath, processor: processor,
-                configuration: .init(taxonomy: processor.options.taxonomy, workers: self.pipeline.workers), logger: queueLogger)
+                storePath: storePath, processor: processor, configuration: queueConfiguration, logger: queueLogger)
         } catch let error as ReceiptError {
             printError(error.description)
             throw ExitCode(2)
@@ -90,7 +129,8 @@ struct ServeCommand: AsyncParsableCommand {
         var configuration = ServiceGroupConfiguration(
             // Shut down in reverse order: the server stops accepting, the workers finish, then the
             // OCR threads end.
-            services: [.init(service: processor.engine), .init(service: pipeline), .init(service: server)],
+            services: [.init(service: processor.engine)] + (webhooks.map { [.init(service: $0)] } ?? [])
+                + [.init(service: pipeline), .init(service: server)],
             gracefulShutdownSignals: [.sigterm, .sigint], cancellationSignals: [], logger: queueLogger)
         configuration.maximumGracefulShutdownDuration = .seconds(12)
         do {

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -16,13 +17,14 @@ import Testing
         let base: URL
         let store: String
 
-        init(store: String, arguments: [String] = []) async throws {
+        init(store: String, arguments: [String] = [], environment extra: [String: String] = [:]) async throws {
             self.store = store
             process = Process()
             process.executableURL = ReceiptsCLI.binary
             process.arguments = ["serve", "--port", "0", "--store", store, "--workers", "2"] + arguments
             var environment = ProcessInfo.processInfo.environment
             for key in ["RECEIPTS_STORE", "GEMINI_API_KEY"] { environment[key] = nil }
+            environment.merge(extra) { $1 }
             process.environment = environment
             stderr = try CapturedOutput()
             process.standardOutput = FileHandle.nullDevice
@@ -307,6 +309,51 @@ import Testing
     ])
     func csvCells(text: String, cell: String) {
         #expect(ReceiptServer.csvCell(text) == cell)
+    }
+
+    @Test func aWebhookIsSignedAndRetriedUntilTheReceiverTakesIt() async throws {
+        let receiver = try ScriptedHTTPServer([.respond(status: 500, body: "busy"), .respond(status: 204, body: "")])
+        defer { receiver.stop() }
+        let dir = try TemporaryDirectory()
+        let secret = "whsec-test-1234"
+        let server = try await Server(store: dir.storePath,
+                                      arguments: ["--webhook", "http://127.0.0.1:\(receiver.port)/hooks/receipts", "--webhook-retry-delay", "0.1"],
+                                      environment: ["RECEIPTS_WEBHOOK_SECRET": secret])
+        let (_, record) = try await server.upload("uk-parking.jpg", wait: 30)
+        #expect(try await Self.until(timeout: 30) { receiver.requests.count >= 2 })
+        #expect(receiver.requests.count == 2, "one failed delivery, one retry")
+        let delivered = try #require(receiver.requests.last)
+        #expect(delivered.method == "POST" && delivered.path == "/hooks/receipts")
+        #expect(delivered.json?["receiptId"] == record["receiptId"])
+        #expect(delivered.json?["ocrStatus"]?.stringValue == "completed")
+        // Receipts-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<body>">, checked here with swift-crypto.
+        let header = try #require(delivered.headers["receipts-signature"])
+        let parts = Dictionary(uniqueKeysWithValues: header.split(separator: ",").map { item in
+            let kv = item.split(separator: "=", maxSplits: 1); return (String(kv[0]), String(kv[1]))
+        })
+        let t = try #require(parts["t"].flatMap(Int.init))
+        #expect(abs(Double(t) - Date().timeIntervalSince1970) < 120)
+        let mac = HMAC<SHA256>.authenticationCode(for: Data("\(t).".utf8) + delivered.body, using: SymmetricKey(data: Data(secret.utf8)))
+        #expect(parts["v1"] == mac.map { String(format: "%02x", $0) }.joined())
+        #expect(try await server.stop())
+    }
+
+    @Test func aWebhookReceiverThatIsDownIsLoggedAndNothingElseStops() async throws {
+        let dir = try TemporaryDirectory()
+        // A port nothing listens on: take one and close it.
+        let closed = try ScriptedHTTPServer([.drop])
+        let port = closed.port
+        closed.stop()
+        let server = try await Server(store: dir.storePath,
+                                      arguments: ["--webhook", "http://127.0.0.1:\(port)/down", "--webhook-retry-delay", "0.05"],
+                                      environment: ["RECEIPTS_WEBHOOK_SECRET": "s"])
+        for name in ["uk-parking.jpg", "us-diner.jpg"] {
+            let (status, record) = try await server.upload(name, wait: 30)
+            #expect(status == 200 && record["ocrStatus"]?.stringValue == "completed", "the queue does not wait for webhooks")
+        }
+        #expect(try await Self.until(timeout: 30) { server.stderr.text.components(separatedBy: "Webhook not delivered").count - 1 == 2 },
+                "\(server.stderr.text)")
+        #expect(try await server.stop())
     }
 
     @Test func metricsCountReceiptsAndRequests() async throws {
