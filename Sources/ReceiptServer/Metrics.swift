@@ -1,10 +1,12 @@
 import Foundation
 import Hummingbird
+import ReceiptKit
 import Synchronization
 
-/// HTTP request counts and latencies, kept in memory and written in Prometheus' text format
-/// (`GET /metrics`) together with the store's receipt counts.
-final class HTTPMetrics: Sendable {
+/// HTTP request counts and latencies, and the OCR and analysis time of the receipts this
+/// process's workers read, kept in memory and written in Prometheus' text format (`GET /metrics`)
+/// together with the store's receipt counts.
+public final class HTTPMetrics: Sendable {
     /// Latency buckets in seconds.
     static let buckets: [Double] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
 
@@ -16,6 +18,26 @@ final class HTTPMetrics: Sendable {
 
     /// Requests by "route method status", latency by "route method".
     private let state = Mutex<(requests: [String: Int], latency: [String: Series])>(([:], [:]))
+    /// Per receipt read: "ocr" and "analysis" seconds, and outcomes by status.
+    private let readings = Mutex<(stages: [String: Series], outcomes: [String: Int])>(([:], [:]))
+
+    public init() {}
+
+    /// Records a finished receipt's timings (for `ReceiptPipeline.Configuration.onFinished`).
+    public func observe(_ outcome: ReceiptOutcome) {
+        let timings = outcome.analysis?.details.first { $0.0 == "timings" }?.1
+        readings.withLock { r in
+            r.outcomes[outcome.receipt.ocrStatus.rawValue, default: 0] += 1
+            for (stage, key) in [("ocr", "ocrMs"), ("analysis", "analysisMs")] {
+                guard let ms = timings?[key]?.doubleValue else { continue }
+                var series = r.stages[stage, default: Series()]
+                series.count += 1
+                series.sum += ms / 1000
+                for (i, bound) in Self.buckets.enumerated() where ms / 1000 <= bound { series.buckets[i] += 1 }
+                r.stages[stage] = series
+            }
+        }
+    }
 
     func record(route: String, method: String, status: Int, seconds: Double) {
         state.withLock { s in
@@ -49,6 +71,18 @@ final class HTTPMetrics: Sendable {
             out += "http_request_duration_seconds_bucket{\(labels),le=\"+Inf\"} \(series.count)\n"
             out += "http_request_duration_seconds_sum{\(labels)} \(series.sum)\n"
             out += "http_request_duration_seconds_count{\(labels)} \(series.count)\n"
+        }
+        let (stages, outcomes) = readings.withLock { ($0.stages, $0.outcomes) }
+        out += "# HELP receipts_processed_total Receipts this process's workers finished, by outcome.\n# TYPE receipts_processed_total counter\n"
+        for (status, count) in outcomes.sorted(by: { $0.key < $1.key }) { out += "receipts_processed_total{status=\"\(status)\"} \(count)\n" }
+        out += "# HELP receipt_stage_duration_seconds OCR (first reading, waiting for a thread included) and analysis (further passes included) per receipt.\n# TYPE receipt_stage_duration_seconds histogram\n"
+        for (stage, series) in stages.sorted(by: { $0.key < $1.key }) {
+            for (i, bound) in Self.buckets.enumerated() {
+                out += "receipt_stage_duration_seconds_bucket{stage=\"\(stage)\",le=\"\(bound)\"} \(series.buckets[i])\n"
+            }
+            out += "receipt_stage_duration_seconds_bucket{stage=\"\(stage)\",le=\"+Inf\"} \(series.count)\n"
+            out += "receipt_stage_duration_seconds_sum{stage=\"\(stage)\"} \(series.sum)\n"
+            out += "receipt_stage_duration_seconds_count{stage=\"\(stage)\"} \(series.count)\n"
         }
         return out
     }

@@ -40,15 +40,19 @@ public final class ReceiptServer: Service, Sendable {
     let configuration: Configuration
     let logger: Logger
     let onListening: @Sendable (_ host: String, _ port: Int) async -> Void
-    let metrics = HTTPMetrics()
+    let metrics: HTTPMetrics
 
     /// - Parameters:
     ///   - processor: reads `POST /v1/analyze` images synchronously, outside the queue.
     ///   - onListening: called once the socket is bound, with the port actually bound.
     /// Throws `.invalidConfiguration` when the pipeline's store cannot keep tokens and idempotency
     /// keys (`ServerStore`).
+    /// - metrics: what `/metrics` reports; pass the one the pipeline's `onFinished` feeds to have
+    ///   OCR and analysis times.
     public init(pipeline: ReceiptPipeline, processor: any ReceiptProcessing, configuration: Configuration = Configuration(),
-                logger: Logger, onListening: @escaping @Sendable (_ host: String, _ port: Int) async -> Void = { _, _ in }) throws {
+                metrics: HTTPMetrics = HTTPMetrics(), logger: Logger,
+                onListening: @escaping @Sendable (_ host: String, _ port: Int) async -> Void = { _, _ in }) throws {
+        self.metrics = metrics
         guard let store = pipeline.store as? any ServerStore else {
             throw ReceiptError(.invalidConfiguration, "this store cannot serve HTTP (it keeps no API tokens)", file: pipeline.store.location)
         }

@@ -110,7 +110,11 @@ struct ServeCommand: AsyncParsableCommand {
             WebhookSender(configuration: .init(url: url, secret: try webhookSecret(), firstRetryDelay: .seconds(webhookRetryDelay)), logger: logger)
         }
         var queueConfiguration = ReceiptPipeline.Configuration(taxonomy: processor.options.taxonomy, workers: self.pipeline.workers)
-        if let webhooks { queueConfiguration.onFinished = { webhooks.enqueue($0) } }
+        let metrics = HTTPMetrics()
+        queueConfiguration.onFinished = { outcome in
+            metrics.observe(outcome)
+            webhooks?.enqueue(outcome)
+        }
         let pipeline: ReceiptPipeline
         do {
             pipeline = try ReceiptPipeline(
@@ -122,6 +126,7 @@ struct ServeCommand: AsyncParsableCommand {
         let server = try ReceiptServer(
             pipeline: pipeline, processor: processor,
             configuration: .init(host: host, port: port, maxUploadBytes: Int(maxUploadMB * 1_048_576), maxPending: maxPending),
+            metrics: metrics,
             logger: logger,
             onListening: { [logger] host, port in
                 logger.info("Listening", metadata: ["http.url": "http://\(host):\(port)", "store.path": "\(storePath)"])

@@ -369,6 +369,9 @@ import Testing
         #expect(text.contains("http_requests_total{route=\"/v1/receipts\",method=\"POST\",status=\"200\"} 1\n"), "\(text)")
         #expect(text.contains(",method=\"GET\",status=\"404\"} 1\n"), "\(text)")
         #expect(text.contains("http_request_duration_seconds_count{route=\"/v1/receipts\",method=\"POST\"} 1\n"))
+        #expect(text.contains("receipts_processed_total{status=\"completed\"} 1\n"), "\(text)")
+        #expect(text.contains("receipt_stage_duration_seconds_count{stage=\"ocr\"} 1\n"))
+        #expect(text.contains("receipt_stage_duration_seconds_count{stage=\"analysis\"} 1\n"))
         #expect(try await server.stop())
     }
 
