@@ -79,6 +79,10 @@ public final class OCREngine: Service, Sendable {
         logger.debug("OCR engine stopped")
     }
 
+    /// Whether the engine's threads are running and taking work (between `run()` starting them and
+    /// a shutdown): what a readiness check asks.
+    public var isRunning: Bool { queue.isOpen }
+
     /// Runs the engine around `body`: started before it, shut down (queued work finished) after it.
     public func withRunning<T>(_ body: (OCREngine) async throws -> T) async throws -> T {
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -218,6 +222,9 @@ private final class JobQueue: Sendable {
     /// Wakes idle OCR threads. (A condition variable: OS threads block on it, which a Mutex cannot
     /// do; `state` stays the only place the queue's data lives.)
     private let wake = NSCondition()
+
+    /// Started and not yet closed: jobs pushed now will be read.
+    var isOpen: Bool { state.withLock { $0.started && !$0.closed } }
 
     /// False when already started.
     func start() -> Bool {

@@ -344,7 +344,12 @@ enum OpenAPIDocument {
             "404": {$ref: "#/components/responses/problem"}
       /v1/analyze:
         post:
-          summary: Analyze one image synchronously; nothing is stored
+          summary: Analyze one image synchronously; nothing is stored unless store=true
+          parameters:
+            - name: store
+              in: query
+              description: Also store the receipt and its draft expense (its record is at Location)
+              schema: {type: string, enum: ["true", "false"]}
           requestBody:
             required: true
             content:
@@ -361,6 +366,11 @@ enum OpenAPIDocument {
               content:
                 application/json:
                   schema: {$ref: "#/components/schemas/Analysis"}
+            "202":
+              description: Stored (store=true) but not read within 30 s; the record is at Location
+              content:
+                application/json:
+                  schema: {$ref: "#/components/schemas/Record"}
             "400": {$ref: "#/components/responses/problem"}
             "401": {$ref: "#/components/responses/problem"}
             "413": {$ref: "#/components/responses/problem"}

@@ -125,7 +125,10 @@ public final class ReceiptServer: Service, Sendable {
         } catch {
             throw Problem(.serviceUnavailable, "the store cannot be read: \((error as? ReceiptError)?.message ?? String(describing: error).oneLine)")
         }
-        return Self.json(["status": .string("ready"), "store": .string("ok")])
+        if let engine = (processor as? ReceiptProcessor)?.engine, !engine.isRunning {
+            throw Problem(.serviceUnavailable, "the OCR engine is not running (starting or stopping)")
+        }
+        return Self.json(["status": .string("ready"), "store": .string("ok"), "ocr": .string("ok")])
     }
 
     private func upload(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
@@ -358,6 +361,30 @@ public final class ReceiptServer: Service, Sendable {
         }
         try Self.checkFormat(data)
         try checkPixels(data, file: "upload")
+        if request.uri.queryParameters.get("store") == "true" {
+            // Stored as an upload would be: the analysis when it is done within the wait limit,
+            // else 202 and where its record will be.
+            let receipt = try await pipeline.submit(imageData: data, filename: "analyze")
+            let id = receipt.id
+            let finished = try await withThrowingTaskGroup(of: Receipt?.self) { group in
+                group.addTask { try await self.pipeline.waitForCompletion(of: id) }
+                group.addTask { try await Task.sleep(for: .seconds(self.configuration.maxWaitSeconds)); return nil }
+                let first = try await group.next() ?? nil
+                group.cancelAll()
+                return first
+            }
+            guard let finished else {
+                var response = try await recordResponse(receipt, status: .accepted)
+                response.headers[.location] = "/v1/receipts/\(id.uuidString.lowercased())"
+                return response
+            }
+            guard let analysis = finished.analysis else {
+                throw Problem(.unprocessableContent, (finished.lastError ?? "the image could not be read").oneLine)
+            }
+            var response = Self.json(analysis.json)
+            response.headers[.location] = "/v1/receipts/\(id.uuidString.lowercased())"
+            return response
+        }
         do {
             let processed = try await processor.process(imageData: data, displayPath: "upload")
             return Self.json(processed.analysis.json)

@@ -211,6 +211,13 @@ import Testing
         #expect(analysis["vendor"]?.stringValue == "CASTLEGATE PARKING")
         let (_, list) = try await server.json("GET", "/v1/receipts")
         #expect(list["receipts"]?.arrayValue?.isEmpty == true)
+        // With store=true the receipt and its expense are kept, and Location says where.
+        let stored = try await server.send("POST", "/v1/analyze?store=true", body: body, headers: ["Content-Type": "application/json"])
+        #expect(stored.status == 200)
+        #expect(try JSONValue.parse(stored.body)["total"]?.doubleValue == 7.50)
+        let location = try #require(stored.headers["location"])
+        let (_, record) = try await server.json("GET", location)
+        #expect(record["expense"]?["amount"]?.doubleValue == 7.50)
         #expect(try await server.stop())
     }
 
@@ -422,7 +429,8 @@ import Testing
             }
         }
         #expect(try await server.send("GET", "/healthz").status == 200, "health needs no token")
-        #expect(try await server.send("GET", "/readyz").status == 200)
+        // Ready once the OCR engine has loaded its model (it may still be loading when the socket opens).
+        #expect(try await Self.until(timeout: 30) { try await server.send("GET", "/readyz").status == 200 })
         #expect(try await server.stop())
     }
 
