@@ -151,24 +151,34 @@ public final class ReceiptServer: Service, Sendable {
                 if first != receipt.id, let other = try await pipeline.receipt(id: first) { receipt = other }
             }
         }
-        if let wait, wait > 0 {
-            let id = receipt.id
-            let finished = try await withThrowingTaskGroup(of: Receipt?.self) { group in
-                group.addTask { try await self.pipeline.waitForCompletion(of: id) }
-                group.addTask { try await Task.sleep(for: .seconds(wait)); return nil }
-                let first = try await group.next() ?? nil
-                group.cancelAll()
-                return first
-            }
-            if let finished { return try await recordResponse(finished, status: .ok) }
+        if let wait, wait > 0, let finished = try await finished(receipt.id, within: wait) {
+            return try await recordResponse(finished, status: .ok)
         }
         if receipt.ocrStatus == .completed || receipt.ocrStatus == .failed {
             return try await recordResponse(receipt, status: .ok)
         }
+        return try await accepted(receipt)
+    }
+
+    /// The receipt once completed or failed, or nil when that takes longer than `seconds`.
+    private func finished(_ id: UUID, within seconds: Double) async throws -> Receipt? {
+        try await withThrowingTaskGroup(of: Receipt?.self) { group in
+            group.addTask { try await self.pipeline.waitForCompletion(of: id) }
+            group.addTask { try await Task.sleep(for: .seconds(seconds)); return nil }
+            let first = try await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+    }
+
+    /// 202 with the record as it is and `Location` naming where it will be.
+    private func accepted(_ receipt: Receipt) async throws -> Response {
         var response = try await recordResponse(receipt, status: .accepted)
-        response.headers[.location] = "/v1/receipts/\(receipt.id.uuidString.lowercased())"
+        response.headers[.location] = Self.location(receipt.id)
         return response
     }
+
+    private static func location(_ id: UUID) -> String { "/v1/receipts/\(id.uuidString.lowercased())" }
 
     private func list(_ request: Request) async throws -> Response {
         let parameters = request.uri.queryParameters
@@ -340,10 +350,7 @@ public final class ReceiptServer: Service, Sendable {
     private func retry(_ id: UUID) async throws -> Response {
         guard try await pipeline.receipt(id: id) != nil else { throw Self.unknown(id) }
         do {
-            let receipt = try await pipeline.retry(id)
-            var response = try await recordResponse(receipt, status: .accepted)
-            response.headers[.location] = "/v1/receipts/\(id.uuidString.lowercased())"
-            return response
+            return try await accepted(try await pipeline.retry(id))
         } catch let error as ReceiptError where error.code == .invalidState {
             throw Problem(.conflict, error.message)
         }
@@ -365,24 +372,12 @@ public final class ReceiptServer: Service, Sendable {
             // Stored as an upload would be: the analysis when it is done within the wait limit,
             // else 202 and where its record will be.
             let receipt = try await pipeline.submit(imageData: data, filename: "analyze")
-            let id = receipt.id
-            let finished = try await withThrowingTaskGroup(of: Receipt?.self) { group in
-                group.addTask { try await self.pipeline.waitForCompletion(of: id) }
-                group.addTask { try await Task.sleep(for: .seconds(self.configuration.maxWaitSeconds)); return nil }
-                let first = try await group.next() ?? nil
-                group.cancelAll()
-                return first
-            }
-            guard let finished else {
-                var response = try await recordResponse(receipt, status: .accepted)
-                response.headers[.location] = "/v1/receipts/\(id.uuidString.lowercased())"
-                return response
-            }
-            guard let analysis = finished.analysis else {
-                throw Problem(.unprocessableContent, (finished.lastError ?? "the image could not be read").oneLine)
+            guard let done = try await finished(receipt.id, within: configuration.maxWaitSeconds) else { return try await accepted(receipt) }
+            guard let analysis = done.analysis else {
+                throw Problem(.unprocessableContent, (done.lastError ?? "the image could not be read").oneLine)
             }
             var response = Self.json(analysis.json)
-            response.headers[.location] = "/v1/receipts/\(id.uuidString.lowercased())"
+            response.headers[.location] = Self.location(receipt.id)
             return response
         }
         do {

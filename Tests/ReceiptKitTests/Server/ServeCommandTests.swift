@@ -363,6 +363,22 @@ import Testing
         #expect(try await server.stop())
     }
 
+    @Test func aFailedReceiptCanBeRetriedAndACompletedOneCannot() async throws {
+        let dir = try TemporaryDirectory()
+        let server = try await Server(store: dir.storePath)
+        let truncated = try Data(contentsOf: URL(fileURLWithPath: ReceiptsCLI.testReceipt("bad/truncated.jpg")))
+        let (status, failed) = try await server.json("POST", "/v1/receipts?wait=30", body: truncated, headers: ["Content-Type": "image/jpeg"])
+        #expect(status == 200 && failed["ocrStatus"]?.stringValue == "failed")
+        #expect(failed["error"]?.stringValue?.contains("truncated JPEG") == true, "\(failed)")
+        let id = try #require(failed["receiptId"]?.stringValue)
+        let retried = try await server.send("POST", "/v1/receipts/\(id)/retry")
+        #expect(retried.status == 202 && retried.headers["location"] == "/v1/receipts/\(id)")
+        let (_, done) = try await server.upload("uk-parking.jpg", wait: 30)
+        let conflict = try await server.send("POST", "/v1/receipts/\(try #require(done["receiptId"]?.stringValue))/retry")
+        #expect(conflict.status == 409)
+        #expect(try await server.stop())
+    }
+
     @Test func metricsCountReceiptsAndRequests() async throws {
         let dir = try TemporaryDirectory()
         let server = try await Server(store: dir.storePath)
