@@ -6,6 +6,7 @@ import PackageDescription
 //   receipts (CLI)
 //     ├─ ReceiptServer ─ `receipts serve`: the pipeline over HTTP (Hummingbird)
 //     └─ ReceiptKit ─ queue, pipeline, watched-folder intake: the facade a backend imports
+//          ├─ ReceiptPostgres ─ the same store in PostgreSQL, for several worker hosts
 //          ├─ ReceiptStorage ─ the store protocol, SQLite, the image store
 //          ├─ ReceiptAnalyzers ─ heuristic and remote analyzers, scoring against ground truth
 //          ├─ ReceiptOCR ─ Tesseract and Leptonica (libheif for HEIC/AVIF, poppler for PDF): images in, OCR sessions and results out
@@ -23,6 +24,7 @@ let package = Package(
         .library(name: "ReceiptAnalyzers", targets: ["ReceiptAnalyzers"]),
         .library(name: "ReceiptOCR", targets: ["ReceiptOCR"]),
         .library(name: "ReceiptStorage", targets: ["ReceiptStorage"]),
+        .library(name: "ReceiptPostgres", targets: ["ReceiptPostgres"]),
         .library(name: "ReceiptServer", targets: ["ReceiptServer"]),
         .executable(name: "receipts", targets: ["receipts"]),
     ],
@@ -34,6 +36,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         .target(
@@ -90,6 +94,17 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // The shared store for several hosts: PostgreSQL (postgres-nio, no libpq).
+        .target(
+            name: "ReceiptPostgres",
+            dependencies: [
+                "ReceiptModel",
+                "ReceiptStorage",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .target(
             name: "ReceiptKit",
             dependencies: [
@@ -97,6 +112,7 @@ let package = Package(
                 "ReceiptOCR",
                 "ReceiptAnalyzers",
                 "ReceiptStorage",
+                "ReceiptPostgres",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]

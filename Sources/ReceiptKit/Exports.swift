@@ -3,3 +3,4 @@
 @_exported import ReceiptModel
 @_exported import ReceiptOCR
 @_exported import ReceiptStorage
+@_exported import ReceiptPostgres

@@ -339,8 +339,8 @@ public final class ReceiptServer: Service, Sendable {
 
     private func image(_ id: UUID) async throws -> Response {
         guard try await pipeline.receipt(id: id) != nil else { throw Self.unknown(id) }
-        guard let path = try await pipeline.store.imagePath(ofReceipt: id),
-              let data = FileManager.default.contents(atPath: path) else {
+        guard let reference = try await pipeline.store.imagePath(ofReceipt: id),
+              let data = try? await pipeline.images.load(reference) else {
             throw Problem(.notFound, "the image of receipt \(id.uuidString.lowercased()) is no longer stored")
         }
         let type = ImageFormat.sniff(data)?.mimeType ?? "application/octet-stream"

@@ -61,6 +61,28 @@ public protocol ReceiptStore: Sendable {
     func requeue(id: UUID, now: Date) async throws -> Receipt
     /// Puts every failed receipt back to `pending`.
     func requeueFailed(now: Date) async throws -> [Receipt]
+
+    // MARK: Changes made by other processes
+
+    /// Whether `watchChanges` reports other processes' changes (then the queue's poll is only a
+    /// slow safety net). False for SQLite: there, other processes' changes are seen by polling.
+    var announcesChanges: Bool { get }
+    /// Calls `onChange` when any process submits, returns or finishes a receipt, until the task is
+    /// cancelled. Returns at once when the store cannot announce changes.
+    func watchChanges(_ onChange: @escaping @Sendable (StoreChange) -> Void) async
+}
+
+/// What another process did to the queue.
+public enum StoreChange: Sendable, Equatable {
+    /// A receipt became pending (submitted, returned, put back for a retry).
+    case workAvailable
+    /// A receipt reached completed or failed.
+    case finished
+}
+
+extension ReceiptStore {
+    public var announcesChanges: Bool { false }
+    public func watchChanges(_ onChange: @escaping @Sendable (StoreChange) -> Void) async {}
 }
 
 /// A worker's hold on a receipt.
@@ -82,6 +104,11 @@ public struct ClaimedJob: Sendable {
     public var receipt: Receipt
     /// The stored copy of the image (or nil: read `receipt.filePath`).
     public var imagePath: String?
+
+    public init(receipt: Receipt, imagePath: String?) {
+        self.receipt = receipt
+        self.imagePath = imagePath
+    }
 }
 
 public enum ClaimAttempt: Sendable {

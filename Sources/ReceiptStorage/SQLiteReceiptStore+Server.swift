@@ -1,19 +1,11 @@
-import Crypto
 import Foundation
 import GRDB
 import ReceiptModel
 
 extension SQLiteReceiptStore: ServerStore {
-    static func hash(_ secret: String) -> String {
-        SHA256.hash(data: Data(secret.utf8)).map { String(format: "%02x", $0) }.joined()
-    }
-
     public func createToken(name: String, now: Date) async throws -> String {
-        var bytes = [UInt8](repeating: 0, count: 32)
-        for i in bytes.indices { bytes[i] = UInt8.random(in: 0...255) }
-        let secret = "rcp_" + Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-        let hash = Self.hash(secret)
+        let secret = APIToken.newSecret()
+        let hash = APIToken.hash(secret)
         try await write { db in
             if try Bool.fetchOne(db, sql: "SELECT 1 FROM api_token WHERE name = ?", arguments: [name]) == true {
                 throw ReceiptError(.invalidState, "a token named '\(name)' exists; revoke it or choose another name")
@@ -43,7 +35,7 @@ extension SQLiteReceiptStore: ServerStore {
     }
 
     public func activeToken(secret: String) async throws -> String? {
-        let hash = Self.hash(secret)
+        let hash = APIToken.hash(secret)
         return try await read { db in
             try String.fetchOne(db, sql: "SELECT name FROM api_token WHERE secretHash = ? AND revokedAt IS NULL", arguments: [hash])
         }

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import ReceiptModel
 
@@ -6,6 +7,25 @@ public struct APIToken: Sendable, Equatable {
     public var name: String
     public var createdAt: Date
     public var revokedAt: Date?
+
+    public init(name: String, createdAt: Date, revokedAt: Date?) {
+        self.name = name
+        self.createdAt = createdAt
+        self.revokedAt = revokedAt
+    }
+
+    /// A new secret: `rcp_` and 32 random bytes, base64url.
+    public static func newSecret() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        return "rcp_" + Data(bytes).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
+
+    /// What a store keeps of a secret: its SHA-256, lowercase hex.
+    public static func hash(_ secret: String) -> String {
+        SHA256.hash(data: Data(secret.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
 }
 
 /// What `receipts serve` keeps beside the receipts: API tokens (only the SHA-256 of each secret)

@@ -9,6 +9,7 @@ struct Receipts: AsyncParsableCommand {
             and drafts an expense for each. Logs go to stderr; results go to stdout.
             """,
         subcommands: [ProcessCommand.self, OCRCommand.self, EvalCommand.self, ListCommand.self, ShowCommand.self, RetryCommand.self,
-                      ExpensesCommand.self, ExportCommand.self, WatchCommand.self, ServeCommand.self, TokenCommand.self]
+                      ExpensesCommand.self, ExportCommand.self, WatchCommand.self, ServeCommand.self, WorkerCommand.self, TokenCommand.self,
+                      StoreCommand.self]
     )
 }

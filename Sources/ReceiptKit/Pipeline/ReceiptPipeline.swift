@@ -50,6 +50,8 @@ public final class ReceiptPipeline: Service, Sendable {
 
     /// The store, for queries beyond the ones below.
     public let store: any ReceiptStore
+    /// Where submitted bytes are kept (a folder, or the PostgreSQL database).
+    public let images: any ImageRepository
     public let configuration: Configuration
     private let queue: ReceiptQueue
     private let logger: Logger
@@ -64,9 +66,10 @@ public final class ReceiptPipeline: Service, Sendable {
     }
 
     /// Uses any store; `images` is where submitted bytes are kept.
-    public init(store: any ReceiptStore, images: ImageStore, processor: any ReceiptProcessing,
+    public init(store: any ReceiptStore, images: any ImageRepository, processor: any ReceiptProcessing,
                 configuration: Configuration = Configuration(), logger: Logger) {
         self.store = store
+        self.images = images
         self.configuration = configuration
         self.logger = logger
         let identity = WorkerIdentity()
@@ -162,6 +165,7 @@ public final class ReceiptPipeline: Service, Sendable {
                     group.addTask { await self.queue.serviceWorker(index) }
                 }
                 group.addTask { await cancelWhenGracefulShutdown { await self.queue.reclaimLoop() } }
+                group.addTask { await cancelWhenGracefulShutdown { await self.queue.relayStoreChanges() } }
             }
         } onGracefulShutdown: {
             // Idle workers wake and see the shutdown; busy ones finish the receipt in hand.
@@ -233,7 +237,11 @@ public final class ReceiptPipeline: Service, Sendable {
                 group.addTask { try await queue.batchWorker(index, tracker: tracker, emit: onOutcome) }
             }
             group.addTask { await queue.reclaimLoop() }
-            // The submissions and the workers end when the batch is done; then stop the reclaim loop.
+            if store.announcesChanges {
+                group.addTask { await queue.relayStoreChanges() }
+            }
+            // The submissions and the workers end when the batch is done; then stop the reclaim
+            // loop and the listener.
             for _ in 0...configuration.workers { try await group.next() }
             group.cancelAll()
             try await group.waitForAll()

@@ -5,6 +5,25 @@ import ServiceLifecycle
 extension ReceiptQueue {
     private var pollInterval: Duration { .milliseconds(Int64(max(0.01, configuration.pollInterval) * 1000)) }
 
+    /// How long an idle worker waits before looking again without being woken: the poll interval,
+    /// or at least 5 s when the store announces other processes' changes (PostgreSQL's NOTIFY),
+    /// where looking again is only a safety net.
+    private var idleInterval: Duration {
+        store.announcesChanges ? max(pollInterval, .seconds(5)) : pollInterval
+    }
+
+    /// Relays the store's announcements of other processes' changes to this process's waiters,
+    /// until the task is cancelled (at once for a store that announces nothing).
+    func relayStoreChanges() async {
+        guard store.announcesChanges else { return }
+        await store.watchChanges { [workAvailable, finished] change in
+            switch change {
+            case .workAvailable: workAvailable.notifyAll()
+            case .finished: finished.notifyAll()
+            }
+        }
+    }
+
     private static func duration(until date: Date, cap: Duration) -> Duration {
         let seconds = max(0.005, date.timeIntervalSinceNow)
         return min(cap, .milliseconds(Int64(seconds * 1000)))
@@ -29,8 +48,8 @@ extension ReceiptQueue {
                 await workAvailable.wait(since: generation, timeout: pollInterval * 5)
                 continue
             }
-            var timeout = pollInterval
-            if let due = try? await store.nextDueDate() { timeout = Self.duration(until: due, cap: pollInterval) }
+            var timeout = idleInterval
+            if let due = try? await store.nextDueDate() { timeout = Self.duration(until: due, cap: idleInterval) }
             await workAvailable.wait(since: generation, timeout: timeout)
         }
     }

@@ -5,7 +5,7 @@ import Logging
 /// that drive workers are in `ReceiptQueue+Workers.swift`.
 final class ReceiptQueue: Sendable {
     let store: any ReceiptStore
-    let images: ImageStore
+    let images: any ImageRepository
     let processor: any ReceiptProcessing
     let configuration: ReceiptPipeline.Configuration
     let identity: WorkerIdentity
@@ -15,7 +15,7 @@ final class ReceiptQueue: Sendable {
     /// Notified when a receipt reaches completed or failed (or a retry is scheduled).
     let finished = WakeSignal()
 
-    init(store: any ReceiptStore, images: ImageStore, processor: any ReceiptProcessing,
+    init(store: any ReceiptStore, images: any ImageRepository, processor: any ReceiptProcessing,
          configuration: ReceiptPipeline.Configuration, identity: WorkerIdentity, logger: Logger) {
         self.store = store
         self.images = images
@@ -36,11 +36,8 @@ final class ReceiptQueue: Sendable {
     /// API key, the quota, the network); a completed receipt is returned as it is. `process`,
     /// `watch` and the library all submit through here, so they agree on this.
     func submit(data: Data, displayPath: String, force: Bool) async throws -> (receipt: Receipt, isNew: Bool) {
-        let images = self.images
-        let (hash, imagePath) = try await BlockingIO.run {
-            let hash = ContentHash.hex(of: data)
-            return (hash, try images.store(data, hash: hash))
-        }
+        let hash = try await BlockingIO.run { ContentHash.hex(of: data) }
+        let imagePath = try await images.store(data, hash: hash)
         let now = Date()
         let receipt = Receipt(filePath: displayPath, contentHash: hash, uploadTimestamp: now, createdAt: now, updatedAt: now)
         var result = try await store.insert(receipt, imagePath: imagePath, deduplicate: !force)
@@ -120,14 +117,11 @@ final class ReceiptQueue: Sendable {
         logger.debug("Receipt claimed", metadata: metadata)
 
         let outcome: Swift.Result<ProcessedReceipt, Error>
-        switch try? await BlockingIO.run({ BlockingIO.readImage(at: job.imagePath ?? receipt.filePath) }) {
-        case let .success(data)?:
+        switch await readImage(of: job) {
+        case let .success(data):
             outcome = await processKeepingLease(data, receipt: receipt, owner: owner)
-        case let .failure(error)?:
-            let cause = job.imagePath == nil ? error.message : "the stored copy of the image is missing or unreadable (\(error.message))"
-            outcome = .failure(ReceiptError(.unreadable, file: receipt.filePath, cause))
-        case nil:
-            outcome = .failure(ReceiptError(.unreadable, file: receipt.filePath, "cannot read the image"))
+        case let .failure(error):
+            outcome = .failure(error)
         }
 
         let now = Date()
@@ -190,6 +184,24 @@ final class ReceiptQueue: Sendable {
             metadata["error.message"] = "\(error)"
             logger.warning("Receipt result not stored", metadata: metadata)
             return .released
+        }
+    }
+
+    /// The bytes of a claimed receipt: its stored copy, else the file it was submitted from.
+    private func readImage(of job: ClaimedJob) async -> Swift.Result<Data, ReceiptError> {
+        let file = job.receipt.filePath
+        guard let reference = job.imagePath else {
+            return (try? await BlockingIO.run({ BlockingIO.readImage(at: file) }))
+                ?? .failure(ReceiptError(.unreadable, file: file, "cannot read the image"))
+        }
+        do {
+            return .success(try await images.load(reference))
+        } catch let error as ReceiptError where error.isTransient {
+            // The database is unreachable for a moment: try again later.
+            return .failure(ReceiptError(error.code, file: file, error.message, cause: error.cause, retry: .later))
+        } catch {
+            let message = (error as? ReceiptError)?.message ?? "\(error)"
+            return .failure(ReceiptError(.unreadable, file: file, "the stored copy of the image is missing or unreadable (\(message))"))
         }
     }
 

@@ -38,7 +38,7 @@ struct ExpensesCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let store = try storeOptions.openStore()
+        let store = try await storeOptions.openStore()
         let query = ExpenseQuery(from: try StoreOptions.date(from, option: "--from"),
                                  to: try StoreOptions.date(to, option: "--to"), category: category)
         var records: [JSONValue] = []

@@ -43,7 +43,7 @@ struct ExportCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let store = try storeOptions.openStore()
+        let store = try await storeOptions.openStore()
         let query = ExpenseQuery(from: try StoreOptions.date(from, option: "--from"),
                                  to: try StoreOptions.date(to, option: "--to"), category: category)
         var records: [JSONValue] = []

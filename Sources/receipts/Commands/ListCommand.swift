@@ -27,7 +27,7 @@ struct ListCommand: AsyncParsableCommand {
                              "uploadTimestamp", "createdAt", "updatedAt", "isUploaded", "expenseId"]
 
     func run() async throws {
-        let store = try storeOptions.openStore()
+        let store = try await storeOptions.openStore()
         let receipts = try await store.receipts(ReceiptQuery(status: status, limit: limit))
         let format = self.format?.value ?? .automatic
         let formatter = RecordFormatter(format: format, columns: format == .table ? Self.tableColumns : Self.csvColumns)

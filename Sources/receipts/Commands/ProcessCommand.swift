@@ -53,8 +53,8 @@ struct ProcessCommand: AsyncParsableCommand {
     private func process(with processor: ReceiptProcessor, logger: Logger) async throws {
         let receiptPipeline: ReceiptPipeline
         do {
-            receiptPipeline = try ReceiptPipeline(
-                storePath: storeOptions.resolvedPath(), processor: processor,
+            receiptPipeline = try await ReceiptPipeline.open(
+                try storeOptions.location(), imagesDirectory: storeOptions.images, processor: processor,
                 configuration: .init(taxonomy: processor.options.taxonomy, workers: pipeline.workers), logger: logger)
         } catch {
             printError("\(error)")

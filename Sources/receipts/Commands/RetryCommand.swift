@@ -24,7 +24,7 @@ struct RetryCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let store = try storeOptions.openStore()
+        let store = try await storeOptions.openStore()
         let requeued: [Receipt]
         if failed {
             requeued = try await store.requeueFailed(now: Date())

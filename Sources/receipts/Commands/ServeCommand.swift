@@ -105,7 +105,6 @@ struct ServeCommand: AsyncParsableCommand {
         var queueLogger = Logger(label: "receipts")
         queueLogger.logLevel = logging.quiet ? .error : logging.level
         let processor = try self.pipeline.makeProcessor(logger: queueLogger)
-        let storePath = storeOptions.resolvedPath()
         let webhooks = try webhook.flatMap(URL.init(string:)).map { url in
             WebhookSender(configuration: .init(url: url, secret: try webhookSecret(), firstRetryDelay: .seconds(webhookRetryDelay)), logger: logger)
         }
@@ -116,9 +115,12 @@ struct ServeCommand: AsyncParsableCommand {
             webhooks?.enqueue(outcome)
         }
         let pipeline: ReceiptPipeline
+        let location: StoreLocation
         do {
-            pipeline = try ReceiptPipeline(
-                storePath: storePath, processor: processor, configuration: queueConfiguration, logger: queueLogger)
+            location = try storeOptions.location()
+            pipeline = try await ReceiptPipeline.open(
+                location, imagesDirectory: storeOptions.images, processor: processor, configuration: queueConfiguration,
+                logger: queueLogger)
         } catch let error as ReceiptError {
             printError(error.description)
             throw ExitCode(2)
@@ -129,7 +131,7 @@ struct ServeCommand: AsyncParsableCommand {
             metrics: metrics,
             logger: logger,
             onListening: { [logger] host, port in
-                logger.info("Listening", metadata: ["http.url": "http://\(host):\(port)", "store.path": "\(storePath)"])
+                logger.info("Listening", metadata: ["http.url": "http://\(host):\(port)", "store.path": "\(location)"])
             })
         var configuration = ServiceGroupConfiguration(
             // Shut down in reverse order: the server stops accepting, the workers finish, then the

@@ -17,7 +17,7 @@ struct ShowCommand: AsyncParsableCommand {
     var compact = false
 
     func run() async throws {
-        let store = try storeOptions.openStore()
+        let store = try await storeOptions.openStore()
         let receipt = try await store.receipt(idPrefix: id)
         var pairs = receipt.json(includeDetails: true).objectValue ?? []
         pairs.append(("imagePath", .optionalString(try await store.imagePath(ofReceipt: receipt.id))))

@@ -25,7 +25,7 @@ struct TokenCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let store = try TokenCommand.open(storeOptions)
+            let store = try await TokenCommand.open(storeOptions)
             do {
                 let secret = try await store.createToken(name: name, now: Date())
                 print(secret)
@@ -42,7 +42,7 @@ struct TokenCommand: AsyncParsableCommand {
         @OptionGroup var storeOptions: StoreOptions
 
         func run() async throws {
-            let store = try TokenCommand.open(storeOptions)
+            let store = try await TokenCommand.open(storeOptions)
             let formatter = ISO8601DateFormatter()
             for token in try await store.tokens() {
                 print([token.name, formatter.string(from: token.createdAt),
@@ -58,7 +58,7 @@ struct TokenCommand: AsyncParsableCommand {
         @OptionGroup var storeOptions: StoreOptions
 
         func run() async throws {
-            let store = try TokenCommand.open(storeOptions)
+            let store = try await TokenCommand.open(storeOptions)
             do {
                 _ = try await store.revokeToken(name: name, now: Date())
                 FileHandle.standardError.write(Data("token '\(name)' revoked\n".utf8))
@@ -69,7 +69,7 @@ struct TokenCommand: AsyncParsableCommand {
         }
     }
 
-    static func open(_ options: StoreOptions) throws -> any ServerStore {
-        try options.openStore()
+    static func open(_ options: StoreOptions) async throws -> any ServerStore {
+        try await options.openStore()
     }
 }

@@ -100,27 +100,30 @@ struct WatchCommand: AsyncParsableCommand {
     func run() async throws {
         let (logger, queueLogger) = bootstrapLogging()
         let processor = try self.pipeline.makeProcessor(logger: queueLogger)
-        let storePath = storeOptions.resolvedPath()
+        let location: StoreLocation
         let pipeline: ReceiptPipeline
         do {
-            pipeline = try ReceiptPipeline(
-                storePath: storePath, processor: processor,
+            location = try storeOptions.location()
+            pipeline = try await ReceiptPipeline.open(
+                location, imagesDirectory: storeOptions.images, processor: processor,
                 configuration: .init(taxonomy: processor.options.taxonomy, workers: self.pipeline.workers), logger: queueLogger)
         } catch let error as ReceiptError {
             printError(error.description)
             throw ExitCode(2)
         }
-        // A store kept inside the watched folder is never taken as input.
-        let storeFile = URL(fileURLWithPath: storePath).standardizedFileURL.path
-        let excluded = [storeFile, storeFile + "-wal", storeFile + "-shm", storeFile + "-journal",
-                        ImageStore(besideDatabase: storePath).directory.path]
+        // A store or image folder kept inside the watched folder is never taken as input.
+        var excluded = [pipeline.images.location]
+        if case let .sqlite(path) = location {
+            let storeFile = URL(fileURLWithPath: path).standardizedFileURL.path
+            excluded += [storeFile, storeFile + "-wal", storeFile + "-shm", storeFile + "-journal"]
+        }
         let intake = IntakeService(pipeline: pipeline, configuration: IntakeConfiguration(
             directory: directory, processedDirectory: processed, failedDirectory: failed, keep: keep,
             recursive: !noRecursive, pollInterval: poll, stabilityDelay: stable, rescanInterval: rescan,
             ignorePatterns: ignore, excludedPaths: excluded, once: once, maxInFlight: max(4, self.pipeline.workers * 2),
             receiptLogLevel: .info),
             logger: logger)
-        logger.info("Watching folder", metadata: ["intake.folder": "\(directory)", "store.path": "\(storePath)"])
+        logger.info("Watching folder", metadata: ["intake.folder": "\(directory)", "store.path": "\(location)"])
 
         var configuration = ServiceGroupConfiguration(
             // Shut down in reverse order: the intake stops taking files, the workers finish, then

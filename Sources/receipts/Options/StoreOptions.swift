@@ -1,19 +1,25 @@
 import ArgumentParser
 import Foundation
+import Logging
 import ReceiptKit
 
-/// `--store PATH`, shared by every command that uses the store.
+/// `--store PATH|URL` and `--images DIR`, shared by every command that uses the store.
 struct StoreOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp(
-        "The receipts database (SQLite; created on first use, images kept in images/ beside it).",
+        "The receipts store: a SQLite file (created on first use, images kept in images/ beside it) or a PostgreSQL URL.",
         discussion: """
-            Precedence: --store PATH, else $RECEIPTS_STORE, else $XDG_DATA_HOME/receipts/receipts.sqlite, \
-            else ~/.local/share/receipts/receipts.sqlite.
+            A path or sqlite:PATH is SQLite, the default. postgres://user:password@host:5432/database             (?sslmode=disable|prefer|require) is a PostgreSQL database that worker hosts share; the             password may instead come from $PGPASSWORD, and it is never printed.             Precedence: --store, else $RECEIPTS_STORE, else $XDG_DATA_HOME/receipts/receipts.sqlite,             else ~/.local/share/receipts/receipts.sqlite.
             """,
-        valueName: "path"))
+        valueName: "path-or-url"))
     var store: String?
 
-    /// The store file, by the precedence above.
+    @Option(name: .long, help: ArgumentHelp(
+        "Keep receipt images in this folder instead of the store's default (SQLite: images/ beside the file; PostgreSQL: its image table).",
+        discussion: "With PostgreSQL and several hosts, the folder must be shared and mounted at the same path on every host.",
+        valueName: "dir"))
+    var images: String?
+
+    /// The store as given, by the precedence above (may hold a password: never print it).
     func resolvedPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         if let store, !store.isEmpty { return store }
         if let fromEnvironment = environment["RECEIPTS_STORE"], !fromEnvironment.isEmpty { return fromEnvironment }
@@ -24,8 +30,18 @@ struct StoreOptions: ParsableArguments {
         return home + "/.local/share/receipts/receipts.sqlite"
     }
 
-    func openStore() throws -> SQLiteReceiptStore {
-        try SQLiteReceiptStore(path: resolvedPath())
+    /// The store, parsed (a PostgreSQL URL's password masked in its description).
+    func location() throws -> StoreLocation {
+        try StoreLocation(resolvedPath())
+    }
+
+    /// Opens the store (and where its images are).
+    func open(logger: Logger = Logger(label: "receipts.store")) async throws -> OpenedStore {
+        try await OpenedStore.open(try location(), imagesDirectory: images, logger: logger)
+    }
+
+    func openStore() async throws -> any ServerStore {
+        try await open().store
     }
 }
 

@@ -1,0 +1,63 @@
+import Foundation
+import Logging
+
+/// Copies a SQLite store into PostgreSQL — receipts with their statuses, drafted expenses (and
+/// corrections), image bytes — for a user who outgrows one machine. Idempotent: receipts already
+/// copied are skipped, so an interrupted copy is finished by running it again.
+public struct StoreCopier: Sendable {
+    public struct Summary: Sendable, Equatable {
+        public var copied = 0
+        public var alreadyThere = 0
+        public var images = 0
+        /// Receipts whose image copy was missing from the source (copied without it).
+        public var missingImages: [String] = []
+    }
+
+    let source: any ReceiptStore
+    let sourceImages: any ImageRepository
+    let target: PostgresReceiptStore
+    let targetImages: any ImageRepository
+
+    public init(from source: any ReceiptStore, images sourceImages: any ImageRepository,
+                to target: PostgresReceiptStore, images targetImages: any ImageRepository) {
+        self.source = source
+        self.sourceImages = sourceImages
+        self.target = target
+        self.targetImages = targetImages
+    }
+
+    /// Copies every receipt, oldest first, calling `progress` after each.
+    public func copy(progress: @Sendable (Int, Int) -> Void = { _, _ in }) async throws -> Summary {
+        var summary = Summary()
+        let receipts = try await source.receipts(ReceiptQuery()).reversed()
+        var duplicates: [(UUID, UUID)] = []
+        for (index, receipt) in receipts.enumerated() {
+            var imageRef: String?
+            if let reference = try await source.imagePath(ofReceipt: receipt.id) {
+                if let hash = receipt.contentHash, let data = try? await sourceImages.load(reference) {
+                    imageRef = try await targetImages.store(data, hash: hash)
+                    summary.images += 1
+                } else {
+                    summary.missingImages.append(receipt.filePath)
+                }
+            }
+            let expense = try await source.expense(receiptId: receipt.id)
+            var corrections: JSONValue?
+            if let expense, let server = source as? any ServerStore {
+                let stored = try await server.corrections(ofExpense: expense.id)
+                if stored != .object([]) { corrections = stored }
+            }
+            if let expense, let original = expense.possibleDuplicateOf { duplicates.append((expense.id, original)) }
+            if try await target.importReceipt(receipt, imageRef: imageRef, expense: expense, corrections: corrections) {
+                summary.copied += 1
+            } else {
+                summary.alreadyThere += 1
+            }
+            progress(index + 1, receipts.count)
+        }
+        for (expense, original) in duplicates {
+            try await target.linkPossibleDuplicate(expense: expense, original: original)
+        }
+        return summary
+    }
+}

@@ -1,0 +1,238 @@
+import Foundation
+import PostgresNIO
+import ReceiptModel
+import ReceiptStorage
+
+/// The queue's state changes. A claim is one statement that locks the oldest due pending row with
+/// `FOR UPDATE SKIP LOCKED`, so workers on any number of hosts never take the same receipt and
+/// never wait for each other; every other step checks the lease inside its transaction.
+extension PostgresReceiptStore {
+    public func claimNext(_ lease: Lease) async throws -> ClaimedJob? {
+        let rows = try await rows("""
+            UPDATE receipts.receipt SET ocr_status = 'processing', attempts = attempts + 1, lease_owner = \(lease.owner),
+                lease_expires_at = \(lease.expiresAt), not_before = NULL, updated_at = \(lease.now)
+            WHERE id = (
+                SELECT id FROM receipts.receipt
+                WHERE ocr_status = 'pending' AND (not_before IS NULL OR not_before <= \(lease.now))
+                ORDER BY seq LIMIT 1
+                FOR UPDATE SKIP LOCKED)
+            RETURNING *
+            """)
+        return try rows.first.map(Self.job)
+    }
+
+    private static func job(_ row: PostgresRow) throws -> ClaimedJob {
+        ClaimedJob(receipt: try PostgresRows.receipt(row), imagePath: try row.makeRandomAccess()["image_ref"].decode(String?.self))
+    }
+
+    public func claim(id: UUID, _ lease: Lease) async throws -> ClaimAttempt {
+        try await transaction { connection in
+            guard let row = try await connection.query(
+                "SELECT * FROM receipts.receipt WHERE id = \(id) FOR UPDATE", logger: self.logger).collect().first else {
+                return .notFound
+            }
+            let receipt = try PostgresRows.receipt(row)
+            let columns = row.makeRandomAccess()
+            switch receipt.ocrStatus {
+            case .completed, .failed:
+                return .finished(receipt)
+            case .processing:
+                return .leased(receipt, until: try columns["lease_expires_at"].decode(Date?.self))
+            case .pending:
+                if let notBefore = try columns["not_before"].decode(Date?.self), notBefore > lease.now {
+                    return .notDue(receipt, until: notBefore)
+                }
+                let taken = try await connection.query("""
+                    UPDATE receipts.receipt SET ocr_status = 'processing', attempts = attempts + 1, lease_owner = \(lease.owner),
+                        lease_expires_at = \(lease.expiresAt), not_before = NULL, updated_at = \(lease.now)
+                    WHERE id = \(id) RETURNING *
+                    """, logger: self.logger).collect()
+                return .claimed(try Self.job(taken[0]))
+            }
+        }
+    }
+
+    public func renew(id: UUID, _ lease: Lease) async throws -> Bool {
+        try await !rows("""
+            UPDATE receipts.receipt SET lease_expires_at = \(lease.expiresAt)
+            WHERE id = \(id) AND ocr_status = 'processing' AND lease_owner = \(lease.owner)
+            RETURNING 1
+            """).isEmpty
+    }
+
+    /// Locks the receipt if this owner holds it.
+    private func hold(_ id: UUID, _ owner: String, _ connection: PostgresConnection) async throws -> Bool {
+        try await !connection.query("""
+            SELECT 1 FROM receipts.receipt WHERE id = \(id) AND ocr_status = 'processing' AND lease_owner = \(owner) FOR UPDATE
+            """, logger: logger).collect().isEmpty
+    }
+
+    public func complete(id: UUID, owner: String, work: CompletedWork, now: Date) async throws -> (Receipt, Expense)? {
+        try await transaction { connection in
+            guard try await self.hold(id, owner, connection) else { return nil }
+            var expense = work.expense
+            expense.receiptId = id
+            expense.possibleDuplicateOf = try await Self.possibleDuplicate(of: expense, connection, self.logger)
+            try await connection.query(PostgresRows.insertExpense(expense), logger: self.logger)
+            let rows = try await connection.query("""
+                UPDATE receipts.receipt SET ocr_status = 'completed', ocr_result_json = \(work.analysis.json.serialized()),
+                    ocr_text = \(work.ocrText), analyzer = \(work.analysis.analyzer), last_error = NULL, expense_id = \(expense.id),
+                    lease_owner = NULL, lease_expires_at = NULL, not_before = NULL, updated_at = \(now)
+                WHERE id = \(id) RETURNING *
+                """, logger: self.logger).collect()
+            try await Self.notify(Self.finishedChannel, connection, self.logger)
+            return (try PostgresRows.receipt(rows[0]), expense)
+        }
+    }
+
+    /// The earliest other expense for the same purchase: same vendor (ignoring case), date and total.
+    private static func possibleDuplicate(of expense: Expense, _ connection: PostgresConnection, _ logger: Logger) async throws -> UUID? {
+        let vendor = expense.description.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !vendor.isEmpty, let date = expense.date, let amount = expense.amount else { return nil }
+        return try await connection.query("""
+            SELECT id FROM receipts.expense
+            WHERE lower(trim(description)) = \(vendor.lowercased()) AND date = \(date.description)::date
+                AND amount = \(amount.plainString)::numeric AND receipt_id <> \(expense.receiptId)
+            ORDER BY last_modified, seq LIMIT 1
+            """, logger: logger).collect().first?.decode(UUID.self)
+    }
+
+    public func fail(id: UUID, owner: String, error: String, retryAt: Date?, now: Date) async throws -> Receipt? {
+        try await transaction { connection in
+            guard try await self.hold(id, owner, connection) else { return nil }
+            let rows = try await connection.query("""
+                UPDATE receipts.receipt SET ocr_status = \(retryAt == nil ? "failed" : "pending"), last_error = \(error),
+                    not_before = \(retryAt), lease_owner = NULL, lease_expires_at = NULL, updated_at = \(now)
+                WHERE id = \(id) RETURNING *
+                """, logger: self.logger).collect()
+            try await Self.notify(retryAt == nil ? Self.finishedChannel : Self.workChannel, connection, self.logger)
+            return try PostgresRows.receipt(rows[0])
+        }
+    }
+
+    public func release(id: UUID, owner: String, now: Date) async throws {
+        try await transaction { connection in
+            let rows = try await connection.query("""
+                UPDATE receipts.receipt SET ocr_status = 'pending', attempts = greatest(attempts - 1, 0), lease_owner = NULL,
+                    lease_expires_at = NULL, updated_at = \(now)
+                WHERE id = \(id) AND ocr_status = 'processing' AND lease_owner = \(owner)
+                RETURNING 1
+                """, logger: self.logger).collect()
+            if !rows.isEmpty { try await Self.notify(Self.workChannel, connection, self.logger) }
+        }
+    }
+
+    public func reclaim(now: Date, maxAttempts: Int, isAbandoned: @escaping @Sendable (String) -> Bool) async throws -> [Receipt] {
+        try await transaction { connection in
+            // Rows another host is reclaiming (or finishing) right now are skipped, not waited for.
+            let rows = try await connection.query("""
+                SELECT id, lease_owner, lease_expires_at, attempts, file_path FROM receipts.receipt
+                WHERE ocr_status = 'processing' FOR UPDATE SKIP LOCKED
+                """, logger: self.logger).collect()
+            var changed: [Receipt] = []
+            for row in rows {
+                let (id, owner, expires, attempts, filePath) = try row.decode((UUID, String?, Date?, Int, String).self)
+                let expired = expires.map { $0 <= now } ?? true
+                guard expired || owner.map(isAbandoned) ?? true else { continue }
+                let updated: [PostgresRow]
+                if attempts >= maxAttempts {
+                    let times = attempts == 1 ? "once" : "\(attempts) times"
+                    let message = "\(filePath): processing was interrupted \(times) (the process stopped or crashed while reading this receipt); see `receipts retry`"
+                    updated = try await connection.query("""
+                        UPDATE receipts.receipt SET ocr_status = 'failed', last_error = \(message), lease_owner = NULL,
+                            lease_expires_at = NULL, updated_at = \(now)
+                        WHERE id = \(id) RETURNING *
+                        """, logger: self.logger).collect()
+                } else {
+                    updated = try await connection.query("""
+                        UPDATE receipts.receipt SET ocr_status = 'pending', lease_owner = NULL, lease_expires_at = NULL,
+                            updated_at = \(now)
+                        WHERE id = \(id) RETURNING *
+                        """, logger: self.logger).collect()
+                }
+                changed.append(try PostgresRows.receipt(updated[0]))
+            }
+            if changed.contains(where: { $0.ocrStatus == .pending }) {
+                try await Self.notify(Self.workChannel, connection, self.logger)
+            }
+            if changed.contains(where: { $0.ocrStatus == .failed }) {
+                try await Self.notify(Self.finishedChannel, connection, self.logger)
+            }
+            return changed
+        }
+    }
+
+    public func nextDueDate() async throws -> Date? {
+        try await rows("SELECT min(not_before) FROM receipts.receipt WHERE ocr_status = 'pending'").first?.decode(Date?.self)
+    }
+
+    public func requeue(id: UUID, now: Date) async throws -> Receipt {
+        let location = self.location
+        return try await transaction { connection in
+            guard let row = try await connection.query(
+                "SELECT * FROM receipts.receipt WHERE id = \(id) FOR UPDATE", logger: self.logger).collect().first else {
+                throw ReceiptError(.notFound, "no receipt with id \(id.uuidString.lowercased())", file: location)
+            }
+            let receipt = try PostgresRows.receipt(row)
+            guard receipt.ocrStatus == .failed else {
+                throw ReceiptError(.invalidState,
+                                   "receipt \(id.uuidString.lowercased()) is \(receipt.ocrStatus.rawValue), not failed; only failed receipts can be retried",
+                                   file: location)
+            }
+            let rows = try await connection.query("""
+                UPDATE receipts.receipt SET ocr_status = 'pending', attempts = 0, not_before = NULL, updated_at = \(now)
+                WHERE id = \(id) RETURNING *
+                """, logger: self.logger).collect()
+            try await Self.notify(Self.workChannel, connection, self.logger)
+            return try PostgresRows.receipt(rows[0])
+        }
+    }
+
+    public func requeueFailed(now: Date) async throws -> [Receipt] {
+        try await transaction { connection in
+            let rows = try await connection.query("""
+                WITH requeued AS (
+                    UPDATE receipts.receipt SET ocr_status = 'pending', attempts = 0, not_before = NULL, updated_at = \(now)
+                    WHERE ocr_status = 'failed' RETURNING *)
+                SELECT * FROM requeued ORDER BY created_at, seq
+                """, logger: self.logger).collect()
+            if !rows.isEmpty { try await Self.notify(Self.workChannel, connection, self.logger) }
+            return try rows.map(PostgresRows.receipt)
+        }
+    }
+
+    // MARK: Changes made by other hosts
+
+    /// Calls `onChange` whenever any host submits, returns or finishes a receipt (`LISTEN`), until
+    /// the task is cancelled. After a lost connection (a PostgreSQL restart) it reconnects, and
+    /// reports `.workAvailable` and `.finished` once, as anything may have happened meanwhile.
+    public func watchChanges(_ onChange: @escaping @Sendable (StoreChange) -> Void) async {
+        var delay = Duration.milliseconds(100)
+        while !Task.isCancelled {
+            do {
+                try await client.withConnection { connection in
+                    let work = try await connection.listen(Self.workChannel)
+                    let finished = try await connection.listen(Self.finishedChannel)
+                    delay = .milliseconds(100)
+                    onChange(.workAvailable)
+                    onChange(.finished)
+                    try await withThrowingTaskGroup(of: Void.self) { group in
+                        group.addTask { for try await _ in work { onChange(.workAvailable) } }
+                        group.addTask { for try await _ in finished { onChange(.finished) } }
+                        try await group.next()
+                        group.cancelAll()
+                    }
+                }
+            } catch {
+                if Task.isCancelled { return }
+                logger.debug("Store listener reconnecting", metadata: ["error.message": "\(Self.describe(error))"])
+            }
+            try? await Task.sleep(for: delay)
+            delay = min(delay * 2, .seconds(5))
+        }
+    }
+}
+
+extension PostgresReceiptStore {
+    public var announcesChanges: Bool { true }
+}

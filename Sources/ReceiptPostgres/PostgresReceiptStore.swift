@@ -1,0 +1,273 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOSSL
+import PostgresNIO
+import ReceiptModel
+import ReceiptStorage
+
+/// The store for several hosts: one PostgreSQL database holds the queue, the receipts, their
+/// expenses and (by default) the image bytes, so worker processes on any number of machines share
+/// the work. Same contract as `SQLiteReceiptStore` (one test suite runs against both).
+///
+/// - Claims take the oldest due receipt with `FOR UPDATE SKIP LOCKED`: concurrent workers never
+///   wait for each other nor take the same receipt.
+/// - Completion (analysis, OCR text, drafted expense) is one transaction, guarded by the lease.
+/// - Deduplication by content is a unique index, not a check-then-insert.
+/// - A new or returned receipt is announced with `NOTIFY receipts_work`, a finished one with
+///   `NOTIFY receipts_finished`; `watchChanges` listens (and reconnects after a restart).
+///
+/// Leases and retry times are compared with the times the queue passes (the hosts' clocks): keep
+/// the hosts' clocks synchronized (NTP), as any lease-based queue needs.
+public final class PostgresReceiptStore: ServerStore, @unchecked Sendable {
+    // @unchecked: every stored property is a let of a Sendable type, except `runTask`, written once in `open`.
+    public let location: String
+    public let postgres: PostgresLocation
+    let client: PostgresClient
+    let logger: Logger
+    private var runTask: Task<Void, Never>?
+
+    static let workChannel = "receipts_work"
+    static let finishedChannel = "receipts_finished"
+
+    private init(location: PostgresLocation, client: PostgresClient, logger: Logger) {
+        self.postgres = location
+        self.location = location.description
+        self.client = client
+        self.logger = logger
+    }
+
+    /// Connects (a pool of up to `maximumConnections`), creates the schema or migrates it (once,
+    /// under an advisory lock, whichever host comes first). Throws a `ReceiptError` naming the
+    /// store (password masked) when the server cannot be reached, refuses the login, or holds a
+    /// newer schema.
+    public static func open(_ location: PostgresLocation, maximumConnections: Int = 8, connectTimeout: Duration = .seconds(10),
+                            logger: Logger = Logger(label: "receipts.postgres")) async throws -> PostgresReceiptStore {
+        var configuration = PostgresClient.Configuration(
+            host: location.host, port: location.port, username: location.username, password: location.password,
+            database: location.database, tls: tls(location.tls))
+        configuration.options.maximumConnections = max(2, maximumConnections)
+        configuration.options.connectTimeout = connectTimeout
+        configuration.options.keepAliveBehavior = .init(frequency: .seconds(30))
+        var quiet = logger
+        quiet.logLevel = max(logger.logLevel, .warning)
+        let client = PostgresClient(configuration: configuration, backgroundLogger: quiet)
+        let store = PostgresReceiptStore(location: location, client: client, logger: quiet)
+        store.runTask = Task { await client.run() }
+        do {
+            try await store.withTimeout(connectTimeout + .seconds(5)) { try await store.migrate() }
+        } catch {
+            store.close()
+            throw store.map(error)
+        }
+        return store
+    }
+
+    private static func tls(_ mode: PostgresLocation.TLSMode) -> PostgresClient.Configuration.TLS {
+        switch mode {
+        case .disable: return .disable
+        case .prefer:
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.certificateVerification = .none
+            return .prefer(tls)
+        case .require: return .require(.makeClientConfiguration())
+        }
+    }
+
+    /// Closes the pool's connections.
+    public func close() {
+        runTask?.cancel()
+    }
+
+    deinit { runTask?.cancel() }
+
+    // MARK: Migrations
+
+    /// Migrates on a connection of its own, opened directly rather than from the pool, so a wrong
+    /// password, a missing database or an unreachable host is reported at once with its cause.
+    private func migrate() async throws {
+        var configuration = PostgresConnection.Configuration(
+            host: postgres.host, port: postgres.port, username: postgres.username, password: postgres.password,
+            database: postgres.database, tls: try Self.connectionTLS(postgres.tls))
+        configuration.options.connectTimeout = .seconds(10)
+        let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
+        do {
+            try await connection.query("SELECT pg_advisory_lock(\(PostgresSchema.migrationLock))", logger: logger)
+            do {
+                try await Self.migrate(connection, location: location, logger: logger)
+            } catch {
+                _ = try? await connection.query("SELECT pg_advisory_unlock(\(PostgresSchema.migrationLock))", logger: logger)
+                throw error
+            }
+            try await connection.query("SELECT pg_advisory_unlock(\(PostgresSchema.migrationLock))", logger: logger)
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+        try? await connection.close()
+    }
+
+    private static func connectionTLS(_ mode: PostgresLocation.TLSMode) throws -> PostgresConnection.Configuration.TLS {
+        switch mode {
+        case .disable: return .disable
+        case .prefer:
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.certificateVerification = .none
+            return .prefer(try NIOSSLContext(configuration: tls))
+        case .require: return .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+        }
+    }
+
+    private static func migrate(_ connection: PostgresConnection, location: String, logger: Logger) async throws {
+        try await connection.query("CREATE SCHEMA IF NOT EXISTS receipts", logger: logger)
+        try await connection.query("""
+            CREATE TABLE IF NOT EXISTS receipts.schema_migrations (
+                version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())
+            """, logger: logger)
+        var applied = Set<String>()
+        for try await version in try await connection.query("SELECT version FROM receipts.schema_migrations", logger: logger)
+            .decode(String.self) {
+            applied.insert(version)
+        }
+        let known = Set(PostgresSchema.migrations.map(\.version))
+        if !applied.subtracting(known).isEmpty {
+            throw ReceiptError(.newerSchema, "the store was written by a newer version of receipts (schema \(applied.subtracting(known).sorted().joined(separator: ", "))); upgrade receipts on this host",
+                               file: location)
+        }
+        if applied.isEmpty {
+            let exists = try await connection.query("SELECT to_regclass('receipts.receipt') IS NOT NULL", logger: logger)
+                .collect().first?.decode(Bool.self) ?? false
+            if exists {
+                throw ReceiptError(.notAReceiptsStore, "the schema 'receipts' of this database holds tables of another program; use another database",
+                                   file: location)
+            }
+        }
+        for (version, sql) in PostgresSchema.migrations where !applied.contains(version) {
+            do {
+                try await connection.query("BEGIN", logger: logger)
+                do {
+                    for statement in PostgresSchema.statements(sql) {
+                        try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                    }
+                    try await connection.query("INSERT INTO receipts.schema_migrations (version) VALUES (\(version))", logger: logger)
+                    try await connection.query("COMMIT", logger: logger)
+                } catch {
+                    _ = try? await connection.query("ROLLBACK", logger: logger)
+                    throw error
+                }
+            } catch {
+                throw ReceiptError(.migrationFailed, "cannot upgrade the store to schema \(version)", file: location,
+                                   cause: Self.describe(error))
+            }
+            logger.info("Store migrated", metadata: ["store.location": "\(location)", "store.schema": "\(version)"])
+        }
+    }
+
+    /// The schema versions applied (for tests and `receipts store`).
+    public func schemaVersions() async throws -> [String] {
+        try await rows("SELECT version FROM receipts.schema_migrations ORDER BY version").map { try $0.decode(String.self) }
+    }
+
+    // MARK: Running queries
+
+    func rows(_ query: PostgresQuery) async throws -> [PostgresRow] {
+        do { return try await client.query(query, logger: logger).collect() } catch { throw map(error) }
+    }
+
+    func execute(_ query: PostgresQuery) async throws {
+        do { try await client.query(query, logger: logger) } catch { throw map(error) }
+    }
+
+    /// Runs `body` in one transaction (committed when it returns, rolled back when it throws).
+    func transaction<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+        do {
+            return try await client.withConnection { connection in
+                try await connection.query("BEGIN", logger: self.logger)
+                do {
+                    let result = try await body(connection)
+                    try await connection.query("COMMIT", logger: self.logger)
+                    return result
+                } catch {
+                    _ = try? await connection.query("ROLLBACK", logger: self.logger)
+                    throw error
+                }
+            }
+        } catch {
+            throw map(error)
+        }
+    }
+
+    private func withTimeout<T: Sendable>(_ limit: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { try await body() }
+            group.addTask {
+                try await Task.sleep(for: limit)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let result = try await group.next()!  else {
+                throw ReceiptError(.cannotOpen, "cannot reach PostgreSQL at \(postgres.host):\(postgres.port) within \(limit); check that it runs and that this host may connect",
+                                   file: location, retry: .later)
+            }
+            return result
+        }
+    }
+
+    // MARK: Errors
+
+    /// Maps postgres-nio's errors to `ReceiptError`s that name the store (password masked) and say what to do.
+    func map(_ error: Error) -> Error {
+        if error is ReceiptError || error is CancellationError { return error }
+        let cause = Self.describe(error)
+        if let psql = error as? PSQLError {
+            switch psql.code {
+            case .server:
+                let state = psql.serverInfo?[.sqlState] ?? ""
+                switch state {
+                case "28P01", "28000":
+                    return ReceiptError(.cannotOpen, "PostgreSQL refused the login; check the user and password in the URL (or $PGPASSWORD)",
+                                        file: location, cause: cause)
+                case "3D000":
+                    return ReceiptError(.cannotOpen, "the database does not exist; create it (createdb) or fix the URL",
+                                        file: location, cause: cause)
+                case "42501":
+                    return ReceiptError(.cannotOpen, "the user may not create or use the schema 'receipts'; grant it CREATE on the database",
+                                        file: location, cause: cause)
+                case "57P01", "57P02", "57P03", "08006", "08003", "08001":
+                    return ReceiptError(.database, "PostgreSQL is restarting or unreachable; try again", file: location,
+                                        cause: cause, retry: .later)
+                case "53100":
+                    return ReceiptError(.database, "PostgreSQL's disk is full; free space and try again", file: location, cause: cause)
+                default:
+                    return ReceiptError(.database, "database error", file: location, cause: cause)
+                }
+            case .connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown, .poolClosed:
+                return ReceiptError(.database, "cannot reach PostgreSQL at \(postgres.host):\(postgres.port); check that it runs and accepts connections",
+                                    file: location, cause: cause, retry: .later)
+            case .sslUnsupported:
+                return ReceiptError(.cannotOpen, "the server does not offer TLS; add ?sslmode=disable to the URL to connect without it",
+                                    file: location, cause: cause)
+            case .authMechanismRequiresPassword:
+                return ReceiptError(.cannotOpen, "PostgreSQL asks for a password; put it in the URL or in $PGPASSWORD",
+                                    file: location, cause: cause)
+            default:
+                return ReceiptError(.database, "database error", file: location, cause: cause)
+            }
+        }
+        return ReceiptError(.database, "database error", file: location, cause: cause)
+    }
+
+    /// One line: the server's message, or the connection error's cause. Never the URL.
+    static func describe(_ error: Error) -> String {
+        if let psql = error as? PSQLError {
+            if let message = psql.serverInfo?[.message] {
+                let state = psql.serverInfo?[.sqlState].map { " [\($0)]" } ?? ""
+                return message + state
+            }
+            if let underlying = psql.underlying { return String(describing: underlying) }
+            return psql.code.description
+        }
+        if let receipt = error as? ReceiptError { return receipt.description }
+        return String(describing: error)
+    }
+}

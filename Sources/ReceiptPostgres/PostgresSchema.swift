@@ -1,0 +1,90 @@
+/// The PostgreSQL store's schema: everything lives in the schema `receipts`, so the store can share
+/// a database with the application that uses it. A migration, once released, never changes: add a
+/// new one. Migrations are applied once, by whichever host gets the advisory lock first.
+///
+/// Money is `numeric` (exact), receipt dates are `date`, times `timestamptz`. A receipt's bytes are
+/// in `image` (keyed by SHA-256) unless the store was opened with a shared image folder.
+/// Deduplication by content is the partial unique index `receipt_one_per_content`: the first
+/// receipt of some bytes is their `primaryCopy`; a forced re-read is another row that is not.
+enum PostgresSchema {
+    /// Key of the advisory lock held while migrating ("receipts" in ASCII, truncated).
+    static let migrationLock: Int64 = 0x7265_6365_6970_7473
+
+    static let migrations: [(version: String, sql: String)] = [("v1", v1)]
+
+    static var latestVersion: String { migrations.last!.version }
+
+    /// A migration's statements, one by one (the extended protocol runs one per query).
+    static func statements(_ sql: String) -> [String] {
+        sql.components(separatedBy: ";\n").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
+    }
+
+    static let v1 = """
+        CREATE TABLE receipts.receipt (
+            id uuid PRIMARY KEY,
+            seq bigserial NOT NULL UNIQUE,
+            file_path text NOT NULL,
+            content_hash text,
+            primary_copy boolean NOT NULL DEFAULT false,
+            upload_timestamp timestamptz NOT NULL,
+            ocr_status text NOT NULL DEFAULT 'pending'
+                CHECK (ocr_status IN ('pending', 'processing', 'completed', 'failed')),
+            ocr_result_json text,
+            ocr_text text,
+            analyzer text,
+            attempts integer NOT NULL DEFAULT 0,
+            last_error text,
+            created_at timestamptz NOT NULL,
+            updated_at timestamptz NOT NULL,
+            is_uploaded boolean NOT NULL DEFAULT false,
+            expense_id uuid,
+            image_ref text,
+            lease_owner text,
+            lease_expires_at timestamptz,
+            not_before timestamptz
+        );
+        CREATE UNIQUE INDEX receipt_one_per_content ON receipts.receipt (content_hash) WHERE primary_copy;
+        CREATE INDEX receipt_on_content_hash ON receipts.receipt (content_hash);
+        CREATE INDEX receipt_pending ON receipts.receipt (seq) WHERE ocr_status = 'pending';
+        CREATE INDEX receipt_processing ON receipts.receipt (lease_expires_at) WHERE ocr_status = 'processing';
+        CREATE INDEX receipt_on_created ON receipts.receipt (created_at, seq);
+        CREATE TABLE receipts.expense (
+            id uuid PRIMARY KEY,
+            seq bigserial NOT NULL UNIQUE,
+            receipt_id uuid NOT NULL UNIQUE REFERENCES receipts.receipt (id) ON DELETE CASCADE,
+            date date,
+            amount numeric,
+            currency text,
+            tax_amount numeric,
+            category text NOT NULL,
+            description text NOT NULL,
+            is_tax_deductible boolean NOT NULL,
+            tax_deductible_percentage numeric NOT NULL,
+            creation_method text NOT NULL DEFAULT 'ocr',
+            status text NOT NULL DEFAULT 'draft' CHECK (status IN ('draft', 'confirmed')),
+            needs_review boolean NOT NULL,
+            possible_duplicate_of uuid REFERENCES receipts.expense (id) ON DELETE SET NULL,
+            is_uploaded boolean NOT NULL DEFAULT false,
+            last_modified timestamptz NOT NULL,
+            corrections text
+        );
+        CREATE INDEX expense_on_date ON receipts.expense (date);
+        CREATE INDEX expense_on_purchase ON receipts.expense (lower(trim(description)), date, amount);
+        CREATE TABLE receipts.image (
+            hash text PRIMARY KEY,
+            data bytea NOT NULL,
+            created_at timestamptz NOT NULL DEFAULT now()
+        );
+        CREATE TABLE receipts.api_token (
+            name text PRIMARY KEY,
+            secret_hash text NOT NULL UNIQUE,
+            created_at timestamptz NOT NULL,
+            revoked_at timestamptz
+        );
+        CREATE TABLE receipts.idempotency_key (
+            key text PRIMARY KEY,
+            receipt_id uuid NOT NULL REFERENCES receipts.receipt (id) ON DELETE CASCADE,
+            created_at timestamptz NOT NULL
+        )
+        """
+}

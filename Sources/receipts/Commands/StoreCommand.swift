@@ -1,0 +1,81 @@
+import ArgumentParser
+import Foundation
+import Logging
+import ReceiptKit
+
+struct StoreCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "store",
+        abstract: "Manage the store: copy a SQLite store into PostgreSQL.",
+        subcommands: [Migrate.self])
+
+    struct Migrate: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "migrate",
+            abstract: "Copy a SQLite store (receipts, statuses, expenses, images) into a PostgreSQL store.",
+            discussion: """
+                For a user who outgrows one machine: afterwards `receipts worker`, `process`, `watch` \
+                and `serve` with --store postgres://… carry on where the SQLite store left off. \
+                Receipts keep their ids, statuses, attempts, times, drafted expenses and corrections; \
+                their images go into the database (or --images DIR). A receipt that was processing \
+                comes in pending. API tokens are not copied (only their hashes were kept): create new \
+                ones with `receipts token create --store postgres://…`.
+
+                Idempotent: receipts already in the target are skipped, so an interrupted copy is \
+                finished by running it again. The source is only read.
+
+                Example:
+                  receipts store migrate --from ~/.local/share/receipts/receipts.sqlite --to postgres://me@db/receipts
+                """)
+
+        @Option(help: ArgumentHelp("The SQLite store to copy.", valueName: "path"))
+        var from: String
+
+        @Option(help: ArgumentHelp("The PostgreSQL store to copy into (postgres://user:password@host:5432/db; the password may come from $PGPASSWORD).",
+                                   valueName: "url"))
+        var to: String
+
+        @Option(help: ArgumentHelp("Put the images in this folder (shared by the hosts) instead of the database.", valueName: "dir"))
+        var images: String?
+
+        @OptionGroup var logging: LoggingOptions
+
+        func run() async throws {
+            let logger = logging.bootstrap()
+            do {
+                guard case .sqlite = try StoreLocation(from) else {
+                    throw ValidationError("--from must be a SQLite store (a path), not a URL")
+                }
+                guard FileManager.default.fileExists(atPath: from) else {
+                    throw ReceiptError(.cannotOpen, "no store here; give the path of an existing SQLite store", file: from)
+                }
+                guard case let .postgres(postgres) = try StoreLocation(to) else {
+                    throw ValidationError("--to must be a PostgreSQL URL (postgres://user@host:5432/db)")
+                }
+                let source = try await OpenedStore.open(.sqlite(path: from), configuration: StoreConfiguration(readOnly: true))
+                let target = try await OpenedStore.open(.postgres(postgres), imagesDirectory: images, logger: logger)
+                defer { target.close() }
+                guard let targetStore = target.store as? PostgresReceiptStore else { return }
+                let quiet = logging.quiet
+                let summary = try await StoreCopier(from: source.store, images: source.images, to: targetStore, images: target.images)
+                    .copy { done, total in
+                        if !quiet, done % 100 == 0 || done == total {
+                            FileHandle.standardError.write(Data("\rcopied \(done)/\(total)".utf8))
+                        }
+                    }
+                if !quiet, summary.copied + summary.alreadyThere > 0 { FileHandle.standardError.write(Data("\n".utf8)) }
+                for file in summary.missingImages {
+                    printError("\(file): its stored image was missing from \(source.images.location); copied without it")
+                }
+                FileHandle.standardError.write(Data("""
+                    \(summary.copied) receipts copied into \(targetStore.location), \(summary.alreadyThere) already there, \
+                    \(summary.images) images
+
+                    """.utf8))
+            } catch let error as ReceiptError {
+                printError(error.description)
+                throw ExitCode(1)
+            }
+        }
+    }
+}
