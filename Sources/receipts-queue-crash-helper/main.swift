@@ -1,17 +1,24 @@
-// Test helper: runs one queue batch over every file of a folder with a slow stand-in processor,
-// printing each NDJSON record as it finishes, so a test can SIGKILL it mid-batch and run it again.
+// Test helper: a process that runs the queue with a slow stand-in processor, so tests can kill it
+// with SIGKILL mid-batch, run several at once on one PostgreSQL store, and restart the server
+// under it. Not part of the receipts tool.
 //
 //     receipts-queue-crash-helper STORE FOLDER [DELAY_SECONDS] [WORKERS]
+//         one batch over every file of FOLDER, printing each NDJSON record as it finishes
+//     receipts-queue-crash-helper --work STORE DELAY_SECONDS WORKERS LEASE_SECONDS
+//         queue workers on every pending receipt of STORE until none is pending or processing;
+//         prints `start <filePath>` when it begins a receipt
 //
-// A file's bytes are its "receipt": `vendor;date;total`. Not part of the receipts tool.
+// STORE is a SQLite path or a postgres:// URL. A file's bytes are its "receipt": `vendor;date;total`.
 import Foundation
 import Logging
 import ReceiptKit
 
 struct SlowProcessor: ReceiptProcessing {
     var delay: Double
+    var announce: Bool
 
     func process(imageData: Data, displayPath: String) async throws -> ProcessedReceipt {
+        if announce { FileHandle.standardOutput.write(Data("start \(displayPath)\n".utf8)) }
         try await Task.sleep(for: .milliseconds(Int(delay * 1000)))
         let parts = String(decoding: imageData, as: UTF8.self).split(separator: ";").map(String.init)
         guard parts.count == 3 else { throw ReceiptError(.badImage, file: displayPath, "not a test receipt") }
@@ -23,24 +30,53 @@ struct SlowProcessor: ReceiptProcessing {
     }
 }
 
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("receipts-queue-crash-helper: \(message)\n".utf8))
+    exit(1)
+}
+
 let arguments = CommandLine.arguments
+let logger = Logger(label: "crash-helper") { StreamLogHandler.standardError(label: $0) }
+
+if arguments.count == 6, arguments[1] == "--work" {
+    let delay = Double(arguments[3]) ?? 0.1
+    let workers = Int(arguments[4]) ?? 2
+    let lease = Double(arguments[5]) ?? 60
+    do {
+        let pipeline = try await ReceiptPipeline.open(
+            try StoreLocation(arguments[2]), processor: SlowProcessor(delay: delay, announce: true),
+            configuration: .init(workers: workers, leaseDuration: lease, pollInterval: 0.2), logger: logger)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await pipeline.run() }
+            // Done when nothing is pending or processing (after the first look, so a store being
+            // filled by another process is waited for while it has work).
+            while true {
+                try await Task.sleep(for: .milliseconds(200))
+                let counts = try await pipeline.store.statusCounts()
+                if (counts[.pending] ?? 0) == 0, (counts[.processing] ?? 0) == 0 { break }
+            }
+            group.cancelAll()
+        }
+    } catch {
+        fail("\(error)")
+    }
+    exit(0)
+}
+
 guard arguments.count >= 3 else {
-    FileHandle.standardError.write(Data("usage: receipts-queue-crash-helper STORE FOLDER [DELAY] [WORKERS]\n".utf8))
-    exit(2)
+    fail("usage: receipts-queue-crash-helper STORE FOLDER [DELAY] [WORKERS] | --work STORE DELAY WORKERS LEASE")
 }
 let delay = arguments.count > 3 ? Double(arguments[3]) ?? 0.1 : 0.1
 let workers = arguments.count > 4 ? Int(arguments[4]) ?? 2 : 2
 let folder = URL(fileURLWithPath: arguments[2])
 let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted().map { folder.appendingPathComponent($0).path }
-let logger = Logger(label: "crash-helper") { StreamLogHandler.standardError(label: $0) }
 do {
-    let pipeline = try ReceiptPipeline(
-        storePath: arguments[1], processor: SlowProcessor(delay: delay),
+    let pipeline = try await ReceiptPipeline.open(
+        try StoreLocation(arguments[1]), processor: SlowProcessor(delay: delay, announce: false),
         configuration: .init(workers: workers, leaseDuration: 60, pollInterval: 0.05), logger: logger)
     for try await outcome in pipeline.process(files: files) {
         FileHandle.standardOutput.write(Data((outcome.record.json.serialized() + "\n").utf8))
     }
 } catch {
-    FileHandle.standardError.write(Data("receipts-queue-crash-helper: \(error)\n".utf8))
-    exit(1)
+    fail("\(error)")
 }

@@ -152,21 +152,35 @@ final class PostgresTestServer: @unchecked Sendable {
                                      "-d", database, "-v", "ON_ERROR_STOP=1", "-A", "-t", "-c", sql])
     }
 
+    /// Runs a program to its end with posix_spawn and waitpid (not Foundation's Process, whose
+    /// exit monitoring stalled when first used from this static initializer). Output goes to a
+    /// file, not a pipe: the server that pg_ctl starts would hold a pipe open for its whole life.
     @discardableResult
     static func run(_ executable: String, _ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: "/tmp")
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
-        guard process.terminationStatus == 0 else {
-            throw Failure(description: "\((executable as NSString).lastPathComponent) \(arguments.first ?? "") failed (\(process.terminationStatus)): \(text.suffix(400))")
+        let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("receipts-pg-out-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: outputPath) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        // Through sh to start in /tmp: the postgres user may not read the caller's folder.
+        let command = ["/bin/sh", "-c", "cd /tmp && exec \"$0\" \"$@\"", executable] + arguments
+        let argv: [UnsafeMutablePointer<CChar>?] = command.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, "/bin/sh", &actions, nil, argv, environ)
+        guard spawned == 0 else {
+            throw Failure(description: "cannot start \(executable): \(String(cString: strerror(spawned)))")
+        }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+        let exited = (status & 0x7f) == 0
+        let code = (status >> 8) & 0xff
+        guard exited && code == 0 else {
+            throw Failure(description: "\((executable as NSString).lastPathComponent) \(arguments.first ?? "") failed (status \(status)): \(text.suffix(400))")
         }
         return text
     }
