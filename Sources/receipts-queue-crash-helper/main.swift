@@ -6,7 +6,8 @@
 //         one batch over every file of FOLDER, printing each NDJSON record as it finishes
 //     receipts-queue-crash-helper --work STORE DELAY_SECONDS WORKERS LEASE_SECONDS
 //         queue workers on every pending receipt of STORE until none is pending or processing;
-//         prints `start <filePath>` when it begins a receipt
+//         prints `start <unix time> <filePath>` when it begins a receipt and `end <unix time> <filePath>`
+//         when its processing ends (before the result is stored)
 //
 // STORE is a SQLite path or a postgres:// URL. A file's bytes are its "receipt": `vendor;date;total`.
 import Foundation
@@ -18,8 +19,9 @@ struct SlowProcessor: ReceiptProcessing {
     var announce: Bool
 
     func process(imageData: Data, displayPath: String) async throws -> ProcessedReceipt {
-        if announce { FileHandle.standardOutput.write(Data("start \(displayPath)\n".utf8)) }
+        if announce { FileHandle.standardOutput.write(Data("start \(Date().timeIntervalSince1970) \(displayPath)\n".utf8)) }
         try await Task.sleep(for: .milliseconds(Int(delay * 1000)))
+        if announce { FileHandle.standardOutput.write(Data("end \(Date().timeIntervalSince1970) \(displayPath)\n".utf8)) }
         let parts = String(decoding: imageData, as: UTF8.self).split(separator: ";").map(String.init)
         guard parts.count == 3 else { throw ReceiptError(.badImage, file: displayPath, "not a test receipt") }
         let analysis = ReceiptAnalysis(vendor: parts[0], date: CalendarDate(iso: parts[1]), total: Decimal(string: parts[2]),
@@ -49,10 +51,11 @@ if arguments.count == 6, arguments[1] == "--work" {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await pipeline.run() }
             // Done when nothing is pending or processing (after the first look, so a store being
-            // filled by another process is waited for while it has work).
+            // filled by another process is waited for while it has work). The database may be
+            // restarting under it: a failed look is just tried again.
             while true {
                 try await Task.sleep(for: .milliseconds(200))
-                let counts = try await pipeline.store.statusCounts()
+                guard let counts = try? await pipeline.store.statusCounts() else { continue }
                 if (counts[.pending] ?? 0) == 0, (counts[.processing] ?? 0) == 0 { break }
             }
             group.cancelAll()

@@ -207,9 +207,24 @@ final class ReceiptQueue: Sendable {
 
     /// Runs a store write to its end even when the worker's task is being cancelled: the result of
     /// work already done (or the hand-back of a receipt) must be recorded, and GRDB's async accesses
-    /// stop at cancellation. The detached task is awaited, so it never outlives the worker.
-    static func uncancelled<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
-        try await Task.detached(operation: body).value
+    /// stop at cancellation. The detached task is awaited, so it never outlives the worker. A
+    /// transient failure (the database restarting, a connection cut) is tried again for up to
+    /// `patience` seconds, so a receipt's OCR is not thrown away for a moment's outage; a write that
+    /// did land before its answer was lost finds the receipt no longer leased and answers nil.
+    static func uncancelled<T: Sendable>(patience: TimeInterval = 30,
+                                         _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await Task.detached {
+            let deadline = Date().addingTimeInterval(patience)
+            var delay = 0.2
+            while true {
+                do {
+                    return try await body()
+                } catch let error as ReceiptError where error.isTransient && Date().addingTimeInterval(delay) < deadline {
+                    try? await Task.sleep(for: .milliseconds(Int(delay * 1000)))
+                    delay = min(delay * 2, 5)
+                }
+            }
+        }.value
     }
 
     /// Runs the processor while renewing the lease every third of its duration.

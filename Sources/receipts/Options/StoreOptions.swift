@@ -8,7 +8,11 @@ struct StoreOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp(
         "The receipts store: a SQLite file (created on first use, images kept in images/ beside it) or a PostgreSQL URL.",
         discussion: """
-            A path or sqlite:PATH is SQLite, the default. postgres://user:password@host:5432/database             (?sslmode=disable|prefer|require) is a PostgreSQL database that worker hosts share; the             password may instead come from $PGPASSWORD, and it is never printed.             Precedence: --store, else $RECEIPTS_STORE, else $XDG_DATA_HOME/receipts/receipts.sqlite,             else ~/.local/share/receipts/receipts.sqlite.
+            A path or sqlite:PATH is SQLite, the default. postgres://user:password@host:5432/database\
+            (?sslmode=disable|prefer|require) is a PostgreSQL database that worker hosts share; the \
+            password may instead come from $PGPASSWORD, and it is never printed. Precedence: --store, \
+            else $RECEIPTS_STORE, else $XDG_DATA_HOME/receipts/receipts.sqlite, else \
+            ~/.local/share/receipts/receipts.sqlite.
             """,
         valueName: "path-or-url"))
     var store: String?
