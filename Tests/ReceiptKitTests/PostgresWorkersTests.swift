@@ -201,4 +201,75 @@ struct PostgresWorkersTests {
         #expect(result.mismatched == 0)
         expectNoOverlap(workers)
     }
+
+    @Test(.enabled(if: PostgresWorkersTests.helperAvailable),
+          .enabled(if: NetworkNamespace.permitted, "this machine does not allow network namespaces (ip netns): two-host test skipped"))
+    func workersOnTwoHostsReachPostgreSQLOverAVirtualLink() async throws {
+        // Two "hosts": network namespaces of their own, each joined to this one by a veth pair, and
+        // a server listening only on this side's ends of the links (not on their loopback).
+        let octet = Int.random(in: 16...250)
+        let hosts = try [0, 1].map { try NetworkNamespace(name: "receipts-\(getpid())-\($0)", subnet: "10.\(octet).\($0)") }
+        defer { hosts.forEach { $0.remove() } }
+        let server = try PostgresTestServer.start(listenAddresses: hosts.map(\.hostAddress))
+        defer { server.stop() }
+        let database = try server.freshDatabase(host: hosts[0].hostAddress)
+        let names = try await submit(120, to: database)
+        let workers = try hosts.map { host in
+            try Worker(server.url(database: String(database.split(separator: "/").last!.split(separator: "?").first!), host: host.hostAddress),
+                       delay: 0.05, workers: 2, lease: 30, wrapper: ["/usr/sbin/ip", "netns", "exec", host.name])
+        }
+        for worker in workers { try await worker.wait() }
+        for worker in workers {
+            #expect(worker.process.terminationStatus == 0, "worker failed: \(worker.errors.text.suffix(500))")
+        }
+        let result = try counts(server, database)
+        #expect(result.statuses == ["completed": 120])
+        #expect(result.expenses == 120)
+        let starts = workers.map { $0.events.filter { $0.kind == "start" }.map(\.file) }
+        #expect(starts.joined().count == 120)
+        #expect(Set(starts.joined()) == names)
+        #expect(starts.allSatisfy { !$0.isEmpty }, "both hosts should have worked: \(starts.map(\.count))")
+        expectNoOverlap(workers)
+    }
+}
+
+/// A network namespace joined to the test's own by a veth pair: `subnet.1` on this side,
+/// `subnet.2` inside. Needs root (CAP_NET_ADMIN); `permitted` says whether this machine allows it.
+final class NetworkNamespace: Sendable {
+    let name: String
+    let hostAddress: String
+    let innerAddress: String
+
+    static let permitted: Bool = {
+        let name = "receipts-probe-\(getpid())"
+        guard (try? PostgresTestServer.run("/usr/sbin/ip", ["netns", "add", name])) != nil else { return false }
+        _ = try? PostgresTestServer.run("/usr/sbin/ip", ["netns", "del", name])
+        return true
+    }()
+
+    init(name: String, subnet: String) throws {
+        self.name = name
+        hostAddress = subnet + ".1"
+        innerAddress = subnet + ".2"
+        let outside = "rv\(abs(name.hashValue) % 100_000)h", inside = "rv\(abs(name.hashValue) % 100_000)n"
+        let ip = "/usr/sbin/ip"
+        try PostgresTestServer.run(ip, ["netns", "add", name])
+        do {
+            try PostgresTestServer.run(ip, ["link", "add", outside, "type", "veth", "peer", "name", inside])
+            try PostgresTestServer.run(ip, ["link", "set", inside, "netns", name])
+            try PostgresTestServer.run(ip, ["addr", "add", hostAddress + "/24", "dev", outside])
+            try PostgresTestServer.run(ip, ["link", "set", outside, "up"])
+            try PostgresTestServer.run(ip, ["netns", "exec", name, ip, "addr", "add", innerAddress + "/24", "dev", inside])
+            try PostgresTestServer.run(ip, ["netns", "exec", name, ip, "link", "set", inside, "up"])
+            try PostgresTestServer.run(ip, ["netns", "exec", name, ip, "link", "set", "lo", "up"])
+        } catch {
+            remove()
+            throw error
+        }
+    }
+
+    /// Deletes the namespace (and with it the veth pair).
+    func remove() {
+        _ = try? PostgresTestServer.run("/usr/sbin/ip", ["netns", "del", name])
+    }
 }
