@@ -5,8 +5,10 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := run
 
 # System packages: Tesseract + Leptonica (OCR), English language data, the tesseract CLI (tests and
-# benchmark compare against it), libheif (HEIC/HEIF and AVIF; HEVC through libde265), poppler (PDF), SQLite headers (the embedded store), libcurl (URLSession).
-APT_PACKAGES := libtesseract-dev libleptonica-dev tesseract-ocr tesseract-ocr-eng libheif-dev libpoppler-glib-dev libsqlite3-dev libcurl4 pkg-config
+# benchmark compare against it), libheif (HEIC/HEIF and AVIF; HEVC through libde265), poppler (PDF), SQLite headers (the embedded store), libcurl (URLSession),
+# PostgreSQL 15 (the tests start a server of their own for the PostgreSQL store) and iproute2 (`ip netns`: the two-host test).
+APT_PACKAGES := libtesseract-dev libleptonica-dev tesseract-ocr tesseract-ocr-eng libheif-dev libpoppler-glib-dev libsqlite3-dev libcurl4 pkg-config \
+  postgresql iproute2
 
 # Debian's libtesseract uses OpenMP: one thread per OCR engine, or OCR is several times slower.
 export OMP_THREAD_LIMIT := 1
@@ -14,7 +16,7 @@ export OMP_THREAD_LIMIT := 1
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 RECEIPTS := .build/release/receipts
 
-.PHONY: run test deps build bench eval train clean
+.PHONY: run test deps build bench bench-store eval train clean
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -50,6 +52,12 @@ test: deps
 # Throughput and memory against the tesseract CLI (see scripts/bench).
 bench: build
 	scripts/bench
+
+# The PostgreSQL store against SQLite: queue overhead and real receipts/s (see scripts/bench-store).
+bench-store: deps
+	swift build -c release --product receipts
+	swift build -c release --product receipts-queue-helper
+	scripts/bench-store
 
 # Field accuracy on the labelled receipts.
 eval: build

@@ -139,9 +139,10 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
-        // Test helper: runs a queue batch with a slow fake processor so a test can SIGKILL it mid-batch.
+        // Test and benchmark helper: the queue with a stand-in processor, so tests can SIGKILL it
+        // mid-batch or run several on one PostgreSQL store, and scripts/bench-store can time the queue.
         .executableTarget(
-            name: "receipts-queue-crash-helper",
+            name: "receipts-queue-helper",
             dependencies: [
                 "ReceiptKit",
                 .product(name: "Logging", package: "swift-log"),
@@ -156,7 +157,7 @@ let package = Package(
                 "CTesseract",
                 "COCRTuning",
                 "receipts",
-                "receipts-queue-crash-helper",
+                "receipts-queue-helper",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

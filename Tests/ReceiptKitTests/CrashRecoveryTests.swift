@@ -7,7 +7,7 @@ import Testing
 @Suite struct CrashRecoveryTests {
     static var helper: URL {
         URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-            .appendingPathComponent("receipts-queue-crash-helper")
+            .appendingPathComponent("receipts-queue-helper")
     }
 
     private func start(_ arguments: [String], output: CapturedOutput) throws -> Process {
