@@ -210,19 +210,31 @@ extension PostgresReceiptStore {
         var delay = Duration.milliseconds(100)
         while !Task.isCancelled {
             do {
-                try await client.withConnection { connection in
-                    let work = try await connection.listen(Self.workChannel)
-                    let finished = try await connection.listen(Self.finishedChannel)
-                    delay = .milliseconds(100)
-                    onChange(.workAvailable)
-                    onChange(.finished)
-                    try await withThrowingTaskGroup(of: Void.self) { group in
-                        group.addTask { for try await _ in work { onChange(.workAvailable) } }
-                        group.addTask { for try await _ in finished { onChange(.finished) } }
-                        try await group.next()
-                        group.cancelAll()
+                // A connection of its own, not the pool's: it is held as long as the store is
+                // watched, and it is closed (not cancelled mid-request) when the watch ends.
+                let connection = try await connectDirectly(id: 1)
+                do {
+                    try await withTaskCancellationHandler {
+                        let work = try await connection.listen(Self.workChannel)
+                        let finished = try await connection.listen(Self.finishedChannel)
+                        delay = .milliseconds(100)
+                        // Whatever was announced while no one listened: look once.
+                        onChange(.workAvailable)
+                        onChange(.finished)
+                        try await withThrowingTaskGroup(of: Void.self) { group in
+                            group.addTask { for try await _ in work { onChange(.workAvailable) } }
+                            group.addTask { for try await _ in finished { onChange(.finished) } }
+                            try await group.next()
+                            group.cancelAll()
+                        }
+                    } onCancel: {
+                        connection.close().whenComplete { _ in }
                     }
+                } catch {
+                    try? await connection.close()  // every connection is closed before it is let go
+                    throw error
                 }
+                try? await connection.close()
             } catch {
                 if Task.isCancelled { return }
                 logger.debug("Store listener reconnecting", metadata: ["error.message": "\(Self.describe(error))"])

@@ -117,8 +117,9 @@ extension PostgresReceiptStore {
     /// `pending` (its worker's lease does not carry over). Returns false when a receipt with this
     /// id is here already (nothing is written): copying again is harmless.
     public func importReceipt(_ receipt: Receipt, imageRef: String?, expense: Expense?, corrections: JSONValue?) async throws -> Bool {
-        var receipt = receipt
-        if receipt.ocrStatus == .processing { receipt.ocrStatus = .pending }
+        var copy = receipt
+        if copy.ocrStatus == .processing { copy.ocrStatus = .pending }
+        let receipt = copy
         return try await transaction { connection in
             let known = try await connection.query("SELECT 1 FROM receipts.receipt WHERE id = \(receipt.id)",
                                                    logger: self.logger).collect()

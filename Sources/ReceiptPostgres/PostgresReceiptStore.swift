@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Logging
 import NIOCore
 import NIOSSL
@@ -19,22 +20,51 @@ import ReceiptStorage
 ///
 /// Leases and retry times are compared with the times the queue passes (the hosts' clocks): keep
 /// the hosts' clocks synchronized (NTP), as any lease-based queue needs.
-public final class PostgresReceiptStore: ServerStore, @unchecked Sendable {
-    // @unchecked: every stored property is a let of a Sendable type, except `runTask`, written once in `open`.
+public final class PostgresReceiptStore: ServerStore, Sendable {
     public let location: String
     public let postgres: PostgresLocation
-    let client: PostgresClient
     let logger: Logger
-    private var runTask: Task<Void, Never>?
+    private let configuration: PostgresClient.Configuration
+    /// The pool in use and the task running it; replaced when it stops answering (see `answered`).
+    private let pool: Mutex<(client: PostgresClient, run: Task<Void, Never>)?>
 
     static let workChannel = "receipts_work"
     static let finishedChannel = "receipts_finished"
 
-    private init(location: PostgresLocation, client: PostgresClient, logger: Logger) {
+    private init(location: PostgresLocation, configuration: PostgresClient.Configuration, logger: Logger) {
         self.postgres = location
         self.location = location.description
-        self.client = client
+        self.configuration = configuration
         self.logger = logger
+        pool = Mutex(Self.startPool(configuration, logger: logger))
+    }
+
+    private static func startPool(_ configuration: PostgresClient.Configuration, logger: Logger) -> (client: PostgresClient, run: Task<Void, Never>) {
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        return (client, Task { await client.run() })
+    }
+
+    /// The pool in use (a closed store's last one: its requests fail with `poolClosed`).
+    var client: PostgresClient {
+        pool.withLock { current in
+            if let current { return current.client }
+            // Closed: a client that is never run answers nothing; callers get the timeout's error.
+            return PostgresClient(configuration: configuration, backgroundLogger: logger)
+        }
+    }
+
+    /// Puts a new pool in place of `stuck` (when it is still the one in use) and stops the old one;
+    /// requests still waiting in it are abandoned.
+    private func replacePool(_ stuck: PostgresClient) {
+        let old: Task<Void, Never>? = pool.withLock { current in
+            guard let running = current, running.client === stuck else { return nil }
+            current = Self.startPool(configuration, logger: logger)
+            return running.run
+        }
+        if let old {
+            logger.warning("PostgreSQL pool stopped answering; replaced by a new one", metadata: ["store.path": "\(location)"])
+            old.cancel()
+        }
     }
 
     /// Connects (a pool of up to `maximumConnections`), creates the schema or migrates it (once,
@@ -51,9 +81,7 @@ public final class PostgresReceiptStore: ServerStore, @unchecked Sendable {
         configuration.options.keepAliveBehavior = .init(frequency: .seconds(30))
         var quiet = logger
         quiet.logLevel = max(logger.logLevel, .warning)
-        let client = PostgresClient(configuration: configuration, backgroundLogger: quiet)
-        let store = PostgresReceiptStore(location: location, client: client, logger: quiet)
-        store.runTask = Task { await client.run() }
+        let store = PostgresReceiptStore(location: location, configuration: configuration, logger: quiet)
         do {
             try await store.withTimeout(connectTimeout + .seconds(5)) { try await store.migrate() }
         } catch {
@@ -76,21 +104,21 @@ public final class PostgresReceiptStore: ServerStore, @unchecked Sendable {
 
     /// Closes the pool's connections.
     public func close() {
-        runTask?.cancel()
+        let running = pool.withLock { current in
+            defer { current = nil }
+            return current
+        }
+        running?.run.cancel()
     }
 
-    deinit { runTask?.cancel() }
+    deinit { close() }
 
     // MARK: Migrations
 
     /// Migrates on a connection of its own, opened directly rather than from the pool, so a wrong
     /// password, a missing database or an unreachable host is reported at once with its cause.
     private func migrate() async throws {
-        var configuration = PostgresConnection.Configuration(
-            host: postgres.host, port: postgres.port, username: postgres.username, password: postgres.password,
-            database: postgres.database, tls: try Self.connectionTLS(postgres.tls))
-        configuration.options.connectTimeout = .seconds(10)
-        let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
+        let connection = try await connectDirectly(id: 0)
         do {
             try await connection.query("SELECT pg_advisory_lock(\(PostgresSchema.migrationLock))", logger: logger)
             do {
@@ -105,6 +133,16 @@ public final class PostgresReceiptStore: ServerStore, @unchecked Sendable {
             throw error
         }
         try? await connection.close()
+    }
+
+    /// A connection of its own, outside the pool (the caller closes it): for migrations and for
+    /// LISTEN, which holds its connection for as long as the store is watched.
+    func connectDirectly(id: Int) async throws -> PostgresConnection {
+        var configuration = PostgresConnection.Configuration(
+            host: postgres.host, port: postgres.port, username: postgres.username, password: postgres.password,
+            database: postgres.database, tls: try Self.connectionTLS(postgres.tls))
+        configuration.options.connectTimeout = .seconds(10)
+        return try await PostgresConnection.connect(configuration: configuration, id: id, logger: logger)
     }
 
     private static func connectionTLS(_ mode: PostgresLocation.TLSMode) throws -> PostgresConnection.Configuration.TLS {
@@ -170,30 +208,70 @@ public final class PostgresReceiptStore: ServerStore, @unchecked Sendable {
 
     // MARK: Running queries
 
+    /// How long one statement or transaction may wait for its answer. A request queued in the pool
+    /// while PostgreSQL restarted was seen never to be answered afterwards (postgres-nio 1.33):
+    /// past this limit it is given up as a transient failure, and tried again by its caller.
+    static let answerLimit: Duration = .seconds(20)
+
     func rows(_ query: PostgresQuery) async throws -> [PostgresRow] {
-        do { return try await client.query(query, logger: logger).collect() } catch { throw map(error) }
+        try await answered { [logger] client in try await client.query(query, logger: logger).collect() }
     }
 
     func execute(_ query: PostgresQuery) async throws {
-        do { try await client.query(query, logger: logger) } catch { throw map(error) }
+        try await answered { [logger] client in _ = try await client.query(query, logger: logger) }
+    }
+
+    /// Runs `body` on the pool, its errors mapped to `ReceiptError`s. Without an answer within
+    /// `answerLimit` the request is abandoned (not awaited: a request stuck in the pool does not
+    /// heed cancellation), the pool is replaced, and a transient error is thrown.
+    private func answered<T: Sendable>(_ body: @escaping @Sendable (PostgresClient) async throws -> T) async throws -> T {
+        let client = self.client
+        let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, Error>?, Never>) in
+            let answered = Mutex(false)
+            let timer = Mutex<Task<Void, Never>?>(nil)
+            let claim: @Sendable () -> Bool = { answered.withLock { done in defer { done = true }; return !done } }
+            let work = Task {
+                let result: Result<T, Error>
+                do { result = .success(try await body(client)) } catch { result = .failure(error) }
+                if claim() {
+                    timer.withLock { $0?.cancel() }
+                    continuation.resume(returning: result)
+                }
+            }
+            let deadline = Task {
+                do { try await Task.sleep(for: Self.answerLimit) } catch { return }
+                if claim() {
+                    work.cancel()
+                    continuation.resume(returning: nil)
+                }
+            }
+            timer.withLock { $0 = deadline }
+        }
+        switch outcome {
+        case let .success(value)?:
+            return value
+        case let .failure(error)?:
+            throw map(error)
+        case nil:
+            replacePool(client)
+            throw ReceiptError(.database, "no answer from PostgreSQL within \(Self.answerLimit); try again", file: location, retry: .later)
+        }
     }
 
     /// Runs `body` in one transaction (committed when it returns, rolled back when it throws).
-    func transaction<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
-        do {
-            return try await client.withConnection { connection in
-                try await connection.query("BEGIN", logger: self.logger)
+    func transaction<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        try await answered { [logger] client in
+            try await client.withConnection { connection in
+                try await connection.query("BEGIN", logger: logger)
                 do {
                     let result = try await body(connection)
-                    try await connection.query("COMMIT", logger: self.logger)
+                    try await connection.query("COMMIT", logger: logger)
                     return result
                 } catch {
-                    _ = try? await connection.query("ROLLBACK", logger: self.logger)
+                    _ = try? await connection.query("ROLLBACK", logger: logger)
                     throw error
                 }
             }
-        } catch {
-            throw map(error)
         }
     }
 
