@@ -1,3 +1,4 @@
+import Synchronization
 import Foundation
 import GRDB
 import Testing
@@ -168,5 +169,34 @@ import Testing
             }
         }
         #expect(ContinuousClock.now - start < .seconds(120), "a missed notification waits out the 300 s timeout")
+    }
+
+    @Test func notifyOneWakesOneIdleWaiterAndTheRestSleepOn() async {
+        final class Count: Sendable { let value = Mutex(0) }
+        let signal = WakeSignal()
+        let count = Count()
+        await withTaskGroup(of: Void.self) { group in
+            let g = signal.generation
+            for _ in 0..<3 {
+                group.addTask {
+                    await signal.wait(since: g, timeout: .seconds(300))
+                    count.value.withLock { $0 += 1 }
+                }
+            }
+            // Once the three are asleep, one notification.
+            let asleep = ContinuousClock.now + .seconds(60)
+            while signal.sleepers < 3, ContinuousClock.now < asleep { try? await Task.sleep(for: .milliseconds(10)) }
+            signal.notifyOne()
+            let deadline = ContinuousClock.now + .seconds(60)
+            while count.value.withLock({ $0 }) < 1, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(10)) }
+            try? await Task.sleep(for: .milliseconds(200))
+            #expect(count.value.withLock { $0 } == 1, "one new receipt should wake one idle worker")
+            // A task that read the generation before the notification does not sleep through it.
+            let before = signal.generation
+            signal.notifyOne()
+            await signal.wait(since: before, timeout: .seconds(300))
+            signal.notifyAll()
+        }
+        #expect(count.value.withLock { $0 } == 3)
     }
 }

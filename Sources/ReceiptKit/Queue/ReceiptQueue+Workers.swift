@@ -18,7 +18,7 @@ extension ReceiptQueue {
         guard store.announcesChanges else { return }
         await store.watchChanges { [workAvailable, finished] change in
             switch change {
-            case .workAvailable: workAvailable.notifyAll()
+            case .workAvailable: workAvailable.notifyOne()  // one receipt, one worker; busy ones look anyway
             case .finished: finished.notifyAll()
             }
         }

@@ -55,7 +55,7 @@ final class ReceiptQueue: Sendable {
         } else {
             logger.debug("Receipt already known", metadata: metadata)
         }
-        if result.isNew { workAvailable.notifyAll() }
+        if result.isNew { workAvailable.notifyOne() }
         return result
     }
 

@@ -24,6 +24,11 @@ final class WakeSignal: Sendable {
 
     var generation: UInt64 { state.withLock { $0.generation } }
 
+    /// How many tasks are asleep in `wait` now.
+    var sleepers: Int {
+        state.withLock { s in s.waiters.values.filter { if case .waiting = $0 { true } else { false } }.count }
+    }
+
     func notifyAll() {
         let resumed: [CheckedContinuation<Void, Never>] = state.withLock { s in
             s.generation &+= 1
@@ -37,6 +42,23 @@ final class WakeSignal: Sendable {
             return list
         }
         for continuation in resumed { continuation.resume() }
+    }
+
+    /// Wakes one waiting task (the longest waiting), for "one more receipt is there": the others
+    /// sleep on. The generation still moves on, so a task between its look at the store and its
+    /// wait looks again and nothing is missed.
+    func notifyOne() {
+        let resumed: CheckedContinuation<Void, Never>? = state.withLock { s in
+            s.generation &+= 1
+            for (token, waiter) in s.waiters.sorted(by: { $0.key < $1.key }) {
+                if case let .waiting(c) = waiter {
+                    s.waiters.removeValue(forKey: token)
+                    return c
+                }
+            }
+            return nil
+        }
+        resumed?.resume()
     }
 
     /// Returns when notified after `generation`, after `timeout`, or when the task is cancelled.
