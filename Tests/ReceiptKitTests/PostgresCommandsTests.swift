@@ -28,7 +28,7 @@ struct PostgresCommandsTests {
 
     @Test func realReceiptsSubmittedAnywhereAreReadByReceiptsWorkerProcessesThatStopCleanly() async throws {
         let server = try #require(PostgresTestServer.shared)
-        let url = try server.freshDatabase()
+        let url = try await server.freshDatabase()
         // Submitted through the library (no workers here): the images go into the database.
         let opened = try await OpenedStore.open(try StoreLocation(url), logger: TestSupport.logger)
         defer { opened.close() }
@@ -74,7 +74,7 @@ struct PostgresCommandsTests {
                                                   environment: ["OMP_THREAD_LIMIT": "1"])
         #expect(processed.out.split(separator: "\n").count == 4)
 
-        let url = try server.freshDatabase()
+        let url = try await server.freshDatabase()
         let migrated = try await ReceiptsCLI.run(["store", "migrate", "--from", sqlite, "--to", url])
         #expect(migrated.status == 0, "\(migrated.err)")
         #expect(migrated.err.contains("4 receipts copied"), "\(migrated.err)")

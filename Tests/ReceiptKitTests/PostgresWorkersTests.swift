@@ -69,14 +69,14 @@ struct PostgresWorkersTests {
     }
 
     /// Counts straight from the database, through psql (not through the code under test).
-    private func counts(_ server: PostgresTestServer, _ url: String) throws -> (statuses: [String: Int], expenses: Int, receiptsWithExpense: Int, mismatched: Int) {
+    private func counts(_ server: PostgresTestServer, _ url: String) async throws -> (statuses: [String: Int], expenses: Int, receiptsWithExpense: Int, mismatched: Int) {
         let database = String(url.split(separator: "/").last!.split(separator: "?").first!)
         var statuses: [String: Int] = [:]
-        for line in try server.psql(database, "SELECT ocr_status, count(*) FROM receipts.receipt GROUP BY ocr_status").split(separator: "\n") {
+        for line in try await server.psql(database, "SELECT ocr_status, count(*) FROM receipts.receipt GROUP BY ocr_status").split(separator: "\n") {
             let parts = line.split(separator: "|")
             if parts.count == 2, let n = Int(parts[1]) { statuses[String(parts[0])] = n }
         }
-        let row = try server.psql(database, """
+        let row = try await server.psql(database, """
             SELECT (SELECT count(*) FROM receipts.expense),
                    (SELECT count(DISTINCT receipt_id) FROM receipts.expense),
                    (SELECT count(*) FROM receipts.receipt r LEFT JOIN receipts.expense e ON e.receipt_id = r.id
@@ -121,7 +121,7 @@ struct PostgresWorkersTests {
     @Test(.enabled(if: PostgresWorkersTests.helperAvailable))
     func threeWorkerProcessesShareOneQueueAndFinishEveryReceiptExactlyOnce() async throws {
         let server = try #require(PostgresTestServer.shared)
-        let url = try server.freshDatabase()
+        let url = try await server.freshDatabase()
         let names = try await submit(200, to: url, badEvery: 40)
         let workers = try (0..<3).map { _ in try Worker(url, delay: 0.05, workers: 2, lease: 30) }
         for worker in workers { try await worker.wait() }
@@ -129,7 +129,7 @@ struct PostgresWorkersTests {
             #expect(worker.process.terminationStatus == 0, "worker failed: \(worker.errors.text.suffix(500))")
         }
 
-        let result = try counts(server, url)
+        let result = try await counts(server, url)
         #expect(result.statuses == ["completed": 195, "failed": 5])
         #expect(result.expenses == 195)
         #expect(result.receiptsWithExpense == 195)
@@ -146,7 +146,7 @@ struct PostgresWorkersTests {
     @Test(.enabled(if: PostgresWorkersTests.helperAvailable))
     func aWorkerKilledWithSIGKILLLeavesItsReceiptsToTheOthersAndNothingIsLostOrDoubled() async throws {
         let server = try #require(PostgresTestServer.shared)
-        let url = try server.freshDatabase()
+        let url = try await server.freshDatabase()
         let names = try await submit(200, to: url)
         // 2 s leases: the killed worker's receipts come back 2 s after its last renewal.
         let workers = try (0..<3).map { _ in try Worker(url, delay: 0.1, workers: 2, lease: 2) }
@@ -165,7 +165,7 @@ struct PostgresWorkersTests {
         for worker in workers.dropFirst() {
             #expect(worker.process.terminationStatus == 0, "worker failed: \(worker.errors.text.suffix(500))")
         }
-        let result = try counts(server, url)
+        let result = try await counts(server, url)
         #expect(result.statuses == ["completed": 200])
         #expect(result.expenses == 200)
         #expect(result.receiptsWithExpense == 200)
@@ -180,13 +180,13 @@ struct PostgresWorkersTests {
     @Test(.enabled(if: PostgresWorkersTests.helperAvailable))
     func workersCarryOnWhenPostgreSQLRestartsMidBatch() async throws {
         // A server of this test's own: restarting the shared one would cut the other tests' connections.
-        let server = try PostgresTestServer.start()
+        let server = try await PostgresTestServer.started()
         defer { server.stop() }
-        let url = try server.freshDatabase()
+        let url = try await server.freshDatabase()
         _ = try await submit(200, to: url)
         let workers = try (0..<2).map { _ in try Worker(url, delay: 0.05, workers: 2, lease: 10) }
         try await waitUntil(60) { workers.map { $0.events.filter { $0.kind == "end" }.count }.reduce(0, +) >= 40 }
-        try server.restart()
+        try await server.restart()
         let afterRestart = workers.map { $0.events.count }
         for worker in workers { try await worker.wait() }
         for worker in workers {
@@ -194,7 +194,7 @@ struct PostgresWorkersTests {
         }
         // They went on working after the restart, and the result is whole.
         #expect(zip(workers, afterRestart).map { $0.events.count - $1 }.reduce(0, +) > 0)
-        let result = try counts(server, url)
+        let result = try await counts(server, url)
         #expect(result.statuses == ["completed": 200])
         #expect(result.expenses == 200)
         #expect(result.receiptsWithExpense == 200)
@@ -208,11 +208,13 @@ struct PostgresWorkersTests {
         // Two "hosts": network namespaces of their own, each joined to this one by a veth pair, and
         // a server listening only on this side's ends of the links (not on their loopback).
         let octet = Int.random(in: 16...250)
-        let hosts = try [0, 1].map { try NetworkNamespace(name: "receipts-\(getpid())-\($0)", subnet: "10.\(octet).\($0)") }
+        let hosts = try await OffPool.run {
+            try [0, 1].map { try NetworkNamespace(name: "receipts-\(getpid())-\($0)", subnet: "10.\(octet).\($0)") }
+        }
         defer { hosts.forEach { $0.remove() } }
-        let server = try PostgresTestServer.start(listenAddresses: hosts.map(\.hostAddress))
+        let server = try await PostgresTestServer.started(listenAddresses: hosts.map(\.hostAddress))
         defer { server.stop() }
-        let database = try server.freshDatabase(host: hosts[0].hostAddress)
+        let database = try await server.freshDatabase(host: hosts[0].hostAddress)
         let names = try await submit(120, to: database)
         let workers = try hosts.map { host in
             try Worker(server.url(database: String(database.split(separator: "/").last!.split(separator: "?").first!), host: host.hostAddress),
@@ -222,7 +224,7 @@ struct PostgresWorkersTests {
         for worker in workers {
             #expect(worker.process.terminationStatus == 0, "worker failed: \(worker.errors.text.suffix(500))")
         }
-        let result = try counts(server, database)
+        let result = try await counts(server, database)
         #expect(result.statuses == ["completed": 120])
         #expect(result.expenses == 120)
         let starts = workers.map { $0.events.filter { $0.kind == "start" }.map(\.file) }

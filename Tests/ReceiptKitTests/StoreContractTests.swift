@@ -25,7 +25,7 @@ struct TestStore: Sendable {
 
     static func make(_ kind: StoreKind) async throws -> TestStore {
         let dir = try TemporaryDirectory()
-        let location = kind == .sqlite ? dir.storePath : try #require(PostgresTestServer.shared).freshDatabase()
+        let location = kind == .sqlite ? dir.storePath : try await #require(PostgresTestServer.shared).freshDatabase()
         let opened = try await OpenedStore.open(try StoreLocation(location), logger: TestSupport.logger)
         return TestStore(kind: kind, store: opened.store, images: opened.images, dir: dir, location: location)
     }

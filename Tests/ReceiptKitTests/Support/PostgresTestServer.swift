@@ -120,15 +120,25 @@ final class PostgresTestServer: @unchecked Sendable {
         try? FileManager.default.removeItem(atPath: (dataDirectory as NSString).deletingLastPathComponent)
     }
 
+    // The async methods below wait for PostgreSQL's programs off the cooperative pool (`OffPool`):
+    // blocking one of its two threads here would stall every other test's timers.
+
+    /// Starts a server of the caller's own (see `start(listenAddresses:)`).
+    static func started(listenAddresses: [String] = ["127.0.0.1"]) async throws -> PostgresTestServer {
+        try await OffPool.run { try start(listenAddresses: listenAddresses) }
+    }
+
     /// Restarts the server (fast shutdown: every connection is cut), as an operator's restart would.
-    func restart() throws {
-        try postgresProgram("pg_ctl", ["-D", dataDirectory, "-m", "fast", "-w", "-t", "60", "restart"])
+    func restart() async throws {
+        try await OffPool.run { try self.postgresProgram("pg_ctl", ["-D", self.dataDirectory, "-m", "fast", "-w", "-t", "60", "restart"]) }
     }
 
     /// A new, empty database; its URL holds the password (as a user's would).
-    func freshDatabase(host: String = "127.0.0.1") throws -> String {
+    func freshDatabase(host: String = "127.0.0.1") async throws -> String {
         let name = "t_" + UUID().uuidString.prefix(12).lowercased().replacingOccurrences(of: "-", with: "")
-        try postgresProgram("createdb", ["-h", (dataDirectory as NSString).deletingLastPathComponent, "-p", "\(port)", "-U", Self.user, name])
+        try await OffPool.run {
+            try self.postgresProgram("createdb", ["-h", (self.dataDirectory as NSString).deletingLastPathComponent, "-p", "\(self.port)", "-U", Self.user, name])
+        }
         return url(database: name, host: host)
     }
 
@@ -147,9 +157,11 @@ final class PostgresTestServer: @unchecked Sendable {
 
     /// Runs SQL as the superuser through psql, returning its unaligned output.
     @discardableResult
-    func psql(_ database: String, _ sql: String) throws -> String {
-        try postgresProgram("psql", ["-h", (dataDirectory as NSString).deletingLastPathComponent, "-p", "\(port)", "-U", Self.user,
-                                     "-d", database, "-v", "ON_ERROR_STOP=1", "-A", "-t", "-c", sql])
+    func psql(_ database: String, _ sql: String) async throws -> String {
+        try await OffPool.run {
+            try self.postgresProgram("psql", ["-h", (self.dataDirectory as NSString).deletingLastPathComponent, "-p", "\(self.port)",
+                                              "-U", Self.user, "-d", database, "-v", "ON_ERROR_STOP=1", "-A", "-t", "-c", sql])
+        }
     }
 
     /// Runs a program to its end with posix_spawn and waitpid (not Foundation's Process, whose
