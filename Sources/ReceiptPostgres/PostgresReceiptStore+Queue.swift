@@ -215,17 +215,19 @@ extension PostgresReceiptStore {
                 let connection = try await connectDirectly(id: 1)
                 do {
                     try await withTaskCancellationHandler {
-                        let work = try await connection.listen(Self.workChannel)
-                        let finished = try await connection.listen(Self.finishedChannel)
-                        delay = .milliseconds(100)
-                        // Whatever was announced while no one listened: look once.
-                        onChange(.workAvailable)
-                        onChange(.finished)
-                        try await withThrowingTaskGroup(of: Void.self) { group in
-                            group.addTask { for try await _ in work { onChange(.workAvailable) } }
-                            group.addTask { for try await _ in finished { onChange(.finished) } }
-                            try await group.next()
-                            group.cancelAll()
+                        try await connection.listen(on: Self.workChannel) { work in
+                            try await connection.listen(on: Self.finishedChannel) { finished in
+                                delay = .milliseconds(100)
+                                // Whatever was announced while no one listened: look once.
+                                onChange(.workAvailable)
+                                onChange(.finished)
+                                try await withThrowingTaskGroup(of: Void.self) { group in
+                                    group.addTask { for try await _ in work { onChange(.workAvailable) } }
+                                    group.addTask { for try await _ in finished { onChange(.finished) } }
+                                    try await group.next()
+                                    group.cancelAll()
+                                }
+                            }
                         }
                     } onCancel: {
                         connection.close().whenComplete { _ in }
