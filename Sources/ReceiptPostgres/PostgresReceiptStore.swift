@@ -25,8 +25,21 @@ public final class PostgresReceiptStore: ServerStore, Sendable {
     public let postgres: PostgresLocation
     let logger: Logger
     private let configuration: PostgresClient.Configuration
-    /// The pool in use and the task running it; replaced when it stops answering (see `answered`).
-    private let pool: Mutex<(client: PostgresClient, run: Task<Void, Never>)?>
+    /// The pool in use and the task running it; replaced when it stops answering (see `answered`),
+    /// stopped for good by `close`.
+    private let pool: Mutex<Pool>
+
+    private struct Pool {
+        var client: PostgresClient
+        var run: Task<Void, Never>
+        var closed = false
+
+        init(_ configuration: PostgresClient.Configuration, logger: Logger) {
+            let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+            self.client = client
+            run = Task { await client.run() }
+        }
+    }
 
     static let workChannel = "receipts_work"
     static let finishedChannel = "receipts_finished"
@@ -36,30 +49,20 @@ public final class PostgresReceiptStore: ServerStore, Sendable {
         self.location = location.description
         self.configuration = configuration
         self.logger = logger
-        pool = Mutex(Self.startPool(configuration, logger: logger))
+        pool = Mutex(Pool(configuration, logger: logger))
     }
 
-    private static func startPool(_ configuration: PostgresClient.Configuration, logger: Logger) -> (client: PostgresClient, run: Task<Void, Never>) {
-        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
-        return (client, Task { await client.run() })
-    }
-
-    /// The pool in use (a closed store's last one: its requests fail with `poolClosed`).
-    var client: PostgresClient {
-        pool.withLock { current in
-            if let current { return current.client }
-            // Closed: a client that is never run answers nothing; callers get the timeout's error.
-            return PostgresClient(configuration: configuration, backgroundLogger: logger)
-        }
-    }
+    /// The pool in use (after `close`, the stopped one: its requests fail with `poolClosed`).
+    var client: PostgresClient { pool.withLock { $0.client } }
 
     /// Puts a new pool in place of `stuck` (when it is still the one in use) and stops the old one;
     /// requests still waiting in it are abandoned.
     private func replacePool(_ stuck: PostgresClient) {
         let old: Task<Void, Never>? = pool.withLock { current in
-            guard let running = current, running.client === stuck else { return nil }
-            current = Self.startPool(configuration, logger: logger)
-            return running.run
+            guard !current.closed, current.client === stuck else { return nil }
+            let stopped = current.run
+            current = Pool(configuration, logger: logger)
+            return stopped
         }
         if let old {
             logger.warning("PostgreSQL pool stopped answering; replaced by a new one", metadata: ["store.path": "\(location)"])
@@ -104,11 +107,11 @@ public final class PostgresReceiptStore: ServerStore, Sendable {
 
     /// Closes the pool's connections.
     public func close() {
-        let running = pool.withLock { current in
-            defer { current = nil }
-            return current
+        let run = pool.withLock { current in
+            current.closed = true
+            return current.run
         }
-        running?.run.cancel()
+        run.cancel()
     }
 
     deinit { close() }
