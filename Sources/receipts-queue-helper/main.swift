@@ -120,11 +120,9 @@ if arguments.count == 5, arguments[1] == "--bench", let count = Int(arguments[3]
 
 if arguments.count >= 3, arguments[1] == "--submit" {
     do {
-        let opened = try await OpenedStore.open(try StoreLocation(arguments[2]), logger: logger)
-        let pipeline = ReceiptPipeline(store: opened.store, images: opened.images, processor: SlowProcessor(delay: 0, announce: false),
-                                       configuration: .init(workers: 1), logger: logger)
+        let pipeline = try await ReceiptPipeline.open(try StoreLocation(arguments[2]), processor: SlowProcessor(delay: 0, announce: false),
+                                                      configuration: .init(workers: 1), logger: logger)
         for file in arguments.dropFirst(3) { try await pipeline.submit(imageAt: file) }
-        opened.close()
     } catch {
         fail("\(error)")
     }

@@ -151,7 +151,12 @@ struct PostgresWorkersTests {
         // 2 s leases: the killed worker's receipts come back 2 s after its last renewal.
         let workers = try (0..<3).map { _ in try Worker(url, delay: 0.1, workers: 2, lease: 2) }
         let victim = workers[0]
-        try await waitUntil(60) { victim.events.filter { $0.kind == "end" }.count >= 5 }
+        // Kill it while it holds a receipt: after five finished, at a moment one is begun and not ended.
+        try await waitUntil(60) {
+            let events = victim.events
+            let open = Set(events.filter { $0.kind == "start" }.map(\.file)).subtracting(events.filter { $0.kind == "end" }.map(\.file))
+            return events.filter { $0.kind == "end" }.count >= 5 && !open.isEmpty
+        }
         kill(victim.process.processIdentifier, SIGKILL)
         let killedAt = Date().timeIntervalSince1970
         try await victim.wait()
