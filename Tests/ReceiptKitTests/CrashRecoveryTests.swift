@@ -39,9 +39,10 @@ import Testing
             try dir.write(String(format: "in/r%02d.jpg", i), Data("Vendor \(i);2024-04-\(String(format: "%02d", i % 28 + 1));\(i).99".utf8))
         }
         let store = dir.storePath
-        // 0.4 s a receipt: the batch takes 8 s, so the kill lands mid-batch even when other tests
-        // keep both cores busy and this test's polling runs late.
-        let arguments = [store, dir.path("in"), "0.4", "2"]
+        // 0.8 s a receipt: the batch takes 16 s, so the kill lands mid-batch even when other tests
+        // keep both cores busy and this test's polling runs late (at 0.4 s a whole batch once
+        // finished before a loaded machine polled).
+        let arguments = [store, dir.path("in"), "0.8", "2"]
 
         let firstOutput = try CapturedOutput()
         let first = try start(arguments, output: firstOutput)

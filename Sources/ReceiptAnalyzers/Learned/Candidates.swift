@@ -36,7 +36,7 @@ package enum CandidateProposer {
     package static let dateFeatures = [
         "rulesPick", "rulesConfidence", "dateWordConfidence", "dateLabel", "otherDateLabel", "timeOnRow",
         "fromTop", "fromBottom", "occurrences", "isLatest", "isEarliest", "candidates", "inFuture",
-        "monthName", "fourDigitYear", "dayMonthAmbiguous", "rowConfidence",
+        "monthName", "fourDigitYear", "dayMonthAmbiguous", "rowConfidence", "rowReadAgain", "rowReadOtherwise",
     ]
 
     package static let vendorFeatures = [
@@ -157,6 +157,7 @@ package enum CandidateProposer {
                 isPick ? 1 : 0, isPick ? pick?.confidence ?? 0 : 0, word / 100, labelled, otherLabel, time,
                 top, bottom, log1p(Double(rows.count)), date == latest ? 1 : 0, date == earliest ? 1 : 0,
                 log1p(Double(distinct.count)), days < 0 ? 1 : 0, monthName, fourDigits, ambiguous, rowConfidence,
+                isPick && reading.dateCheck == .same ? 1 : 0, isPick && reading.dateCheck == .other ? 1 : 0,
             ]
             return Candidate(field: .date, value: date.description, features: features)
         }

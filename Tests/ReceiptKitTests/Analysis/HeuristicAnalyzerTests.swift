@@ -83,7 +83,8 @@ actor RereadRecorder {
         let analysis = try await HeuristicAnalyzer().analyze(input, options: AnalysisOptions())
         #expect(analysis.total == Decimal(string: "2.30"))
         #expect(analysis.date?.description == "2024-03-12")
-        let passes = await recorder.passes
+        // Whole-page passes (the close-up that checks the date's row is not one).
+        let passes = await recorder.passes.filter { $0.region == nil }
         #expect(passes.count == 1, "a confirmed total stops further passes")
         #expect(passes.first == HeuristicAnalyzer.defaultRereadPasses.first)
     }
@@ -239,7 +240,39 @@ actor RereadRecorder {
             return ocrResult("")
         })
         _ = try await HeuristicAnalyzer().analyze(input, options: AnalysisOptions())
-        #expect(await recorder.passes.isEmpty)
+        // Only the close-up that checks the date's row: one band of the page, at the first scale.
+        let passes = await recorder.passes
+        #expect(passes.count == 1)
+        #expect(passes.allSatisfy { $0.region != nil && $0.scale == 1 })
+    }
+
+    /// The features the learned model reads for the chosen date.
+    func dateCheckFeatures(closeUp: String) async throws -> (same: Double, other: Double, date: String?) {
+        var options = AnalysisOptions()
+        options.collectCandidates = true
+        let input = AnalysisInput(source: "fuel.jpg", ocr: ocrResult(fuelReceipt), reader: ScriptedPageReader { _ in
+            ocrResult(closeUp)
+        })
+        let analysis = try await HeuristicAnalyzer().analyze(input, options: options)
+        let candidates = try #require(analysis.details.first { $0.0 == "candidates" }?.1.arrayValue)
+        let dates = candidates.filter { $0["field"]?.stringValue == "date" }
+            .map { c in (c["features"]?.arrayValue ?? []).compactMap { $0.doubleValue } }
+        let features = try #require(dates.first { $0.first == 1 }, "no date the rules picked")
+        let names = CandidateProposer.dateFeatures
+        return (features[names.firstIndex(of: "rowReadAgain")!], features[names.firstIndex(of: "rowReadOtherwise")!],
+                analysis.date?.description)
+    }
+
+    @Test func aClearDateIsCheckedByReadingItsRowAgain() async throws {
+        let agreeing = try await dateCheckFeatures(closeUp: "14/03/2024 08:12")
+        #expect(agreeing.same == 1 && agreeing.other == 0)
+        // Another reading of a clear date does not replace it: it only tells the model the two
+        // readings disagree.
+        let disagreeing = try await dateCheckFeatures(closeUp: "16/08/2024 08:12")
+        #expect(disagreeing.same == 0 && disagreeing.other == 1)
+        #expect(disagreeing.date == "2024-03-14")
+        let unreadable = try await dateCheckFeatures(closeUp: "")
+        #expect(unreadable.same == 0 && unreadable.other == 0)
     }
 
     @Test func aFailingRereadKeepsTheFirstReading() async throws {

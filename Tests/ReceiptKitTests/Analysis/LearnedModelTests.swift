@@ -109,4 +109,18 @@ import Testing
         #expect(abs(confidence.total - 1 / (1 + exp(3.0))) < 1e-9)
         #expect(confidence.needsReview)
     }
+
+    @Test func theShippedModelLoadsAndDecidesByDefault() async throws {
+        // A model made for other features would be refused and the rules would decide silently.
+        let model = try #require(LearnedModel.shipped, "the shipped parameters do not load: run make train")
+        #expect(Set(model.fields.keys) == Set(LearnedField.allCases))
+        #expect((model.reviewBelow[.total] ?? 0) > 0.5 && (model.reviewBelow[.date] ?? 0) > 0.5)
+        let text = "CORNER SHOP\n12/03/2024\nTOTAL 4.20"
+        let learned = HeuristicAnalyzer().analyze(text: text)
+        var rulesOnly = AnalysisOptions()
+        rulesOnly.learnedModel = false
+        let rules = HeuristicAnalyzer().analyze(text: text, options: rulesOnly)
+        #expect(learned.total == rules.total)
+        #expect(learned.confidence.total != rules.confidence.total, "the confidence is the model's probability")
+    }
 }
