@@ -304,6 +304,7 @@ def main():
         share, tt, td, st = best
         thresholds = {"total": tt, "date": td}
         say(f"needsReview thresholds (chosen on held-out folds, target {a.target * 100:.0f}%): total < {tt:.2f}, date < {td:.2f}")
+        say("(the table below applies them to the probabilities they were chosen on; the nested table after it is the held-out result)")
         say()
         say("| family | receipts | unflagged | unflagged share | total and date right among unflagged |")
         say("|---|---|---|---|---|")
