@@ -36,7 +36,7 @@ package enum CandidateProposer {
     package static let dateFeatures = [
         "rulesPick", "rulesConfidence", "dateWordConfidence", "dateLabel", "otherDateLabel", "timeOnRow",
         "fromTop", "fromBottom", "occurrences", "isLatest", "isEarliest", "candidates", "inFuture",
-        "monthName", "fourDigitYear", "dayMonthAmbiguous", "rowConfidence", "rowReadAgain", "rowReadOtherwise",
+        "monthName", "fourDigitYear", "dayMonthAmbiguous", "rowConfidence", "rowReadAgain", "rowReadOtherwise", "orderGuessed",
     ]
 
     package static let vendorFeatures = [
@@ -158,6 +158,9 @@ package enum CandidateProposer {
                 top, bottom, log1p(Double(rows.count)), date == latest ? 1 : 0, date == earliest ? 1 : 0,
                 log1p(Double(distinct.count)), days < 0 ? 1 : 0, monthName, fourDigits, ambiguous, rowConfidence,
                 isPick && reading.dateCheck == .same ? 1 : 0, isPick && reading.dateCheck == .other ? 1 : 0,
+                // Day and month could be either way round and nothing on the receipt (currency,
+                // country) said which: the order is the default's guess.
+                ambiguous == 1 && hint == nil ? 1 : 0,
             ]
             return Candidate(field: .date, value: date.description, features: features)
         }

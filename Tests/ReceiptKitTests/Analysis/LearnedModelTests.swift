@@ -58,6 +58,18 @@ import Testing
         #expect(Self.feature("rulesPick", of: offer) == 0)
     }
 
+    @Test func aDateWhoseOrderNothingSettlesIsMarkedGuessed() throws {
+        func guessed(_ text: String) throws -> Double {
+            let candidates = CandidateProposer.dates(Self.reading(text), options: AnalysisOptions())
+            let pick = try #require(candidates.first { Self.feature("rulesPick", of: $0) == 1 })
+            return Self.feature("orderGuessed", of: pick)
+        }
+        #expect(try guessed("CORNER SHOP\n03/04/2024\nTOTAL 4.20") == 1)
+        // The pound sign says day first; a day above 12 leaves no choice.
+        #expect(try guessed("CORNER SHOP\n03/04/2024\nTOTAL £4.20") == 0)
+        #expect(try guessed("CORNER SHOP\n23/04/2024\nTOTAL 4.20") == 0)
+    }
+
     @Test func theVendorCandidateIsTheRulesNameWithHowItWasRead() throws {
         let vendor = try #require(CandidateProposer.vendor(Self.reading()).first)
         #expect(vendor.value == "CORNER GARAGE LTD")
