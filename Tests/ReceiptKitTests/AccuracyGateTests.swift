@@ -39,6 +39,18 @@ import Testing
         "TestReceipts": ["vendor": 100, "date": 100, "total": 100, "tax": 100, "currency": 100, "category": 100],
     ]
 
+    /// needsReview floors per folder, in percent: the share of receipts (with a known total or date)
+    /// left unflagged, and how often those have every known total and date right. Reached on
+    /// 2026-11-25 with the shipped learned model (which was trained on these folders: these are
+    /// regression floors, not results — `make train` prints the held-out figures): sroie 45.0% /
+    /// 97.8%, sroie-2 46.3% / 97.9%, wildreceipt 9.4% / 100% (10 receipts), wildreceipt-2 15.3% /
+    /// 97.0%, TestReceipts 70% / 100%. Shares 4 points under (one receipt in ten for wildreceipt),
+    /// rightness the issue's 97% less the worth of one receipt where a folder has few unflagged.
+    static let reviewFloors: [String: (share: Double, right: Double)] = [
+        "sroie": (41, 96), "sroie-2": (42, 96), "wildreceipt": (5, 90), "wildreceipt-2": (11, 94),
+        "TestReceipts": (65, 100),
+    ]
+
     @Test(.enabled(if: sharedPresent, "../shared/receipts is absent: the accuracy gate needs the labelled receipts (sroie, wildreceipt)"),
           .timeLimit(.minutes(25)))
     func accuracyStaysAboveTheFloors() throws {
@@ -75,6 +87,19 @@ import Testing
                 let percent = scored == 0 ? 0 : 100 * Double(correct) / Double(scored)
                 summary.append("\(name).\(field) \(String(format: "%.1f", percent))% (floor \(floor))")
                 if percent < floor { failures.append("\(name) \(field): \(String(format: "%.1f", percent))% < floor \(floor)%") }
+            }
+            let review = try #require(folder["review"] as? [String: Any], "\(name): no needsReview figures")
+            let reviewFloor = try #require(Self.reviewFloors[name], "no needsReview floors for folder \(name)")
+            let receipts = (review["receipts"] as? Int) ?? 0, unflagged = (review["unflagged"] as? Int) ?? 0
+            let right = (review["right"] as? Int) ?? 0
+            let share = 100 * Double(unflagged) / Double(max(1, receipts))
+            let rightShare = unflagged == 0 ? 0 : 100 * Double(right) / Double(unflagged)
+            summary.append("\(name) unflagged \(String(format: "%.1f", share))% right \(String(format: "%.1f", rightShare))%")
+            if share < reviewFloor.share {
+                failures.append("\(name): \(String(format: "%.1f", share))% unflagged < floor \(reviewFloor.share)%")
+            }
+            if rightShare < reviewFloor.right {
+                failures.append("\(name): unflagged receipts right \(String(format: "%.1f", rightShare))% < floor \(reviewFloor.right)%")
             }
         }
         print("accuracy gate: " + summary.joined(separator: ", "))

@@ -36,6 +36,20 @@ public struct FieldScore: Sendable, Equatable {
     }
 }
 
+/// How far `needsReview` can be trusted in one folder: of the receipts with a known total or date,
+/// how many were not flagged, and how many of those had every known total and date right.
+public struct ReviewScore: Sendable, Equatable {
+    public var receipts = 0
+    public var unflagged = 0
+    public var right = 0
+
+    public init(receipts: Int = 0, unflagged: Int = 0, right: Int = 0) {
+        self.receipts = receipts
+        self.unflagged = unflagged
+        self.right = right
+    }
+}
+
 /// Scores analyses against ground truth, as ../shared/receipts/README.md describes: vendor
 /// ignoring case, whitespace and punctuation (or matching any accepted alternative), amounts as
 /// decimals, dates exactly, currency codes and categories ignoring case; only fields whose
@@ -46,6 +60,7 @@ public struct EvaluationScorer: Sendable {
     public private(set) var failed = 0
     public private(set) var scores: [EvaluatedField: FieldScore] = [:]
     public private(set) var misses: [EvaluationMiss] = []
+    public private(set) var review = ReviewScore()
 
     public init(folder: String) {
         self.folder = folder
@@ -55,6 +70,15 @@ public struct EvaluationScorer: Sendable {
     public mutating func add(file: String, truth: GroundTruth, analysis: ReceiptAnalysis?, error: String? = nil) {
         receipts += 1
         if analysis == nil { failed += 1 }
+        if truth.total != nil || truth.date != nil {
+            review.receipts += 1
+            if let analysis, !analysis.confidence.needsReview {
+                review.unflagged += 1
+                let total = truth.total == nil || EvaluationScorer.matches(.total, truth: truth, analysis: analysis)
+                let date = truth.date == nil || EvaluationScorer.matches(.date, truth: truth, analysis: analysis)
+                if total && date { review.right += 1 }
+            }
+        }
         for field in EvaluatedField.allCases {
             guard let expected = EvaluationScorer.expectedText(field, truth) else { continue }
             let right = analysis.map { EvaluationScorer.matches(field, truth: truth, analysis: $0) } ?? false
@@ -69,7 +93,7 @@ public struct EvaluationScorer: Sendable {
     }
 
     public var report: FolderReport {
-        FolderReport(folder: folder, receipts: receipts, failed: failed, scores: scores, misses: misses)
+        FolderReport(folder: folder, receipts: receipts, failed: failed, scores: scores, misses: misses, review: review)
     }
 
     /// True when the analysis has the field right (only meaningful when the truth is not null).
@@ -124,11 +148,13 @@ public struct FolderReport: Sendable, Equatable {
     public var failed: Int
     public var scores: [EvaluatedField: FieldScore]
     public var misses: [EvaluationMiss]
+    public var review = ReviewScore()
 
     public func score(_ field: EvaluatedField) -> FieldScore { scores[field] ?? FieldScore() }
 
-    /// `{"folder", "receipts", "failed", "fields": {"total": {"scored", "correct", "accuracy"}, …}, "misses": [...]}`;
-    /// fields nothing was scored on are left out.
+    /// `{"folder", "receipts", "failed", "fields": {"total": {"scored", "correct", "accuracy"}, …},
+    /// "review": {"receipts", "unflagged", "right"}, "misses": [...]}`; fields nothing was scored on
+    /// are left out.
     public func json(includeMisses: Bool = true) -> JSONValue {
         var fields: [(String, JSONValue)] = []
         for field in EvaluatedField.allCases {
@@ -141,6 +167,8 @@ public struct FolderReport: Sendable, Equatable {
         }
         var pairs: [(String, JSONValue)] = [
             ("folder", .string(folder)), ("receipts", .int(receipts)), ("failed", .int(failed)), ("fields", .object(fields)),
+            ("review", .object([("receipts", .int(review.receipts)), ("unflagged", .int(review.unflagged)),
+                                ("right", .int(review.right))])),
         ]
         if includeMisses {
             pairs.append(("misses", .array(misses.map { m in

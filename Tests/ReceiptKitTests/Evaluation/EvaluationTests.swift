@@ -50,8 +50,9 @@ import Testing
                                     total: Decimal(string: "23.5"), tax: Decimal(string: "1.00"), currency: "USD",
                                     analyzer: "heuristic")
         scorer.add(file: "a.jpg", truth: truth, analysis: right)
-        let wrong = ReceiptAnalysis(vendor: "Steak", date: CalendarDate(iso: "2024-01-03"), total: Decimal(string: "23.05"),
+        var wrong = ReceiptAnalysis(vendor: "Steak", date: CalendarDate(iso: "2024-01-03"), total: Decimal(string: "23.05"),
                                     analyzer: "heuristic")
+        wrong.confidence.needsReview = false
         scorer.add(file: "b.jpg", truth: truth, analysis: wrong)
         scorer.add(file: "c.jpg", truth: truth, analysis: nil, error: "c.jpg: not an image")
         let report = scorer.report
@@ -72,6 +73,9 @@ import Testing
         #expect(fields["tax"] == nil)
         #expect(parsed["folders"]?.arrayValue?.first?["misses"]?.arrayValue?.count == report.misses.count)
         #expect(report.summaryLine.contains("total 33.3% (1/3)"))
+        // needsReview: only b was left unflagged, and its total and date are wrong.
+        #expect(report.review == ReviewScore(receipts: 3, unflagged: 1, right: 0))
+        #expect(parsed["folders"]?.arrayValue?.first?["review"]?["unflagged"]?.doubleValue == 1)
     }
 
     @Test func vendorComparisonIgnoresCaseSpacesAndPunctuation() {
