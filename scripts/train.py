@@ -333,7 +333,11 @@ def main():
             f.write("\n".join(lines) + "\n")
 
     # The shipped model: rankers on everything; calibration on out-of-fold scores.
-    model = {"version": f"1-{len(receipts)}r-{a.folds}f-s{a.seed}", "fields": {}}
+    # The version names the data's size, the folds, the seed and the feature set (a short hash of
+    # the feature names), so parameters trained on other features never pass for these.
+    import hashlib
+    fingerprint = hashlib.sha256(json.dumps(FEATURES, sort_keys=True).encode()).hexdigest()[:6]
+    model = {"version": f"1-{len(receipts)}r-{a.folds}f-s{a.seed}-{fingerprint}", "fields": {}}
     for field in FIELDS:
         rows = field_rows(receipts, field)
         groups = [receipts[i]["group"] for i, _, _ in rows]

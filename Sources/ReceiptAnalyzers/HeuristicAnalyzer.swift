@@ -12,8 +12,8 @@ import ReceiptModel
 /// (measured on ../shared/receipts: dates 91% → 92% SROIE, 79.2% → 81.8% WildReceipt, for a
 /// close-up on a quarter of the receipts; a second one at 1.5× when the first cannot read the row
 /// clearly either: SROIE 93% → 94%); a date read clearly gets the same close-up as a check, whose
-/// agreement the learned model weighs; a vendor name read with low confidence gets a close-up of
-/// its rows.
+/// agreement the learned model weighs; so does the vendor's name (a close-up of its rows, larger
+/// when the name was read with low confidence).
 public struct HeuristicAnalyzer: ReceiptAnalyzer {
     public let name = "heuristic"
     /// Second passes tried in order while the total stays unconfirmed.
@@ -75,8 +75,10 @@ public struct HeuristicAnalyzer: ReceiptAnalyzer {
         // unflagged at 97% right went from 4% to 40%; the close-up of one row costs about 3% of
         // a receipt's OCR).
         if let reader = input.reader, let date = reading.date, let row = reading.dateRow,
-           let rowBox = row.box, let weak = DateFinder.dateWordConfidence(row),
-           let region = reading.rowRegion(row) {
+           let rowBox = row.box, let region = reading.rowRegion(row) {
+            // A date in words (`28 Aug 2024`) has no numeric word to judge: it is checked as a
+            // clear one.
+            let weak = DateFinder.dateWordConfidence(row) ?? 100
             for scale in weak < 85 ? [1.0, 1.5] : [1.0] {
                 try Task.checkCancellation()
                 guard let ocr = try await Self.read(reader, OCRPass(pageSegmentationMode: 6, scale: scale, region: region)) else { break }
@@ -84,31 +86,34 @@ public struct HeuristicAnalyzer: ReceiptAnalyzer {
                 guard let other = DateFinder.find(closeUp, orderHint: reading.dateOrderHint, defaultOrder: options.dateOrder, today: options.today ?? .today()),
                       let line = other.line.flatMap({ i in closeUp.lines.first { $0.index == i } }), let lineBox = line.box,
                       // The same row, not a neighbour the margin let in (a due or expiry date).
-                      abs(Int(Double(lineBox.midY) / scale) + region.y - rowBox.midY) * 2 <= rowBox.height,
-                      let clearer = DateFinder.dateWordConfidence(line) else { continue }
+                      abs(Int(Double(lineBox.midY) / scale) + region.y - rowBox.midY) * 2 <= rowBox.height else { continue }
+                let clearer = DateFinder.dateWordConfidence(line)
                 reading.dateCheck = other.date == date.date ? .same : .other
-                if weak < 85, other.date != date.date, clearer > weak {
+                if weak < 85, other.date != date.date, let clearer, clearer > weak {
                     reading.date = other
                     break
                 }
-                if clearer >= 50 { break }
+                if (clearer ?? 100) >= 50 { break }
             }
         }
-        // A vendor name read with low confidence: read its rows again, larger, and keep the
-        // clearer reading of the same name.
-        if let reader = input.reader, let vendor = reading.vendor, vendor.readConfidence < 80,
-           let region = reading.vendorRegion() {
+        // The vendor's rows read again on their own: a name read with low confidence at twice the
+        // scale, keeping the clearer reading of the same name; a name read clearly at the first
+        // scale, as a check. As for the date, two readings rarely make the same slip, so whether
+        // they agree is what the learned model weighs for the vendor's probability.
+        if let reader = input.reader, let vendor = reading.vendor, let region = reading.vendorRegion() {
             try Task.checkCancellation()
-            if let ocr = try await Self.read(reader, OCRPass(pageSegmentationMode: 6, scale: 2, region: region)) {
-                if let clearer = VendorFinder.find(ReceiptDocument(ocr: ocr)),
-                   clearer.readConfidence >= vendor.readConfidence + 5, clearer.meanConfidence >= vendor.meanConfidence,
-                   Reading.sameName(clearer.name, vendor.name),
+            let weak = vendor.readConfidence < 80
+            if let ocr = try await Self.read(reader, OCRPass(pageSegmentationMode: 6, scale: weak ? 2 : 1, region: region)),
+               let other = VendorFinder.find(ReceiptDocument(ocr: ocr)) {
+                reading.vendorCheck = NameMatching.normalized(other.name) == NameMatching.normalized(vendor.name) ? .same : .other
+                if weak, other.readConfidence >= vendor.readConfidence + 5, other.meanConfidence >= vendor.meanConfidence,
+                   Reading.sameName(other.name, vendor.name),
                    // "LA. CAMERA" is not made clearer by "1A CAMERA": a larger read adds no digits,
                    // nor "MR. D.I.Y." by "MR. DeI.Y.": no small letters amid capitals.
-                   clearer.name.filter(\.isNumber).count <= vendor.name.filter(\.isNumber).count,
-                   Self.caseSlips(clearer.name) <= Self.caseSlips(vendor.name),
-                   NameMatching.normalized(clearer.name).count * 10 >= NameMatching.normalized(vendor.name).count * 9 {
-                    reading.vendor = clearer
+                   other.name.filter(\.isNumber).count <= vendor.name.filter(\.isNumber).count,
+                   Self.caseSlips(other.name) <= Self.caseSlips(vendor.name),
+                   NameMatching.normalized(other.name).count * 10 >= NameMatching.normalized(vendor.name).count * 9 {
+                    reading.vendor = other
                 }
             }
         }
@@ -156,13 +161,13 @@ public struct HeuristicAnalyzer: ReceiptAnalyzer {
     }
 }
 
-/// What a second reading of the date's row, on its own, found.
-package enum DateCheck: Sendable {
-    /// Not read again, or no date read in the close-up.
+/// What a second reading of a field's rows (the date's, the vendor's), on their own, found.
+package enum ReadCheck: Sendable {
+    /// Not read again, or nothing of the kind read in the close-up.
     case none
-    /// The same date.
+    /// The same date or name.
     case same
-    /// Another date (kept when it was read more clearly than a weak first reading).
+    /// Another one (kept when it was read more clearly than a weak first reading).
     case other
 }
 
@@ -183,7 +188,9 @@ package struct Reading {
     package var firstDate: DateFinding?
     package var otherTotals: [TotalFinding] = []
     /// What a close-up of the date's row read.
-    package var dateCheck: DateCheck = .none
+    package var dateCheck: ReadCheck = .none
+    /// What a close-up of the vendor's rows read.
+    package var vendorCheck: ReadCheck = .none
     /// The amount rows of further passes, for a tax the first pass did not read.
     package var otherRows: [[AmountLine]] = []
 

@@ -30,7 +30,7 @@ package enum CandidateProposer {
         "onTotalRow", "onSubtotalRow", "onTaxRow", "onCashRow", "onCardRow", "onChangeRow", "onTipRow",
         "onDiscountRow", "onOtherRow", "occurrences", "isLargest", "rankFromLargest", "fromBottom", "fromTop",
         "subtotalPlusTax", "cashLessChange", "itemsSum", "currencyMark", "repaired", "relativeHeight",
-        "readConfidence", "otherPassAgrees", "magnitude", "onlyOnPaymentRows", "largerThanPayment",
+        "readConfidence", "otherPassAgrees", "magnitude", "onlyOnPaymentRows", "largerThanPayment", "amounts",
     ]
 
     package static let dateFeatures = [
@@ -41,7 +41,7 @@ package enum CandidateProposer {
 
     package static let vendorFeatures = [
         "rulesConfidence", "readConfidence", "meanConfidence", "fromTop", "relativeHeight", "letters",
-        "words", "digitShare", "lowercaseShare", "companyWord", "headerRows",
+        "words", "digitShare", "lowercaseShare", "companyWord", "headerRows", "readAgain", "readOtherwise",
     ]
 
     package static func features(for field: LearnedField) -> [String] {
@@ -104,6 +104,8 @@ package enum CandidateProposer {
                 reading.otherTotals.contains { $0.value == value } ? 1 : 0,
                 log10(1 + NSDecimalNumber(decimal: value).doubleValue) / 4,
                 onlyPayment ? 1 : 0, payments.contains { $0 > 0 && value > $0 } ? 1 : 0,
+                // How many amounts compete: a labelled amount on a short ticket has few rivals.
+                log1p(Double(positive.count)),
             ]
             return Candidate(field: .total, value: value.moneyString, features: features)
         }
@@ -189,6 +191,7 @@ package enum CandidateProposer {
             min(1, Double(letters.count) / 30), min(1, Double(vendor.name.split(separator: " ").count) / 6),
             Double(digits) / Double(max(1, vendor.name.count)), Double(lower) / Double(max(1, letters.count)),
             LabelText(vendor.name).hasAny(companyWords) ? 1 : 0, min(1, Double(rowsOfName) / 3),
+            reading.vendorCheck == .same ? 1 : 0, reading.vendorCheck == .other ? 1 : 0,
         ]
         return [Candidate(field: .vendor, value: vendor.name, features: features)]
     }

@@ -37,8 +37,23 @@ actor RereadRecorder {
     VISA £58.42
     """
 
+    /// A reader that reads the same page again: a close-up gives the rows inside its band, as placed
+    /// in the band at its scale.
+    func samePage(_ ocr: OCRResult) -> ScriptedPageReader {
+        ScriptedPageReader { pass in
+            guard let region = pass.region else { return ocr }
+            var band = ocr
+            band.lines = ocr.lines.filter { $0.box.midY >= region.y && $0.box.midY < region.y + region.height }.map { l in
+                func moved(_ b: BoundingBox) -> BoundingBox { BoundingBox(x: b.x, y: b.y - region.y, width: b.width, height: b.height) }
+                return OCRLine(words: l.words.map { OCRWord(text: $0.text, confidence: $0.confidence, box: moved($0.box)) }, box: moved(l.box))
+            }
+            return self.scaled(band, pass.scale)
+        }
+    }
+
     @Test func readsAWholeReceipt() async throws {
-        let analysis = try await HeuristicAnalyzer().analyze(AnalysisInput(source: "fuel.jpg", ocr: ocrResult(fuelReceipt)),
+        let ocr = ocrResult(fuelReceipt)
+        let analysis = try await HeuristicAnalyzer().analyze(AnalysisInput(source: "fuel.jpg", ocr: ocr, reader: samePage(ocr)),
                                                              options: AnalysisOptions())
         #expect(analysis.vendor == "SHELL FOREST HILL")
         #expect(analysis.date?.description == "2024-03-14")
@@ -110,8 +125,8 @@ actor RereadRecorder {
         let analysis = try await HeuristicAnalyzer().analyze(input, options: AnalysisOptions())
         #expect(analysis.date?.description == "2024-03-12")
         let passes = await recorder.passes
-        #expect(passes.count == 1)
         #expect(passes.first?.binarize == true && passes.first?.region == nil, "one binarized whole-page pass")
+        #expect(passes.dropFirst().allSatisfy { $0.region != nil }, "then only close-ups that check what was read")
     }
 
     @Test func theBinarizedPassForTheDateHasNoSayOnAnUnconfirmedTotal() async throws {
@@ -126,7 +141,7 @@ actor RereadRecorder {
         let analysis = try await HeuristicAnalyzer().analyze(input, options: AnalysisOptions())
         #expect(analysis.date?.description == "2024-03-12")
         #expect(analysis.total == Decimal(string: "4.30"))
-        #expect(await recorder.passes.map(\.binarize) == [false, true])
+        #expect(await recorder.passes.filter { $0.region == nil }.map(\.binarize) == [false, true])
     }
 
     @Test func aSecondReadingManyTimesEveryAmountIsNotTheTotal() async throws {
@@ -182,9 +197,11 @@ actor RereadRecorder {
         let analysis = try await HeuristicAnalyzer().analyze(input, options: AnalysisOptions())
         #expect(analysis.date?.description == "2024-03-14")
         let passes = await recorder.passes
-        // One close-up: the date's row and a row's height of margin, at the first pass's scale.
-        #expect(passes.count == 1)
+        // One close-up of the date's row and a row's height of margin, at the first pass's scale;
+        // then the vendor's check (the top band).
+        #expect(passes.count == 2)
         #expect(passes.first?.region?.y == 10 + 4 * 30 - 20 && passes.first?.region?.height == 60 && passes.first?.scale == 1)
+        #expect(passes.last?.region?.y == 0 && passes.last?.scale == 1)
     }
 
     /// An OCR result as read at `scale` times the size.
@@ -210,7 +227,8 @@ actor RereadRecorder {
         let analysis = try await HeuristicAnalyzer().analyze(input, options: AnalysisOptions())
         #expect(analysis.date?.description == "2024-03-14")
         // The row was not read clearly: a second close-up, larger.
-        #expect(await recorder.passes.map(\.scale) == [1, 1.5])
+        // (Then the vendor's rows are checked, at the first scale.)
+        #expect(await recorder.passes.map(\.scale) == [1, 1.5, 1])
     }
 
     @Test func aRowTheCloseUpCannotReadClearlyIsReadAgainLarger() async throws {
@@ -240,17 +258,18 @@ actor RereadRecorder {
             return ocrResult("")
         })
         _ = try await HeuristicAnalyzer().analyze(input, options: AnalysisOptions())
-        // Only the close-up that checks the date's row: one band of the page, at the first scale.
+        // Only the close-ups that check the date's row and the vendor's: bands of the page, at the
+        // first scale.
         let passes = await recorder.passes
-        #expect(passes.count == 1)
+        #expect(passes.count == 2)
         #expect(passes.allSatisfy { $0.region != nil && $0.scale == 1 })
     }
 
-    /// The features the learned model reads for the chosen date.
-    func dateCheckFeatures(closeUp: String) async throws -> (same: Double, other: Double, date: String?) {
+    /// The features the learned model reads for the chosen date, when every close-up reads `closeUp`.
+    func dateCheckFeatures(closeUp: String, receipt: String? = nil) async throws -> (same: Double, other: Double, date: String?) {
         var options = AnalysisOptions()
         options.collectCandidates = true
-        let input = AnalysisInput(source: "fuel.jpg", ocr: ocrResult(fuelReceipt), reader: ScriptedPageReader { _ in
+        let input = AnalysisInput(source: "fuel.jpg", ocr: ocrResult(receipt ?? fuelReceipt), reader: ScriptedPageReader { _ in
             ocrResult(closeUp)
         })
         let analysis = try await HeuristicAnalyzer().analyze(input, options: options)
@@ -273,6 +292,47 @@ actor RereadRecorder {
         #expect(disagreeing.date == "2024-03-14")
         let unreadable = try await dateCheckFeatures(closeUp: "")
         #expect(unreadable.same == 0 && unreadable.other == 0)
+    }
+
+    @Test func aDateInWordsIsCheckedToo() async throws {
+        // No numeric word to judge its confidence by: checked as a clear date, never replaced.
+        let receipt = fuelReceipt.replacingOccurrences(of: "14/03/2024", with: "14 Mar 2024")
+        let agreeing = try await dateCheckFeatures(closeUp: "14 Mar 2024 08:12", receipt: receipt)
+        #expect(agreeing.same == 1 && agreeing.other == 0)
+        let disagreeing = try await dateCheckFeatures(closeUp: "16 Mar 2024 08:12", receipt: receipt)
+        #expect(disagreeing.same == 0 && disagreeing.other == 1)
+        #expect(disagreeing.date == "2024-03-14")
+    }
+
+    /// The vendor and the check features the learned model reads for it, when every close-up reads `closeUp`.
+    func vendorCheck(closeUp: String, firstConfidence: Double = 95) async throws -> (same: Double, other: Double, vendor: String?, confidence: Double) {
+        var options = AnalysisOptions()
+        options.collectCandidates = true
+        var first = ocrResult(fuelReceipt)
+        for i in first.lines[0].words.indices { first.lines[0].words[i].confidence = firstConfidence }
+        let input = AnalysisInput(source: "fuel.jpg", ocr: first, reader: ScriptedPageReader { _ in ocrResult(closeUp) })
+        let analysis = try await HeuristicAnalyzer().analyze(input, options: options)
+        let candidates = try #require(analysis.details.first { $0.0 == "candidates" }?.1.arrayValue)
+        let vendor = try #require(candidates.first { $0["field"]?.stringValue == "vendor" })
+        let features = (vendor["features"]?.arrayValue ?? []).compactMap(\.doubleValue)
+        let names = CandidateProposer.vendorFeatures
+        return (features[names.firstIndex(of: "readAgain")!], features[names.firstIndex(of: "readOtherwise")!],
+                analysis.vendor, analysis.confidence.vendor)
+    }
+
+    @Test func aClearVendorIsCheckedByReadingItsRowsAgain() async throws {
+        let agreeing = try await vendorCheck(closeUp: "SHELL FOREST HILL")
+        #expect(agreeing.same == 1 && agreeing.other == 0)
+        // A clear name is not replaced by another reading: the disagreement only lowers its probability.
+        let disagreeing = try await vendorCheck(closeUp: "SHELL F0REST HIL")
+        #expect(disagreeing.same == 0 && disagreeing.other == 1)
+        #expect(disagreeing.vendor == "SHELL FOREST HILL")
+        #expect(disagreeing.confidence < agreeing.confidence - 0.1)
+        let unreadable = try await vendorCheck(closeUp: "")
+        #expect(unreadable.same == 0 && unreadable.other == 0)
+        // A faint name takes the clearer close-up of the same name, and the two readings differ.
+        let faint = try await vendorCheck(closeUp: "SHELL FOREST HILLS", firstConfidence: 60)
+        #expect(faint.vendor == "SHELL FOREST HILLS" && faint.other == 1)
     }
 
     @Test func aFailingRereadKeepsTheFirstReading() async throws {
