@@ -27,6 +27,8 @@ enum CandidateDump {
             ("known", .object([("total", .bool(truth.total != nil)), ("date", .bool(truth.date != nil)),
                                ("vendor", .bool(truth.vendor != nil))])),
             ("candidates", .array(labelled)),
+            // OCR passes read for it, the first included (close-ups count).
+            ("passes", .int(Int(analysis.details.first { $0.0 == "ocrPasses" }?.1.doubleValue ?? 1))),
         ]).serialized()
     }
 }
