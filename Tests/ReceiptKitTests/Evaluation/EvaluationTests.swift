@@ -105,4 +105,29 @@ import Testing
         let median = try #require(timing.firstMatch(of: /median ([0-9.]+) ms/).flatMap { Double($0.1) })
         #expect(median > 0 && median < 1000, "\(timing)")
     }
+    @Test func evalDumpsEveryReceiptsCandidatesForTraining() async throws {
+        let dir = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for name in ["us-diner.jpg", "us-diner.expected.json", "uk-insurance.jpg", "uk-insurance.expected.json"] {
+            try FileManager.default.copyItem(atPath: ReceiptsCLI.testReceipt(name), toPath: dir.appendingPathComponent(name).path)
+        }
+        let dump = dir.appendingPathComponent("candidates.ndjson")
+        let result = try await ReceiptsCLI.run(["eval", dir.path, "--dump-candidates", dump.path, "--workers", "2"])
+        #expect(result.status == 0, "\(result.err)")
+        let lines = try String(contentsOf: dump, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 2)
+        for line in lines {
+            let receipt = try JSONValue.parse(String(line))
+            let name = receipt["receipt"]?.stringValue ?? "?"
+            #expect(receipt["known"]?["total"]?.boolValue == true, "\(name)")
+            #expect((receipt["passes"]?.doubleValue ?? 0) >= 2, "\(name): the first pass and the date's and vendor's checks")
+            let candidates = receipt["candidates"]?.arrayValue ?? []
+            for field in LearnedField.allCases {
+                let mine = candidates.filter { $0["field"]?.stringValue == field.rawValue }
+                // Each field's right value is among its candidates, marked so, with every feature the model reads.
+                #expect(mine.contains { $0["right"]?.boolValue == true }, "\(name): no right \(field.rawValue) candidate")
+                #expect(mine.allSatisfy { $0["features"]?.arrayValue?.count == CandidateProposer.features(for: field).count }, "\(name) \(field.rawValue)")
+            }
+        }
+    }
 }
