@@ -265,59 +265,47 @@ actor RereadRecorder {
         #expect(passes.allSatisfy { $0.region != nil && $0.scale == 1 })
     }
 
-    /// The features the learned model reads for the chosen date, when every close-up reads `closeUp`.
-    func dateCheckFeatures(closeUp: String, receipt: String? = nil) async throws -> (same: Double, other: Double, date: String?) {
+    /// The analysis of `first` when every close-up reads `closeUp`, and the features the learned
+    /// model reads for the rules' pick of `field`, by name.
+    func checked(_ first: OCRResult, closeUp: String, field: LearnedField) async throws -> (ReceiptAnalysis, (String) -> Double) {
         var options = AnalysisOptions()
         options.collectCandidates = true
-        let input = AnalysisInput(source: "fuel.jpg", ocr: ocrResult(receipt ?? fuelReceipt), reader: ScriptedPageReader { _ in
-            ocrResult(closeUp)
-        })
-        let analysis = try await HeuristicAnalyzer().analyze(input, options: options)
-        let candidates = try #require(analysis.details.first { $0.0 == "candidates" }?.1.arrayValue)
-        let dates = candidates.filter { $0["field"]?.stringValue == "date" }
-            .map { c in (c["features"]?.arrayValue ?? []).compactMap { $0.doubleValue } }
-        let features = try #require(dates.first { $0.first == 1 }, "no date the rules picked")
-        let names = CandidateProposer.dateFeatures
-        return (features[names.firstIndex(of: "rowReadAgain")!], features[names.firstIndex(of: "rowReadOtherwise")!],
-                analysis.date?.description)
-    }
-
-    @Test func aClearDateIsCheckedByReadingItsRowAgain() async throws {
-        let agreeing = try await dateCheckFeatures(closeUp: "14/03/2024 08:12")
-        #expect(agreeing.same == 1 && agreeing.other == 0)
-        // Another reading of a clear date does not replace it: it only tells the model the two
-        // readings disagree.
-        let disagreeing = try await dateCheckFeatures(closeUp: "16/08/2024 08:12")
-        #expect(disagreeing.same == 0 && disagreeing.other == 1)
-        #expect(disagreeing.date == "2024-03-14")
-        let unreadable = try await dateCheckFeatures(closeUp: "")
-        #expect(unreadable.same == 0 && unreadable.other == 0)
-    }
-
-    @Test func aDateInWordsIsCheckedToo() async throws {
-        // No numeric word to judge its confidence by: checked as a clear date, never replaced.
-        let receipt = fuelReceipt.replacingOccurrences(of: "14/03/2024", with: "14 Mar 2024")
-        let agreeing = try await dateCheckFeatures(closeUp: "14 Mar 2024 08:12", receipt: receipt)
-        #expect(agreeing.same == 1 && agreeing.other == 0)
-        let disagreeing = try await dateCheckFeatures(closeUp: "16 Mar 2024 08:12", receipt: receipt)
-        #expect(disagreeing.same == 0 && disagreeing.other == 1)
-        #expect(disagreeing.date == "2024-03-14")
-    }
-
-    /// The vendor and the check features the learned model reads for it, when every close-up reads `closeUp`.
-    func vendorCheck(closeUp: String, firstConfidence: Double = 95) async throws -> (same: Double, other: Double, vendor: String?, confidence: Double) {
-        var options = AnalysisOptions()
-        options.collectCandidates = true
-        var first = ocrResult(fuelReceipt)
-        for i in first.lines[0].words.indices { first.lines[0].words[i].confidence = firstConfidence }
         let input = AnalysisInput(source: "fuel.jpg", ocr: first, reader: ScriptedPageReader { _ in ocrResult(closeUp) })
         let analysis = try await HeuristicAnalyzer().analyze(input, options: options)
         let candidates = try #require(analysis.details.first { $0.0 == "candidates" }?.1.arrayValue)
-        let vendor = try #require(candidates.first { $0["field"]?.stringValue == "vendor" })
-        let features = (vendor["features"]?.arrayValue ?? []).compactMap(\.doubleValue)
-        let names = CandidateProposer.vendorFeatures
-        return (features[names.firstIndex(of: "readAgain")!], features[names.firstIndex(of: "readOtherwise")!],
-                analysis.vendor, analysis.confidence.vendor)
+        let mine = candidates.filter { $0["field"]?.stringValue == field.rawValue }
+            .map { c in (c["features"]?.arrayValue ?? []).compactMap { $0.doubleValue } }
+        // The rules' pick: the date flagged `rulesPick`; the vendor's only candidate.
+        let features = try #require(field == .vendor ? mine.first : mine.first { $0.first == 1 }, "no \(field.rawValue) the rules picked")
+        let names = CandidateProposer.features(for: field)
+        return (analysis, { features[names.firstIndex(of: $0)!] })
+    }
+
+    func dateCheckFeatures(closeUp: String, receipt: String? = nil) async throws -> (same: Double, other: Double, date: String?) {
+        let (analysis, feature) = try await checked(ocrResult(receipt ?? fuelReceipt), closeUp: closeUp, field: .date)
+        return (feature("rowReadAgain"), feature("rowReadOtherwise"), analysis.date?.description)
+    }
+
+    /// A date in words has no numeric word to judge its confidence by: it is checked as a clear one.
+    @Test(arguments: [("14/03/2024", "16/08/2024"), ("14 Mar 2024", "16 Mar 2024")])
+    func aClearDateIsCheckedByReadingItsRowAgain(printed: String, misread: String) async throws {
+        let receipt = fuelReceipt.replacingOccurrences(of: "14/03/2024", with: printed)
+        let agreeing = try await dateCheckFeatures(closeUp: "\(printed) 08:12", receipt: receipt)
+        #expect(agreeing.same == 1 && agreeing.other == 0)
+        // Another reading of a clear date does not replace it: it only tells the model the two
+        // readings disagree.
+        let disagreeing = try await dateCheckFeatures(closeUp: "\(misread) 08:12", receipt: receipt)
+        #expect(disagreeing.same == 0 && disagreeing.other == 1)
+        #expect(disagreeing.date == "2024-03-14")
+        let unreadable = try await dateCheckFeatures(closeUp: "", receipt: receipt)
+        #expect(unreadable.same == 0 && unreadable.other == 0)
+    }
+
+    func vendorCheck(closeUp: String, firstConfidence: Double = 95) async throws -> (same: Double, other: Double, vendor: String?, confidence: Double) {
+        var first = ocrResult(fuelReceipt)
+        for i in first.lines[0].words.indices { first.lines[0].words[i].confidence = firstConfidence }
+        let (analysis, feature) = try await checked(first, closeUp: closeUp, field: .vendor)
+        return (feature("readAgain"), feature("readOtherwise"), analysis.vendor, analysis.confidence.vendor)
     }
 
     @Test func aClearVendorIsCheckedByReadingItsRowsAgain() async throws {
