@@ -20,7 +20,7 @@ allows. The shipped model is then fitted on everything with the same settings.
 
 Deterministic: the same candidates, folds and seed give the same parameters.
 """
-import argparse, json, math, sys
+import argparse, hashlib, json, math, sys
 from collections import defaultdict
 
 import numpy as np
@@ -128,21 +128,30 @@ def folds(indices, groups, k):
     return list(gkf.split(indices, groups=groups))
 
 
+def fit_rows(rows, groups, k):
+    """The ranker on every row given, and its calibration fitted on out-of-fold picks (k folds
+    grouped by `groups`)."""
+    oof = []
+    for train, test in folds(np.arange(len(rows)), groups, k):
+        r = Ranker().fit([rows[j] for j in train])
+        oof += picks(r, [rows[j] for j in test])
+    return Ranker().fit(rows), fit_calibration(oof)
+
+
+def fit_field(receipts, field, k):
+    """`fit_rows` for one field of the receipts given."""
+    rows = field_rows(receipts, field)
+    return fit_rows(rows, [receipts[i]["group"] for i, _, _ in rows], k)
+
+
 def held_out(receipts, field, k, seed):
     """Held-out (receipt index -> (probability, right)) for one field, nested for the calibration."""
     rows = field_rows(receipts, field)
-    idx = np.arange(len(rows))
     groups = [receipts[i]["group"] for i, _, _ in rows]
     out = {}
-    for train, test in folds(idx, groups, k):
+    for train, test in folds(np.arange(len(rows)), groups, k):
         train_rows = [rows[j] for j in train]
-        inner_groups = [receipts[i]["group"] for i, _, _ in train_rows]
-        inner = []
-        for itrain, itest in folds(np.arange(len(train_rows)), inner_groups, k):
-            r = Ranker().fit([train_rows[j] for j in itrain])
-            inner += picks(r, [train_rows[j] for j in itest])
-        cal = fit_calibration(inner)
-        ranker = Ranker().fit(train_rows)
+        ranker, cal = fit_rows(train_rows, [receipts[i]["group"] for i, _, _ in train_rows], k)
         for i, s, m, right in picks(ranker, [rows[j] for j in test]):
             out[i] = (probability(cal, s, m), right)
     return out
@@ -195,17 +204,6 @@ def choose_thresholds(receipts, held, target):
                 if best is None or share > best[0]:
                     best = (share, tt, td, st)
     return best
-
-
-def fit_field(receipts, field, k):
-    """The ranker on every receipt given, and its calibration fitted on out-of-fold picks."""
-    rows = field_rows(receipts, field)
-    groups = [receipts[i]["group"] for i, _, _ in rows]
-    oof = []
-    for train, test in folds(np.arange(len(rows)), groups, k):
-        r = Ranker().fit([rows[j] for j in train])
-        oof += picks(r, [rows[j] for j in test])
-    return Ranker().fit(rows), fit_calibration(oof)
 
 
 def flagged(r, probs, i, tt, td):
@@ -335,17 +333,10 @@ def main():
     # The shipped model: rankers on everything; calibration on out-of-fold scores.
     # The version names the data's size, the folds, the seed and the feature set (a short hash of
     # the feature names), so parameters trained on other features never pass for these.
-    import hashlib
     fingerprint = hashlib.sha256(json.dumps(FEATURES, sort_keys=True).encode()).hexdigest()[:6]
     model = {"version": f"1-{len(receipts)}r-{a.folds}f-s{a.seed}-{fingerprint}", "fields": {}}
     for field in FIELDS:
-        rows = field_rows(receipts, field)
-        groups = [receipts[i]["group"] for i, _, _ in rows]
-        oof = []
-        for train, test in folds(np.arange(len(rows)), groups, a.folds):
-            r = Ranker().fit([rows[j] for j in train])
-            oof += picks(r, [rows[j] for j in test])
-        ranker = Ranker().fit(rows)
+        ranker, calibration = fit_field(receipts, field, a.folds)
         names = json.loads(json.dumps(FEATURES[field])) if field in FEATURES else None
         entry = {
             "features": names,
@@ -353,7 +344,7 @@ def main():
             "scale": [round(float(x), 10) for x in ranker.scale],
             "weights": [round(float(x), 10) for x in ranker.coef],
             "intercept": round(float(ranker.intercept), 10),
-            "calibration": [round(x, 10) for x in fit_calibration(oof)],
+            "calibration": [round(x, 10) for x in calibration],
         }
         if field in thresholds:
             entry["reviewBelow"] = thresholds[field]

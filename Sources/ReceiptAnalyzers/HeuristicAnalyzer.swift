@@ -103,16 +103,18 @@ public struct HeuristicAnalyzer: ReceiptAnalyzer {
         if let reader = input.reader, let vendor = reading.vendor, let region = reading.vendorRegion() {
             try Task.checkCancellation()
             let weak = vendor.readConfidence < 80
+            let name = NameMatching.normalized(vendor.name)
             if let ocr = try await Self.read(reader, OCRPass(pageSegmentationMode: 6, scale: weak ? 2 : 1, region: region)),
                let other = VendorFinder.find(ReceiptDocument(ocr: ocr)) {
-                reading.vendorCheck = NameMatching.normalized(other.name) == NameMatching.normalized(vendor.name) ? .same : .other
+                let otherName = NameMatching.normalized(other.name)
+                reading.vendorCheck = otherName == name ? .same : .other
                 if weak, other.readConfidence >= vendor.readConfidence + 5, other.meanConfidence >= vendor.meanConfidence,
                    Reading.sameName(other.name, vendor.name),
                    // "LA. CAMERA" is not made clearer by "1A CAMERA": a larger read adds no digits,
                    // nor "MR. D.I.Y." by "MR. DeI.Y.": no small letters amid capitals.
                    other.name.filter(\.isNumber).count <= vendor.name.filter(\.isNumber).count,
                    Self.caseSlips(other.name) <= Self.caseSlips(vendor.name),
-                   NameMatching.normalized(other.name).count * 10 >= NameMatching.normalized(vendor.name).count * 9 {
+                   otherName.count * 10 >= name.count * 9 {
                     reading.vendor = other
                 }
             }

@@ -453,8 +453,10 @@ import Testing
         })
         let analysis = try await HeuristicAnalyzer().analyze(input, options: AnalysisOptions())
         #expect(analysis.vendor == "MAJU GARDENIA BAKERY SDN BHD")
-        // The passes for the name (the date's row is read again too, at the first scale).
-        let passes = await recorder.passes.filter { $0.scale == 2 }
+        // The date's row is checked first, at the first scale; then come the passes for the name.
+        let all = await recorder.passes
+        #expect(all.first?.scale == 1)
+        let passes = Array(all.dropFirst())
         #expect(passes.count == 1)
         #expect(passes.first?.scale == 2)
         let region = try #require(passes.first?.region)
