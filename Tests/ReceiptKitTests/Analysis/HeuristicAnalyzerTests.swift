@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import ReceiptKit
 
@@ -227,8 +228,9 @@ actor RereadRecorder {
         let analysis = try await HeuristicAnalyzer().analyze(input, options: AnalysisOptions())
         #expect(analysis.date?.description == "2024-03-14")
         // The row was not read clearly: a second close-up, larger.
-        // (Then the vendor's rows are checked, at the first scale.)
-        #expect(await recorder.passes.map(\.scale) == [1, 1.5, 1])
+        // (Then the vendor's rows are checked, at the first scale, and read a third time: the
+        // close-up's reading differs.)
+        #expect(await recorder.passes.map(\.scale) == [1, 1.5, 1, HeuristicAnalyzer.vendorThirdReadingScale])
     }
 
     @Test func aRowTheCloseUpCannotReadClearlyIsReadAgainLarger() async throws {
@@ -268,9 +270,14 @@ actor RereadRecorder {
     /// The analysis of `first` when every close-up reads `closeUp`, and the features the learned
     /// model reads for the rules' pick of `field`, by name.
     func checked(_ first: OCRResult, closeUp: String, field: LearnedField) async throws -> (ReceiptAnalysis, (String) -> Double) {
+        try await checked(first, closeUps: { _ in closeUp }, field: field)
+    }
+
+    /// `closeUps` gives the text of each further pass.
+    func checked(_ first: OCRResult, closeUps: @escaping @Sendable (OCRPass) -> String, field: LearnedField) async throws -> (ReceiptAnalysis, (String) -> Double) {
         var options = AnalysisOptions()
         options.collectCandidates = true
-        let input = AnalysisInput(source: "fuel.jpg", ocr: first, reader: ScriptedPageReader { _ in ocrResult(closeUp) })
+        let input = AnalysisInput(source: "fuel.jpg", ocr: first, reader: ScriptedPageReader { pass in ocrResult(closeUps(pass)) })
         let analysis = try await HeuristicAnalyzer().analyze(input, options: options)
         let candidates = try #require(analysis.details.first { $0.0 == "candidates" }?.1.arrayValue)
         let mine = candidates.filter { $0["field"]?.stringValue == field.rawValue }
@@ -301,26 +308,50 @@ actor RereadRecorder {
         #expect(unreadable.same == 0 && unreadable.other == 0)
     }
 
-    func vendorCheck(closeUp: String, firstConfidence: Double = 95) async throws -> (same: Double, other: Double, vendor: String?, confidence: Double) {
+    /// The fuel receipt's vendor checked by a close-up reading `closeUp`, and, where the two
+    /// differ, by a third reading `third` (the close-up's text when nil).
+    func vendorCheck(closeUp: String, third: String? = nil, firstConfidence: Double = 95) async throws
+        -> (same: Double, other: Double, vendor: String?, confidence: Double, passes: [OCRPass]) {
         var first = ocrResult(fuelReceipt)
         for i in first.lines[0].words.indices { first.lines[0].words[i].confidence = firstConfidence }
-        let (analysis, feature) = try await checked(first, closeUp: closeUp, field: .vendor)
-        return (feature("readAgain"), feature("readOtherwise"), analysis.vendor, analysis.confidence.vendor)
+        let passes = Mutex<[OCRPass]>([])
+        let (analysis, feature) = try await checked(first, closeUps: { pass in
+            passes.withLock { $0.append(pass) }
+            return pass.scale == HeuristicAnalyzer.vendorThirdReadingScale ? third ?? closeUp : closeUp
+        }, field: .vendor)
+        return (feature("readAgain"), feature("readOtherwise"), analysis.vendor, analysis.confidence.vendor, passes.withLock { $0 })
     }
 
     @Test func aClearVendorIsCheckedByReadingItsRowsAgain() async throws {
         let agreeing = try await vendorCheck(closeUp: "SHELL FOREST HILL")
         #expect(agreeing.same == 1 && agreeing.other == 0)
-        // A clear name is not replaced by another reading: the disagreement only lowers its probability.
-        let disagreeing = try await vendorCheck(closeUp: "SHELL F0REST HIL")
+        #expect(!agreeing.passes.contains { $0.scale == HeuristicAnalyzer.vendorThirdReadingScale }, "no third reading when two agree")
+        // A clear name is not replaced by a reading no other one agrees with: the disagreement only
+        // lowers its probability.
+        let disagreeing = try await vendorCheck(closeUp: "SHELL F0REST HIL", third: "SHELL FORFST HILL")
         #expect(disagreeing.same == 0 && disagreeing.other == 1)
         #expect(disagreeing.vendor == "SHELL FOREST HILL")
         #expect(disagreeing.confidence < agreeing.confidence - 0.1)
         let unreadable = try await vendorCheck(closeUp: "")
         #expect(unreadable.same == 0 && unreadable.other == 0)
-        // A faint name takes the clearer close-up of the same name, and the two readings differ.
+        // A faint name takes the clearer close-up of the same name, which a third reading confirms.
         let faint = try await vendorCheck(closeUp: "SHELL FOREST HILLS", firstConfidence: 60)
-        #expect(faint.vendor == "SHELL FOREST HILLS" && faint.other == 1)
+        #expect(faint.vendor == "SHELL FOREST HILLS" && faint.same == 1)
+    }
+
+    /// Two readings rarely make the same slip: where the first two differ, the name a third reading
+    /// agrees with is kept (SROIE's unseen receipts: vendors 55.6% → 59.5%).
+    @Test func twoReadingsThatDifferAreSettledByAThird() async throws {
+        let withFirst = try await vendorCheck(closeUp: "SHELL F0REST HIL", third: "SHELL FOREST HILL")
+        #expect(withFirst.vendor == "SHELL FOREST HILL" && withFirst.same == 1 && withFirst.other == 0)
+        let withCloseUp = try await vendorCheck(closeUp: "SHELL FOREST HILLS", third: "Shell Forest Hills")
+        #expect(withCloseUp.vendor == "SHELL FOREST HILLS" && withCloseUp.same == 1)
+        // A settled name is as probable as one the check agreed with at once.
+        let unsettled = try await vendorCheck(closeUp: "SHELL F0REST HIL", third: "SHELL FORFST HILL")
+        #expect(withFirst.confidence > unsettled.confidence + 0.1)
+        // The third reading is of the band of the page the check read.
+        let i = try #require(withCloseUp.passes.firstIndex { $0.scale == HeuristicAnalyzer.vendorThirdReadingScale })
+        #expect(i > 0 && withCloseUp.passes[i].region != nil && withCloseUp.passes[i].region == withCloseUp.passes[i - 1].region)
     }
 
     @Test func aFailingRereadKeepsTheFirstReading() async throws {
