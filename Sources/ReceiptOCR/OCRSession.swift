@@ -58,7 +58,7 @@ public final class OCRSession: PageReader {
             return text
         }
         _ = takePass()
-        let first = try await recognize(nil)
+        let first = try await recognize(nil, readDarkBands: true)
         guard first.wordCount < Self.faintPageWords, takePass() else { return first }
         guard let again = try? await recognize(nil, stretchContrast: true) else { return first }
         return again.wordCount > first.wordCount ? again : first
@@ -115,7 +115,9 @@ public final class OCRSession: PageReader {
         }
     }
 
-    private func recognize(_ pass: OCRPass?, stretchContrast: Bool = false) async throws -> OCRResult {
+    /// - Parameter readDarkBands: read the page's bands of white-on-dark print again, inverted, and
+    ///   keep what they say in their place (`DarkBands`); each band is a pass of the budget.
+    private func recognize(_ pass: OCRPass?, stretchContrast: Bool = false, readDarkBands: Bool = false) async throws -> OCRResult {
         let configuration = engine.configuration
         let psm = pass?.pageSegmentationMode ?? configuration.pageSegmentationMode
         let loader = {
@@ -134,9 +136,22 @@ public final class OCRSession: PageReader {
                 var image = loader.prepare(page.image, pass: pass)
                 if stretchContrast, let stretched = ImageLoader.stretchContrast(image) { image = stretched }
                 let read = handle.recognize(image, pageSegmentationMode: psm)
-                return OCRResult(text: read.text, lines: read.lines, meanConfidence: read.meanConfidence,
-                                 imageWidth: image.width, imageHeight: image.height,
-                                 sourceWidth: page.sourceWidth, sourceHeight: page.sourceHeight)
+                var result = OCRResult(text: read.text, lines: read.lines, meanConfidence: read.meanConfidence,
+                                       imageWidth: image.width, imageHeight: image.height,
+                                       sourceWidth: page.sourceWidth, sourceHeight: page.sourceHeight)
+                guard readDarkBands else { return result }
+                for band in DarkBands.find(in: image) {
+                    guard takePass(), let inverted = DarkBands.inverted(band, of: image) else { break }
+                    let lines = handle.recognize(inverted, pageSegmentationMode: psm).lines.map { line in
+                        OCRLine(words: line.words.map { w in
+                            OCRWord(text: w.text, confidence: w.confidence,
+                                    box: BoundingBox(x: w.box.x + band.x, y: w.box.y + band.y, width: w.box.width, height: w.box.height))
+                        })
+                    }
+                    state.withLock { $0.read += 1 }
+                    result = DarkBands.merge(result, band: band, read: lines)
+                }
+                return result
             }
         }
         state.withLock { $0.read += 1 }
