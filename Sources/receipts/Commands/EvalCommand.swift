@@ -16,8 +16,10 @@ struct EvalCommand: AsyncParsableCommand {
             Prints one line per folder with per-field accuracy; --misses lists every wrong field (file, \
             expected, got); --format json prints the report for machines.
 
-            --ocr-cache DIR keeps each image's first OCR pass as <name>.tsv in DIR and reuses it on the \
-            next run (analyzer work then runs in seconds; second passes still read the image).
+            --ocr-cache DIR keeps each image's first OCR pass as <name>.tsv in DIR (under a folder \
+            named for the version of the first pass, so a kept cache is never taken for another \
+            reading) and reuses it on the next run (analyzer work then runs in seconds; second \
+            passes still read the image).
 
             --time-analyzer then times the heuristic analyzer alone on each receipt's first-pass OCR \
             result (in memory, no second passes, 5 rounds) and prints the median, p95 and mean per receipt.
@@ -171,10 +173,15 @@ struct EvalCommand: AsyncParsableCommand {
                       median, p95, mean, results.count, rounds)
     }
 
+    /// The cache's folder for `folder`'s receipts, under a name that changes whenever the first
+    /// pass reads differently (`firstPassVersion`), so a kept cache never stands for another reading.
     static func cacheKey(_ folder: String) -> String {
         let trimmed = folder.hasSuffix("/") ? String(folder.dropLast()) : folder
-        return trimmed.replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: ".", with: "_")
+        return "v\(firstPassVersion)/" + trimmed.replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: ".", with: "_")
     }
+
+    /// Raised when the first pass changes: 2 reads bands of white-on-dark print again (`DarkBands`).
+    static let firstPassVersion = 2
 
     /// The receipt's analysis and its first OCR pass.
     static func analyze(_ receipt: LabelledReceipt, processor: ReceiptProcessor, cacheDir: String?) async throws -> (ReceiptAnalysis, OCRResult) {
