@@ -32,12 +32,14 @@ import Testing
     /// pages again with their contrast stretched (2026-11-24) took sroie-2 to vendor 55.6 date 88.4
     /// total 80.7 currency 98.7, and wildreceipt-2's vendor to 43.4 (one receipt). A third reading
     /// of the vendor's rows where the first two differ (2026-11-25) took the vendors to sroie 71.0,
-    /// sroie-2 59.5, wildreceipt 52.7, wildreceipt-2 45.2.
+    /// sroie-2 59.5, wildreceipt 52.7, wildreceipt-2 45.2; a third reading of the date's row where
+    /// the first two differ took the dates to sroie 93.0 (one receipt less), sroie-2 89.7,
+    /// wildreceipt-2 75.5, and wildreceipt-2's vendor to 45.7.
     static let floors: [String: [String: Double]] = [
-        "sroie": ["vendor": 69, "date": 92, "total": 90, "currency": 97],
+        "sroie": ["vendor": 69, "date": 91, "total": 90, "currency": 97],
         "wildreceipt": ["vendor": 50.7, "date": 79, "total": 76, "tax": 70, "currency": 90],
-        "sroie-2": ["vendor": 57.5, "date": 86.4, "total": 78.7, "currency": 96.7],
-        "wildreceipt-2": ["vendor": 43.2, "date": 72.5, "total": 66.5, "tax": 52.5, "currency": 90],
+        "sroie-2": ["vendor": 57.5, "date": 87.7, "total": 78.7, "currency": 96.7],
+        "wildreceipt-2": ["vendor": 43.7, "date": 73.5, "total": 66.5, "tax": 52.5, "currency": 90],
         "TestReceipts": ["vendor": 100, "date": 100, "total": 100, "tax": 100, "currency": 100, "category": 100],
     ]
 
@@ -48,9 +50,12 @@ import Testing
     /// 97.7%, sroie-2 44.7% / 97.8%, wildreceipt 8.5% / 100% (9 receipts), wildreceipt-2 15.3% /
     /// 97.0%, TestReceipts 55% / 100%. Shares 4 points under (one receipt in ten for wildreceipt and
     /// in twenty for TestReceipts), rightness the 97% less the worth of one receipt where a
-    /// folder has few unflagged.
+    /// folder has few unflagged. Retrained after the dates' third reading (2026-11-25), with
+    /// thresholds total < 0.95 and date < 0.92 chosen on held-out folds: sroie 37.0% / 100%, sroie-2
+    /// 42.4% / 98.5%, wildreceipt 7.5% / 100%, wildreceipt-2 15.8% / 94.1%, TestReceipts 60% / 100%
+    /// (held out, SROIE 39.7% → 40.1% unflagged at 98.8% right both times).
     static let reviewFloors: [String: (share: Double, right: Double)] = [
-        "sroie": (39, 95), "sroie-2": (40, 96), "wildreceipt": (5, 90), "wildreceipt-2": (11, 94),
+        "sroie": (33, 95), "sroie-2": (38, 96), "wildreceipt": (5, 90), "wildreceipt-2": (11, 94),
         "TestReceipts": (50, 100),
     ]
 

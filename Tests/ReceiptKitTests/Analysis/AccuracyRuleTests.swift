@@ -458,7 +458,7 @@ import Testing
         #expect(all.first?.scale == 1)
         // Larger, then (the two readings differ) a third reading of the same band.
         let passes = Array(all.dropFirst())
-        #expect(passes.map(\.scale) == [2, HeuristicAnalyzer.vendorThirdReadingScale])
+        #expect(passes.map(\.scale) == [2, HeuristicAnalyzer.thirdReadingScale])
         #expect(passes.count == 2 && passes[0].region == passes[1].region)
         let region = try #require(passes.first?.region)
         #expect(region.y <= 10 && region.maxY >= 30 && region.maxY < 70, "the band around the name's row only")

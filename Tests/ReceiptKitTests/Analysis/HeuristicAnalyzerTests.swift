@@ -198,11 +198,29 @@ actor RereadRecorder {
         let analysis = try await HeuristicAnalyzer().analyze(input, options: AnalysisOptions())
         #expect(analysis.date?.description == "2024-03-14")
         let passes = await recorder.passes
-        // One close-up of the date's row and a row's height of margin, at the first pass's scale;
-        // then the vendor's check (the top band).
-        #expect(passes.count == 2)
+        // One close-up of the date's row and a row's height of margin, at the first pass's scale
+        // (then, the two readings differing, a third of the same row); then the vendor's check
+        // (the top band).
+        #expect(passes.count == 3)
         #expect(passes.first?.region?.y == 10 + 4 * 30 - 20 && passes.first?.region?.height == 60 && passes.first?.scale == 1)
+        #expect(passes.dropFirst().first?.region == passes.first?.region && passes.dropFirst().first?.scale == HeuristicAnalyzer.thirdReadingScale)
         #expect(passes.last?.region?.y == 0 && passes.last?.scale == 1)
+    }
+
+    /// Where a clear date's close-up reads another date, a third reading of the row decides: the
+    /// date two of the three readings agree on (SROIE's and WildReceipt's unseen receipts: dates
+    /// 88.4% → 89.7% and 74.8% → 75.5%).
+    @Test func aThirdReadingDecidesBetweenTwoDates() async throws {
+        func date(thirdReading: String) async throws -> String? {
+            let input = AnalysisInput(source: "fuel.jpg", ocr: ocrResult(fuelReceipt), reader: ScriptedPageReader { pass in
+                guard let region = pass.region, region.y > 0 else { return nil }   // the date's row only
+                return self.scaled(ocrResult(pass.scale == 1 ? "16/03/2024 08:12" : "\(thirdReading) 08:12"), pass.scale)
+            })
+            return try await HeuristicAnalyzer().analyze(input, options: AnalysisOptions()).date?.description
+        }
+        #expect(try await date(thirdReading: "16/03/2024") == "2024-03-16")
+        #expect(try await date(thirdReading: "14/03/2024") == "2024-03-14")
+        #expect(try await date(thirdReading: "19/03/2024") == "2024-03-14", "no two readings agree: the first stands")
     }
 
     /// An OCR result as read at `scale` times the size.
@@ -230,7 +248,7 @@ actor RereadRecorder {
         // The row was not read clearly: a second close-up, larger.
         // (Then the vendor's rows are checked, at the first scale, and read a third time: the
         // close-up's reading differs.)
-        #expect(await recorder.passes.map(\.scale) == [1, 1.5, 1, HeuristicAnalyzer.vendorThirdReadingScale])
+        #expect(await recorder.passes.map(\.scale) == [1, 1.5, 1, HeuristicAnalyzer.thirdReadingScale])
     }
 
     @Test func aRowTheCloseUpCannotReadClearlyIsReadAgainLarger() async throws {
@@ -317,7 +335,7 @@ actor RereadRecorder {
         let passes = Mutex<[OCRPass]>([])
         let (analysis, feature) = try await checked(first, closeUps: { pass in
             passes.withLock { $0.append(pass) }
-            return pass.scale == HeuristicAnalyzer.vendorThirdReadingScale ? third ?? closeUp : closeUp
+            return pass.scale == HeuristicAnalyzer.thirdReadingScale ? third ?? closeUp : closeUp
         }, field: .vendor)
         return (feature("readAgain"), feature("readOtherwise"), analysis.vendor, analysis.confidence.vendor, passes.withLock { $0 })
     }
@@ -325,7 +343,7 @@ actor RereadRecorder {
     @Test func aClearVendorIsCheckedByReadingItsRowsAgain() async throws {
         let agreeing = try await vendorCheck(closeUp: "SHELL FOREST HILL")
         #expect(agreeing.same == 1 && agreeing.other == 0)
-        #expect(!agreeing.passes.contains { $0.scale == HeuristicAnalyzer.vendorThirdReadingScale }, "no third reading when two agree")
+        #expect(!agreeing.passes.contains { $0.scale == HeuristicAnalyzer.thirdReadingScale }, "no third reading when two agree")
         // A clear name is not replaced by a reading no other one agrees with: the disagreement only
         // lowers its probability.
         let disagreeing = try await vendorCheck(closeUp: "SHELL F0REST HIL", third: "SHELL FORFST HILL")
@@ -350,7 +368,7 @@ actor RereadRecorder {
         let unsettled = try await vendorCheck(closeUp: "SHELL F0REST HIL", third: "SHELL FORFST HILL")
         #expect(withFirst.confidence > unsettled.confidence + 0.1)
         // The third reading is of the band of the page the check read.
-        let i = try #require(withCloseUp.passes.firstIndex { $0.scale == HeuristicAnalyzer.vendorThirdReadingScale })
+        let i = try #require(withCloseUp.passes.firstIndex { $0.scale == HeuristicAnalyzer.thirdReadingScale })
         #expect(i > 0 && withCloseUp.passes[i].region != nil && withCloseUp.passes[i].region == withCloseUp.passes[i - 1].region)
     }
 
