@@ -93,10 +93,10 @@ public struct HeuristicAnalyzer: ReceiptAnalyzer {
                 return (other, line)
             }
             var readings = [date]
-            var scalesRead: [Double] = [], spent = false
+            var readLarger = false, spent = false
             for scale in weak < 85 ? [1.0, 1.5] : [1.0] {
                 guard let read = try await closeUp(scale) else { spent = true; break }
-                scalesRead.append(scale)
+                readLarger = readLarger || scale == Self.thirdReadingScale
                 guard let (other, line) = read else { continue }
                 readings.append(other)
                 let clearer = DateFinder.dateWordConfidence(line)
@@ -113,7 +113,7 @@ public struct HeuristicAnalyzer: ReceiptAnalyzer {
             // right (96.8% vs 98.8% at 5 folds); as it is, the same (98.8%), and dates on the unseen
             // sets 88.4% → 89.7% (sroie-2) and 74.8% → 75.5% (wildreceipt-2), sroie 94% → 93%.
             if reading.dateCheck == .other, !spent,
-               let third = try await closeUp(scalesRead.contains(Self.thirdReadingScale) ? 2 : Self.thirdReadingScale) ?? nil,
+               let third = try await closeUp(readLarger ? 2 : Self.thirdReadingScale) ?? nil,
                let agreed = readings.first(where: { $0.date == third.0.date }) {
                 reading.date = agreed
             }
@@ -123,11 +123,15 @@ public struct HeuristicAnalyzer: ReceiptAnalyzer {
         // scale, as a check. As for the date, two readings rarely make the same slip, so whether
         // they agree is what the learned model weighs for the vendor's probability.
         if let reader = input.reader, let vendor = reading.vendor, let region = reading.vendorRegion() {
-            try Task.checkCancellation()
+            /// The name the vendor's rows read at `scale`.
+            func nameRead(at scale: Double) async throws -> VendorFinding? {
+                try Task.checkCancellation()
+                return try await Self.read(reader, OCRPass(pageSegmentationMode: 6, scale: scale, region: region))
+                    .flatMap { VendorFinder.find(ReceiptDocument(ocr: $0)) }
+            }
             let weak = vendor.readConfidence < 80
             let name = NameMatching.normalized(vendor.name)
-            if let ocr = try await Self.read(reader, OCRPass(pageSegmentationMode: 6, scale: weak ? 2 : 1, region: region)),
-               let other = VendorFinder.find(ReceiptDocument(ocr: ocr)) {
+            if let other = try await nameRead(at: weak ? 2 : 1) {
                 let otherName = NameMatching.normalized(other.name)
                 reading.vendorCheck = otherName == name ? .same : .other
                 if weak, other.readConfidence >= vendor.readConfidence + 5, other.meanConfidence >= vendor.meanConfidence,
@@ -139,9 +143,7 @@ public struct HeuristicAnalyzer: ReceiptAnalyzer {
                 // Two readings that differ get a third, at another scale; a name two of the three
                 // readings agree on is kept (with the same guards as a clearer reading), and counts
                 // as checked.
-                if otherName != name, let current = reading.vendor,
-                   let ocr = try await Self.read(reader, OCRPass(pageSegmentationMode: 6, scale: Self.thirdReadingScale, region: region)),
-                   let third = VendorFinder.find(ReceiptDocument(ocr: ocr)) {
+                if otherName != name, let current = reading.vendor, let third = try await nameRead(at: Self.thirdReadingScale) {
                     let thirdName = NameMatching.normalized(third.name)
                     if let agreed = [current.name, other.name, vendor.name].first(where: { NameMatching.normalized($0) == thirdName }),
                        agreed == current.name || Self.noMoreSlips(agreed, than: current.name) {

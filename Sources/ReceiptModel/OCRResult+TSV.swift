@@ -44,9 +44,7 @@ extension OCRResult {
                                  box: BoundingBox(x: n[6], y: n[7], width: n[8], height: n[9])))
         }
         flush()
-        let all = lines.flatMap(\.words)
-        let mean = all.isEmpty ? 0 : all.map(\.confidence).reduce(0, +) / Double(all.count)
-        self.init(text: text, lines: lines, meanConfidence: mean, imageWidth: pageWidth, imageHeight: pageHeight,
+        self.init(text: text, lines: lines, meanConfidence: OCRResult.meanConfidence(of: lines), imageWidth: pageWidth, imageHeight: pageHeight,
                   sourceWidth: pageWidth, sourceHeight: pageHeight)
     }
 }

@@ -79,4 +79,10 @@ public struct OCRResult: Sendable, Equatable {
     }
 
     public var words: [OCRWord] { lines.flatMap(\.words) }
+
+    /// The mean confidence of the lines' words, 0 when there are none.
+    package static func meanConfidence(of lines: [OCRLine]) -> Double {
+        let words = lines.flatMap(\.words)
+        return words.isEmpty ? 0 : words.map(\.confidence).reduce(0, +) / Double(words.count)
+    }
 }

@@ -27,15 +27,9 @@ package enum DarkBands {
     package static func find(in image: LeptonicaImage) -> [BoundingBox] {
         let (width, height) = (image.width, image.height)
         guard width >= 100, height >= 100 else { return [] }
-        var middle = boxCreateValid(Int32(width / 4), 0, Int32(width / 2), Int32(height))
-        defer { boxDestroy(&middle) }
-        guard let middle, let clipped = image.transformed({ pixClipRectangle($0, middle, nil) }),
-              let strip = clipped.depth == 8 ? clipped
-                : clipped.transformed({ clipped.depth == 32 ? pixConvertRGBToLuminance($0) : pixConvertTo8($0, 0) })
+        guard let strip = image.clipped(x: width / 4, y: 0, width: width / 2, height: height)?.grayscale(),
+              let dark = strip.grayLevel(rank: 0.03), let paper = strip.grayLevel(rank: 0.5), paper > dark + 40
         else { return [] }
-        var dark: l_uint32 = 0, paper: l_uint32 = 0
-        guard pixGetRankValue(strip.pix, 1, 0.03, &dark) == 0, pixGetRankValue(strip.pix, 1, 0.5, &paper) == 0,
-              paper > dark + 40 else { return [] }
         // Dark rows are darker than halfway to the paper; the print inside a band is told from its
         // ground by a lower threshold, a quarter of the way: a band photographed in dim light has
         // gray letters on a darker gray.
@@ -85,10 +79,7 @@ package enum DarkBands {
 
     /// The band cut out of `image` and inverted: light print on a dark ground.
     package static func inverted(_ band: BoundingBox, of image: LeptonicaImage) -> LeptonicaImage? {
-        var box = boxCreateValid(Int32(band.x), Int32(band.y), Int32(band.width), Int32(band.height))
-        defer { boxDestroy(&box) }
-        guard let box else { return nil }
-        return image.transformed({ pixClipRectangle($0, box, nil) })?.transformed({ pixInvert(nil, $0) })
+        image.clipped(x: band.x, y: band.y, width: band.width, height: band.height)?.transformed { pixInvert(nil, $0) }
     }
 
     /// `first` with the band's lines replaced by `read` (the band read inverted, in page pixels),
@@ -104,11 +95,10 @@ package enum DarkBands {
         var lines = first.lines.filter { !inBand($0) }
         let at = lines.firstIndex { $0.box.midY > band.midY } ?? lines.count
         lines.insert(contentsOf: read, at: at)
-        let words = lines.flatMap(\.words)
         var merged = first
         merged.lines = lines
-        merged.text = lines.map { $0.words.map(\.text).joined(separator: " ") }.joined(separator: "\n")
-        merged.meanConfidence = words.isEmpty ? 0 : words.map(\.confidence).reduce(0, +) / Double(words.count)
+        merged.text = lines.map(\.text).joined(separator: "\n")
+        merged.meanConfidence = OCRResult.meanConfidence(of: lines)
         return merged
     }
 }

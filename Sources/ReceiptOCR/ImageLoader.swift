@@ -136,12 +136,9 @@ package struct ImageLoader {
         if let region = pass?.region {
             // The region is in the coordinates of the first pass's image: cut it out of this one
             // before scaling, so a close-up of a few lines never scales the whole page.
-            let box = boxCreateValid(Int32(Double(region.x) / scale), Int32(Double(region.y) / scale),
-                                     Int32((Double(region.width) / scale).rounded(.up)),
-                                     Int32((Double(region.height) / scale).rounded(.up)))
-            var owned = box
-            defer { boxDestroy(&owned) }
-            if let box, let clipped = image.transformed({ pixClipRectangle($0, box, nil) }) {
+            if let clipped = image.clipped(x: Int(Double(region.x) / scale), y: Int(Double(region.y) / scale),
+                                           width: Int((Double(region.width) / scale).rounded(.up)),
+                                           height: Int((Double(region.height) / scale).rounded(.up))) {
                 image = clipped
             }
         }
@@ -175,15 +172,10 @@ package struct ImageLoader {
     /// would otherwise count as the print). Nil when the image cannot be converted or has no
     /// contrast at all.
     package static func stretchContrast(_ image: LeptonicaImage) -> LeptonicaImage? {
-        guard let gray = image.depth == 8 ? image
-                : image.transformed({ image.depth == 32 ? pixConvertRGBToLuminance($0) : pixConvertTo8($0, 0) })
-        else { return nil }
-        let (w, h) = (Int32(gray.width), Int32(gray.height))
-        var inner = boxCreateValid(w / 10, h / 10, w - w / 5, h - h / 5)
-        defer { boxDestroy(&inner) }
-        let sample = inner.flatMap { box in gray.transformed { pixClipRectangle($0, box, nil) } } ?? gray
-        var dark: l_uint32 = 0, paper: l_uint32 = 0
-        guard pixGetRankValue(sample.pix, 2, 0.03, &dark) == 0, pixGetRankValue(sample.pix, 2, 0.5, &paper) == 0,
+        guard let gray = image.grayscale() else { return nil }
+        let (w, h) = (gray.width, gray.height)
+        let sample = gray.clipped(x: w / 10, y: h / 10, width: w - w / 5, height: h - h / 5) ?? gray
+        guard let dark = sample.grayLevel(rank: 0.03, factor: 2), let paper = sample.grayLevel(rank: 0.5, factor: 2),
               paper > dark + 8 else { return nil }
         return gray.transformed { pixGammaTRC(nil, $0, 1.0, Int32(dark), Int32(paper)) }
     }

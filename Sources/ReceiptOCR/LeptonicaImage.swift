@@ -30,6 +30,26 @@ package final class LeptonicaImage {
         guard let out = body(pix) else { return nil }
         return LeptonicaImage(taking: out)
     }
+
+    /// The rectangle cut out (clipped to the image); nil when it lies outside.
+    package func clipped(x: Int, y: Int, width: Int, height: Int) -> LeptonicaImage? {
+        var box = boxCreateValid(Int32(x), Int32(y), Int32(width), Int32(height))
+        defer { boxDestroy(&box) }
+        guard let box else { return nil }
+        return transformed { pixClipRectangle($0, box, nil) }
+    }
+
+    /// The image in 8-bit gray (itself when it is already).
+    package func grayscale() -> LeptonicaImage? {
+        depth == 8 ? self : transformed { depth == 32 ? pixConvertRGBToLuminance($0) : pixConvertTo8($0, 0) }
+    }
+
+    /// The gray level below which `rank` of the pixels lie (every `factor`-th pixel sampled); nil
+    /// when Leptonica cannot tell.
+    package func grayLevel(rank: Float, factor: Int32 = 1) -> l_uint32? {
+        var value: l_uint32 = 0
+        return pixGetRankValue(pix, factor, rank, &value) == 0 ? value : nil
+    }
 }
 
 @available(*, unavailable) extension LeptonicaImage: Sendable {}

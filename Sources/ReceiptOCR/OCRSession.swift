@@ -139,7 +139,8 @@ public final class OCRSession: PageReader {
                 var result = OCRResult(text: read.text, lines: read.lines, meanConfidence: read.meanConfidence,
                                        imageWidth: image.width, imageHeight: image.height,
                                        sourceWidth: page.sourceWidth, sourceHeight: page.sourceHeight)
-                guard readDarkBands else { return result }
+                // No pass left (`--ocr-passes 1`): no band could be read, so none is looked for.
+                guard readDarkBands, passesLeft > 0 else { return result }
                 for band in DarkBands.find(in: image) {
                     guard takePass(), let inverted = DarkBands.inverted(band, of: image) else { break }
                     let lines = handle.recognize(inverted, pageSegmentationMode: psm).lines.map { line in

@@ -62,9 +62,7 @@ package final class TesseractHandle {
             } while TessResultIteratorNext(iterator, RIL_WORD) != 0
             flush()
         }
-        let all = lines.flatMap(\.words)
-        let mean = all.isEmpty ? 0 : all.map(\.confidence).reduce(0, +) / Double(all.count)
-        return (text, lines, mean)
+        return (text, lines, OCRResult.meanConfidence(of: lines))
     }
 
     /// True when the loaded language's dictionary holds `word` (Tesseract matches its case
