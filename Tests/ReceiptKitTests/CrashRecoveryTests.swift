@@ -46,10 +46,13 @@ import Testing
 
         let firstOutput = try CapturedOutput()
         let first = try start(arguments, output: firstOutput)
-        // Let it finish a few receipts, then kill it without warning.
+        // Let it finish a few receipts, then kill it without warning while it holds some: wait for one
+        // look that shows both, since a look just after a completion can fall in the moment before
+        // the workers claim their next receipts.
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline {
-            if FileManager.default.fileExists(atPath: store), let done = try? counts(store)["completed"], done >= 6 { break }
+            if FileManager.default.fileExists(atPath: store), let now = try? counts(store),
+               (now["completed"] ?? 0) >= 6, (now["processing"] ?? 0) > 0 { break }
             try await Task.sleep(for: .milliseconds(20))
         }
         kill(first.processIdentifier, SIGKILL)
