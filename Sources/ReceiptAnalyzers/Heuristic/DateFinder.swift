@@ -89,8 +89,11 @@ package enum DateFinder {
     /// (not a price: `124PR 16.99`).
     private static let monthWithAAsFour = Pattern(#"(?<![\dA-Z])(\d{1,2})\s?4(UG|PR)(?=[\s\-/.,'’°"]*(?:19|20)?\d{2}(?![\d.,]\d))"#,
                                                   caseInsensitive: false)
-    /// US and Canadian phone numbers: `(323) 939-5528`.
-    private static let northAmericanPhone = Pattern(#"\(\d{3}\)\s?\d{3}\s?-\s?\d{4}"#)
+    /// US and Canadian phone numbers: `(323) 939-5528`, `214-892-1299`, `608.827.9808`. Written
+    /// without brackets, area code and exchange both start with 2–9, which numbers elsewhere
+    /// written in three-three-four groups do not (a trunk 0 leads them: `012-345-6789`).
+    package static let northAmericanPhone = Pattern(
+        #"\(\d{3}\)\s?\d{3}\s?-\s?\d{4}|(?<![\d+.\-/])[2-9]\d{2}([-.])[2-9]\d{2}\1\d{4}(?![\d.\-/])"#)
     private static let timePattern = Pattern(#"\d{1,2}\s?[:.]\s?\d{2}(\s?[:.]\s?\d{2})?\s*(AM|PM)?|\d{1,2}\s?(AM|PM)\b"#)
 
     private static let dateLabels: PhraseList = ["DATE", "DATED", "TARIKH", "DATUM", "FECHA", "DATA", "TIME", "TRANS", "TXN",
@@ -466,7 +469,7 @@ package enum DateFinder {
     /// month-first.
     package static func regionalOrder(_ document: ReceiptDocument, rows: [AmountLine]) -> DateOrder? {
         if rows.contains(where: { $0.amounts.contains { $0.currencyMark == "$" } }) { return .monthFirst }
-        if document.lines.contains(where: { $0.text.contains("(") && northAmericanPhone.matches($0.text) }) { return .monthFirst }
+        if document.lines.contains(where: { northAmericanPhone.matches($0.text) }) { return .monthFirst }
         if document.lines.contains(where: { line in
             usStateAndZip.matches(line.text)
         }) { return .monthFirst }

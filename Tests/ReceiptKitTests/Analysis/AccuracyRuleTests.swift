@@ -320,6 +320,24 @@ import Testing
         #expect(order("Hauptstr. 5\nD-80331 MUENCHEN\nSUMME 3,99") == nil)
     }
 
+    @Test func aNorthAmericanPhoneNumberReadsAmbiguousDatesMonthFirst() {
+        func order(_ text: String) -> DateOrder? {
+            let document = ReceiptDocument(text: text)
+            return DateFinder.regionalOrder(document, rows: AmountLine.build(document))
+        }
+        let text = "CORNER BAKERY\nPhone: 214-892-1299\n4/8/2017 2:23:18 PM\nSoda 2.59\nTotal 2.59"
+        #expect(order(text) == .monthFirst)
+        #expect(date(text, hint: order(text)) == "2017-04-08")
+        #expect(order("TEL:608.827.9808\nTOTAL 3.99") == .monthFirst)
+        #expect(order("(323) 939-5528\nTOTAL 3.99") == .monthFirst)
+        // Numbers elsewhere start with a trunk 0, and other digit groups are not phone numbers.
+        #expect(order("TEL: 012-345-6789\nTOTAL 3.99") == nil)
+        #expect(order("TEL 03-8925 0733\nTOTAL 3.99") == nil)
+        #expect(order("GST REG 001-234-5678\nTOTAL 3.99") == nil)
+        #expect(order("CARD 4567-890-1234-5678\nTOTAL 3.99") == nil)
+        #expect(order("REF 2024-205-3344\nTOTAL 3.99") == nil)
+    }
+
     @Test func aSlashReadAsASevenOrAOne() {
         #expect(date("Doc No CS00012013 Date: 20/0472018") == "2018-04-20")
         #expect(date("Receipt Date: 17703/2018 10:15") == "2018-03-17")
