@@ -18,6 +18,12 @@ import Testing
         DateFinder.find(ReceiptDocument(text: text), orderHint: hint, defaultOrder: .dayFirst, today: testToday)?.date.description
     }
 
+    /// What the receipt's text says of the order of day and month.
+    func order(_ text: String) -> DateOrder? {
+        let document = ReceiptDocument(text: text)
+        return DateFinder.regionalOrder(document, rows: AmountLine.build(document))
+    }
+
     func vendor(_ text: String) -> String? { VendorFinder.find(ReceiptDocument(text: text))?.name }
 
     /// Rows as OCR gives them: one word box per word, `height` pixels tall.
@@ -298,18 +304,12 @@ import Testing
 
     @Test func dollarAmountsReadAmbiguousDatesMonthFirst() {
         let text = "04/06/2019 11:30 AM\nBURGER $8.99\nTOTAL $8.99"
-        let document = ReceiptDocument(text: text)
-        let rows = AmountLine.build(document)
-        #expect(DateFinder.regionalOrder(document, rows: rows) == .monthFirst)
-        #expect(date(text, hint: DateFinder.regionalOrder(document, rows: rows)) == "2019-04-06")
-        #expect(DateFinder.regionalOrder(ReceiptDocument(text: "TOTAL 8.99"), rows: AmountLine.build(ReceiptDocument(text: "TOTAL 8.99"))) == nil)
+        #expect(order(text) == .monthFirst)
+        #expect(date(text, hint: order(text)) == "2019-04-06")
+        #expect(order("TOTAL 8.99") == nil)
     }
 
     @Test func aUSAddressReadsAmbiguousDatesMonthFirst() {
-        func order(_ text: String) -> DateOrder? {
-            let document = ReceiptDocument(text: text)
-            return DateFinder.regionalOrder(document, rows: AmountLine.build(document))
-        }
         let text = "PINE VALLEY MARKET\n210 Oak St\nMiddleton, WI 53562\n04/06/2019 11:30\nBREAD 3.99\nTOTAL 3.99"
         #expect(order(text) == .monthFirst)
         #expect(date(text, hint: order(text)) == "2019-04-06")
@@ -321,10 +321,6 @@ import Testing
     }
 
     @Test func aNorthAmericanPhoneNumberReadsAmbiguousDatesMonthFirst() {
-        func order(_ text: String) -> DateOrder? {
-            let document = ReceiptDocument(text: text)
-            return DateFinder.regionalOrder(document, rows: AmountLine.build(document))
-        }
         let text = "CORNER BAKERY\nPhone: 214-892-1299\n4/8/2017 2:23:18 PM\nSoda 2.59\nTotal 2.59"
         #expect(order(text) == .monthFirst)
         #expect(date(text, hint: order(text)) == "2017-04-08")
