@@ -31,6 +31,7 @@ package enum CandidateProposer {
         "onDiscountRow", "onOtherRow", "occurrences", "isLargest", "rankFromLargest", "fromBottom", "fromTop",
         "subtotalPlusTax", "cashLessChange", "itemsSum", "currencyMark", "repaired", "relativeHeight",
         "readConfidence", "otherPassAgrees", "magnitude", "onlyOnPaymentRows", "largerThanPayment", "amounts",
+        "roundedAfterTotal", "roundedBelow",
     ]
 
     package static let dateFeatures = [
@@ -75,6 +76,7 @@ package enum CandidateProposer {
         let items = reading.lineItems.compactMap(\.amount)
         let itemsSum = items.isEmpty ? nil : items.reduce(0, +)
         let payments = rows.filter(\.role.isPayment).flatMap { $0.amounts.map(\.value) }
+        let rounded = roundedPairs(rows, lines: lines)
 
         return positive.map { value in
             let holding = rows.filter { row in row.amounts.contains { $0.value == value } }
@@ -106,9 +108,33 @@ package enum CandidateProposer {
                 onlyPayment ? 1 : 0, payments.contains { $0 > 0 && value > $0 } ? 1 : 0,
                 // How many amounts compete: a labelled amount on a short ticket has few rivals.
                 log1p(Double(positive.count)),
+                rounded.contains { $0.rounded == value } ? 1 : 0, rounded.contains { $0.total == value } ? 1 : 0,
             ]
             return Candidate(field: .total, value: value.moneyString, features: features)
         }
+    }
+
+    /// Cash rounding to 5 cents (Malaysia, Switzerland, the Nordics…): a total, a rounding row, then
+    /// the amount payable rounded — `Total (Incl GST) 23.26 / Rounding Adj -0.01 / TOTAL 23.25`, also
+    /// where the rounding's own amount was misread. Pairs of a total-row amount not in whole 5 cents
+    /// and an amount in whole 5 cents less than 5 cents from it, on a row below it, with a row
+    /// naming the rounding after the total's row and no lower than the rounded amount's.
+    static func roundedPairs(_ rows: [AmountLine], lines: [ReceiptLine]) -> [(total: Decimal, rounded: Decimal)] {
+        let roundingRows = lines.filter { LabelText($0.text).hasAny(AmountRole.roundingWords) }.map(\.index)
+        guard !roundingRows.isEmpty else { return [] }
+        var pairs: [(total: Decimal, rounded: Decimal)] = []
+        for totalRow in rows where totalRow.role.totalStrength > 0 {
+            for total in totalRow.amounts.map(\.value) where total > 0 && !TotalFinder.isMultiple(total, of: 0.05) {
+                for row in rows where row.line.index > totalRow.line.index {
+                    for value in row.amounts.map(\.value)
+                    where value > 0 && abs(value - total) < 0.05 && TotalFinder.isMultiple(value, of: 0.05)
+                        && roundingRows.contains(where: { $0 > totalRow.line.index && $0 <= row.line.index }) {
+                        pairs.append((total, value))
+                    }
+                }
+            }
+        }
+        return pairs
     }
 
     // MARK: Date

@@ -44,6 +44,24 @@ import Testing
         #expect(Self.feature("subtotalPlusTax", of: cash) == 0)
     }
 
+    @Test func theAmountPayableAfterCashRoundingIsMarkedAndSoIsTheTotalItRounds() throws {
+        // The rounding row's own amount misread, as it often is.
+        let text = "NASI KANDAR\nNasi Ayam 12.00\nTeh Tarik 9.30\nTotal (Incl GST): 23.26\nRounding Adj: ~0.0)\nTOTAL: 23.25\nCASH 50.00\nCHANGE 26.75"
+        let candidates = CandidateProposer.totals(Self.reading(text))
+        let rounded = try #require(candidates.first { $0.value == "23.25" })
+        let total = try #require(candidates.first { $0.value == "23.26" })
+        #expect(Self.feature("roundedAfterTotal", of: rounded) == 1)
+        #expect(Self.feature("roundedBelow", of: rounded) == 0)
+        #expect(Self.feature("roundedBelow", of: total) == 1)
+        #expect(Self.feature("roundedAfterTotal", of: total) == 0)
+        // Without a row naming the rounding, two close amounts are no such pair.
+        let plain = CandidateProposer.totals(Self.reading(text.replacingOccurrences(of: "Rounding Adj: ~0.0)\n", with: "")))
+        #expect(plain.allSatisfy { Self.feature("roundedAfterTotal", of: $0) == 0 && Self.feature("roundedBelow", of: $0) == 0 })
+        // The shipped model takes the amount paid.
+        let analysis = HeuristicAnalyzer().analyze(text: text)
+        #expect(analysis.total == Decimal(string: "23.25"))
+    }
+
     @Test func everyRowsDateIsADateCandidateWithItsLabel() throws {
         let candidates = CandidateProposer.dates(Self.reading(), options: AnalysisOptions())
         #expect(Set(candidates.map(\.value)) == ["2024-03-14", "2024-04-30"])
