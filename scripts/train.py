@@ -5,8 +5,10 @@ Usage: scripts/train.py CANDIDATES.ndjson [--out Sources/ReceiptAnalyzers/Learne
                         [--folds 5] [--seed 7] [--report FILE.md] [--target 0.97]
 
 CANDIDATES.ndjson comes from `receipts eval DIRS --dump-candidates FILE` (make train does both): one
-line per labelled receipt with its candidates for the total, the date and the vendor, each with the
-features the Swift analyzer computes and whether the scorer counts it right.
+line per labelled receipt with its candidates for the total, the date, the vendor and the tax, each
+with the features the Swift analyzer computes and whether the scorer counts it right. The tax is
+chosen like the total, but where the rules found none the analyzer takes the model's amount only
+from TAX_FLOOR (a receipt may print no tax), and the figures printed follow that.
 
 Per field, a logistic regression (scikit-learn, standardized features) scores the candidates and the
 best one wins; a Platt scaling over the winner's score and its margin over the runner-up turns that
@@ -27,8 +29,8 @@ import numpy as np
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GroupKFold
 
-FIELDS = ["total", "date", "vendor"]
-CHOSEN = {"total", "date"}          # fields the model chooses among candidates (vendor: scored only)
+FIELDS = ["total", "date", "vendor", "tax"]
+CHOSEN = {"total", "date", "tax"}   # fields the model chooses among candidates (vendor: scored only)
 MAX_MARGIN = 10.0
 C = 0.5
 
@@ -168,6 +170,20 @@ def rules_right(receipts, field):
     return out
 
 
+TAX_FLOOR = 0.5   # where the rules found no tax, the model's amount is taken only from this probability
+
+
+def as_shipped(receipts, held, field, i):
+    """Whether the analyzer's value for the field is right, given the held-out choice: the model's
+    choice, except a tax where the rules found none and the model is less sure than TAX_FLOOR (the
+    analyzer then gives no tax)."""
+    p, right = held[field][i]
+    if field == "tax":
+        found = any(c["field"] == "tax" and c["features"][0] == 1.0 for c in receipts[i]["candidates"])
+        return right and (found or p >= TAX_FLOOR)
+    return right
+
+
 def choose_thresholds(receipts, held, target):
     """Lowest (t_total, t_date) on a grid keeping unflagged accuracy >= target in every family."""
     fams = sorted({r["family"] for r in receipts if r["family"] in ("SROIE", "WildReceipt")})
@@ -285,7 +301,7 @@ def main():
             if not ids:
                 continue
             rules = sum(rr[i] for i in ids) / len(ids)
-            learned = sum(held[field][i][1] for i in ids) / len(ids)
+            learned = sum(as_shipped(receipts, held, field, i) for i in ids) / len(ids)
             say(f"| {group_name} | {field} | {len(ids)} | {rules * 100:.1f}% | {learned * 100:.1f}% |")
     say()
     say("Reliability of the held-out probabilities (all sets):")
@@ -374,7 +390,7 @@ def plot(held, path):
         d.line([x(0) - 5, y(t / 10), x(0), y(t / 10)], fill="black")
         d.text((x(0) - 30, y(t / 10) - 6), f"{t / 10:.1f}", fill="black")
     d.line([x(0), y(0), x(1), y(1)], fill=(170, 170, 170))
-    colours = {"total": (200, 40, 40), "date": (40, 90, 200), "vendor": (40, 150, 60)}
+    colours = {"total": (200, 40, 40), "date": (40, 90, 200), "vendor": (40, 150, 60), "tax": (160, 90, 10)}
     for k, field in enumerate(FIELDS):
         pts = []
         for b in range(10):
@@ -401,7 +417,7 @@ if __name__ == "__main__":
     import re, os
     here = os.path.dirname(os.path.abspath(__file__))
     swift = open(os.path.join(here, "..", "Sources", "ReceiptAnalyzers", "Learned", "Candidates.swift")).read()
-    for field, var in (("total", "totalFeatures"), ("date", "dateFeatures"), ("vendor", "vendorFeatures")):
+    for field, var in (("total", "totalFeatures"), ("date", "dateFeatures"), ("vendor", "vendorFeatures"), ("tax", "taxFeatures")):
         m = re.search(r"static let " + var + r" = \[(.*?)\]", swift, re.S)
         FEATURES[field] = re.findall(r'"(\w+)"', m.group(1))
     main()

@@ -400,7 +400,7 @@ package struct Reading {
         confidence.needsReview = vendor == nil || date == nil || total == nil
             || confidence.total < 0.6 || confidence.date < 0.5
             || (taxFinding.map { t in total.map { t.value >= $0.value } ?? false } ?? false)
-        var chosenTotal = total?.value, chosenDate = date?.date
+        var chosenTotal = total?.value, chosenDate = date?.date, chosenTax = taxFinding?.value
         let model = options.learnedModel ? LearnedModel.shipped : nil
         // Proposed only when something uses them (the rows' dates cost a date search per row).
         let candidates = model != nil || options.collectCandidates ? LearnedField.allCases.map { field -> [Candidate] in
@@ -408,14 +408,16 @@ package struct Reading {
             case .total: CandidateProposer.totals(self)
             case .date: CandidateProposer.dates(self, options: options)
             case .vendor: CandidateProposer.vendor(self)
+            case .tax: CandidateProposer.taxes(self, finding: taxFinding, total: total?.value)
             }
         } : []
         if let model {
-            Self.applyLearned(model, candidates: candidates, total: &chosenTotal, date: &chosenDate, confidence: &confidence)
-            if let t = chosenTotal, let tax = taxFinding?.value, tax >= t { confidence.needsReview = true }
+            Self.applyLearned(model, candidates: candidates, total: &chosenTotal, date: &chosenDate, tax: &chosenTax,
+                              confidence: &confidence)
+            if let t = chosenTotal, let tax = chosenTax, tax >= t { confidence.needsReview = true }
             if vendor == nil { confidence.needsReview = true }
         }
-        var analysis = ReceiptAnalysis(vendor: vendor?.name, date: chosenDate, total: chosenTotal, tax: taxFinding?.value,
+        var analysis = ReceiptAnalysis(vendor: vendor?.name, date: chosenDate, total: chosenTotal, tax: chosenTax,
                                        currency: currencyCode, category: category.name, lineItems: lineItems,
                                        confidence: confidence, analyzer: analyzer)
         if options.collectCandidates {
@@ -431,7 +433,7 @@ package struct Reading {
     /// probabilities for total, date and vendor; `needsReview` when the total or the date is
     /// missing or less likely right than the thresholds chosen on held-out folds.
     package static func applyLearned(_ model: LearnedModel, candidates: [[Candidate]], total: inout Decimal?,
-                             date: inout CalendarDate?, confidence: inout FieldConfidence) {
+                             date: inout CalendarDate?, tax: inout Decimal?, confidence: inout FieldConfidence) {
         var review = false
         for list in candidates {
             guard let field = list.first?.field, let (best, p) = model.choose(list) else { continue }
@@ -447,6 +449,14 @@ package struct Reading {
                 review = review || below
             case .vendor:
                 confidence.vendor = p
+            case .tax:
+                // Where the rules found a tax, the model chooses among the amounts; where they found
+                // none, the receipt may print none (a parking ticket, a vehicle-tax notice), so the
+                // model's amount is taken only when more likely right than not.
+                if tax != nil || p >= 0.5 {
+                    tax = Decimal(string: best.value)
+                    confidence.tax = p
+                }
             }
         }
         if total == nil || date == nil { review = true }

@@ -3,7 +3,7 @@ import ReceiptModel
 
 /// A field the learned model chooses or scores.
 package enum LearnedField: String, Sendable, CaseIterable {
-    case total, date, vendor
+    case total, date, vendor, tax
 }
 
 /// One value a rule proposes for a field, with what the model knows about it. `features` are in
@@ -45,11 +45,18 @@ package enum CandidateProposer {
         "words", "digitShare", "lowercaseShare", "companyWord", "headerRows", "readAgain", "readOtherwise",
     ]
 
+    package static let taxFeatures = [
+        "rulesPick", "rulesConfidence", "rulesComputed", "onTaxRow", "rateOnRow", "percentOnRow", "rateFits",
+        "totalLessSubtotal", "shareOfTotal", "belowTotal", "onTotalRow", "onSubtotalRow", "onPaymentRow",
+        "onOtherRow", "occurrences", "isLargest", "fromBottom", "fromTop", "readConfidence", "amounts",
+    ]
+
     package static func features(for field: LearnedField) -> [String] {
         switch field {
         case .total: totalFeatures
         case .date: dateFeatures
         case .vendor: vendorFeatures
+        case .tax: taxFeatures
         }
     }
 
@@ -135,6 +142,54 @@ package enum CandidateProposer {
             }
         }
         return pairs
+    }
+
+    // MARK: Tax
+
+    /// Every amount for the tax, with the rules' finding (`taxFinding`) and the rules' total: how its
+    /// row is labelled, whether a printed rate explains it (`rate × base`, or the tax inside a
+    /// gross amount: `gross × rate / (100 + rate)`, the base a subtotal, the total or an amount on a
+    /// rate's row), total less subtotal, its share of the total.
+    package static func taxes(_ reading: Reading, finding: TaxFinding?, total: Decimal?) -> [Candidate] {
+        let rows = reading.rows
+        let lines = reading.document.lines
+        let lastIndex = max(1, lines.last?.index ?? 1)
+        var values: [Decimal] = []
+        // Zero only where a tax row prints it (`TAX 0.00`): a receipt can say it charged none.
+        for row in rows {
+            for token in row.amounts where (token.value > 0 || row.role == .tax && token.value == 0) && !values.contains(token.value) {
+                values.append(token.value)
+            }
+        }
+        if let finding, finding.value >= 0, !values.contains(finding.value) { values.append(finding.value) }
+        guard let largest = values.max() else { return [] }
+        let rates = rows.compactMap(\.rate).filter { $0 > 0 && $0 < 30 }
+        let subtotals = rows.filter { $0.role == .subtotal }.flatMap { $0.amounts.map(\.value) }
+        let bases = Set(subtotals + [total].compactMap { $0 } + rows.filter { $0.rate != nil }.flatMap { $0.amounts.map(\.value) })
+        return values.map { value in
+            let holding = rows.filter { row in row.amounts.contains { $0.value == value } }
+            func on(_ test: (AmountLine) -> Bool) -> Double { holding.contains(where: test) ? 1 : 0 }
+            let indices = holding.map(\.line.index)
+            let isPick = finding?.value == value
+            let fits = rates.contains { rate in
+                bases.contains { base in
+                    base != value && (abs(base * rate / 100 - value) <= 0.011 || abs(base * rate / (100 + rate) - value) <= 0.011)
+                }
+            }
+            let lessSubtotal = total.map { t in subtotals.contains { $0 > 0 && t - $0 == value } } ?? false
+            let share = total.map { t in t > 0 ? min(1.5, NSDecimalNumber(decimal: value / t).doubleValue) : 0 } ?? 0
+            let features: [Double] = [
+                isPick ? 1 : 0, isPick ? finding?.confidence ?? 0 : 0, isPick && finding?.computed == true ? 1 : 0,
+                on { $0.role == .tax }, on { $0.rate != nil }, on { $0.line.text.contains("%") }, fits ? 1 : 0,
+                lessSubtotal ? 1 : 0, share, total.map { value < $0 ? 1 : 0 } ?? 0,
+                on { $0.role.totalStrength > 0 }, on { $0.role == .subtotal }, on { $0.role.isPayment }, on { $0.role == .other },
+                log1p(Double(holding.flatMap { $0.amounts.filter { $0.value == value } }.count)), value == largest ? 1 : 0,
+                indices.max().map { Double(lastIndex - $0) / Double(lastIndex) } ?? 1,
+                indices.min().map { Double($0) / Double(lastIndex) } ?? 1,
+                (holding.map(\.line.confidence).max() ?? 0) / 100, log1p(Double(values.count)),
+            ]
+            return Candidate(field: .tax, value: value.moneyString, features: features)
+        }
     }
 
     // MARK: Date

@@ -15,6 +15,7 @@ enum CandidateDump {
             switch field {
             case "total": probe.total = Decimal(string: value); scored = .total
             case "date": probe.date = CalendarDate(iso: value); scored = .date
+            case "tax": probe.tax = Decimal(string: value); scored = .tax
             default: probe.vendor = value; scored = .vendor
             }
             let right = EvaluationScorer.matches(scored, truth: truth, analysis: probe)
@@ -25,7 +26,7 @@ enum CandidateDump {
             ("set", .string(set)), ("receipt", .string(receipt.name)),
             ("vendorTruth", .optionalString(truth.vendor.map(NameMatching.normalized))),
             ("known", .object([("total", .bool(truth.total != nil)), ("date", .bool(truth.date != nil)),
-                               ("vendor", .bool(truth.vendor != nil))])),
+                               ("vendor", .bool(truth.vendor != nil)), ("tax", .bool(truth.tax != nil))])),
             ("candidates", .array(labelled)),
             // OCR passes read for it, the first included (close-ups count).
             ("passes", .int(Int(analysis.details.first { $0.0 == "ocrPasses" }?.1.doubleValue ?? 1))),

@@ -62,6 +62,29 @@ import Testing
         #expect(analysis.total == Decimal(string: "23.25"))
     }
 
+    @Test func everyAmountIsATaxCandidateWithWhatExplainsIt() throws {
+        let reading = Self.reading()
+        let finding = TaxFinder.find(reading.rows, total: reading.total?.value)
+        let candidates = CandidateProposer.taxes(reading, finding: finding, total: reading.total?.value)
+        #expect(candidates.allSatisfy { $0.features.count == CandidateProposer.taxFeatures.count })
+        let vat = try #require(candidates.first { $0.value == "4.00" })
+        #expect(Self.feature("rulesPick", of: vat) == 1)
+        #expect(Self.feature("onTaxRow", of: vat) == 1)
+        #expect(Self.feature("rateOnRow", of: vat) == 1)
+        #expect(Self.feature("rateFits", of: vat) == 1, "20% of the 20.00 subtotal")
+        #expect(Self.feature("totalLessSubtotal", of: vat) == 1)
+        #expect(abs(Self.feature("shareOfTotal", of: vat) - 4.0 / 24) < 1e-9)
+        let cash = try #require(candidates.first { $0.value == "30.00" })
+        #expect(Self.feature("rulesPick", of: cash) == 0)
+        #expect(Self.feature("onPaymentRow", of: cash) == 1)
+        #expect(Self.feature("belowTotal", of: cash) == 0)
+        #expect(Self.feature("rateFits", of: cash) == 0)
+        // The shipped model takes the VAT, and gives no tax to a ticket that prints none.
+        #expect(HeuristicAnalyzer().analyze(text: Self.receipt).tax == Decimal(string: "4.00"))
+        let ticket = "APEX PARKING\nPAY & DISPLAY\nDate 17/07/2025\nTariff 2 hours\nTOTAL £3.40\nPaid CASH"
+        #expect(HeuristicAnalyzer().analyze(text: ticket).tax == nil)
+    }
+
     @Test func everyRowsDateIsADateCandidateWithItsLabel() throws {
         let candidates = CandidateProposer.dates(Self.reading(), options: AnalysisOptions())
         #expect(Set(candidates.map(\.value)) == ["2024-03-14", "2024-04-30"])
@@ -131,9 +154,10 @@ import Testing
         let reading = Self.reading()
         var total: Decimal? = nil
         var date = reading.date?.date
+        var tax: Decimal? = nil
         var confidence = FieldConfidence(needsReview: false)
-        Reading.applyLearned(model, candidates: [CandidateProposer.totals(reading)], total: &total, date: &date,
-                                       confidence: &confidence)
+        Reading.applyLearned(model, candidates: [CandidateProposer.totals(reading)], total: &total, date: &date, tax: &tax,
+                             confidence: &confidence)
         #expect(total == Decimal(string: "24.00"))
         // σ(−3) ≈ 0.047, below the 0.6 the parameters ask for: the receipt is flagged.
         #expect(abs(confidence.total - 1 / (1 + exp(3.0))) < 1e-9)
