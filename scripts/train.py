@@ -147,15 +147,17 @@ def fit_field(receipts, field, k):
 
 
 def held_out(receipts, field, k, seed):
-    """Held-out (receipt index -> (probability, right)) for one field, nested for the calibration."""
+    """Held-out (receipt index -> (probability, right, the winner's features)) for one field, nested
+    for the calibration."""
     rows = field_rows(receipts, field)
     groups = [receipts[i]["group"] for i, _, _ in rows]
     out = {}
     for train, test in folds(np.arange(len(rows)), groups, k):
         train_rows = [rows[j] for j in train]
         ranker, cal = fit_rows(train_rows, [receipts[i]["group"] for i, _, _ in train_rows], k)
-        for i, s, m, right in picks(ranker, [rows[j] for j in test]):
-            out[i] = (probability(cal, s, m), right)
+        test_rows = [rows[j] for j in test]
+        for (i, s, m, right), (_, X, _) in zip(picks(ranker, test_rows), test_rows):
+            out[i] = (probability(cal, s, m), right, X[ranker.pick(X)[0]] if len(X) else None)
     return out
 
 
@@ -170,17 +172,21 @@ def rules_right(receipts, field):
     return out
 
 
-TAX_FLOOR = 0.5   # where the rules found no tax, the model's amount is taken only from this probability
+# Where the rules found no tax, the model's amount is taken only from this probability, or when the
+# receipt marks it as a tax (one of SHOWS_TAX; CandidateProposer.showsTax).
+TAX_FLOOR = 0.5
+SHOWS_TAX = ["onTaxRow", "rateFits", "totalLessSubtotal"]
 
 
 def as_shipped(receipts, held, field, i):
     """Whether the analyzer's value for the field is right, given the held-out choice: the model's
-    choice, except a tax where the rules found none and the model is less sure than TAX_FLOOR (the
-    analyzer then gives no tax)."""
-    p, right = held[field][i]
+    choice, except a tax where the rules found none, the model is less sure than TAX_FLOOR and
+    nothing marks its amount as a tax (the analyzer then gives no tax)."""
+    p, right, winner = held[field][i]
     if field == "tax":
         found = any(c["field"] == "tax" and c["features"][0] == 1.0 for c in receipts[i]["candidates"])
-        return right and (found or p >= TAX_FLOOR)
+        shows = winner is not None and any(winner[FEATURES["tax"].index(n)] == 1 for n in SHOWS_TAX)
+        return right and (found or p >= TAX_FLOOR or shows)
     return right
 
 
@@ -202,7 +208,7 @@ def choose_thresholds(receipts, held, target):
                 for field, t in (("total", tt), ("date", td)):
                     if not r["known"].get(field):
                         continue
-                    p, rt = held[field].get(i, (0.0, False))
+                    p, rt = held[field].get(i, (0.0, False))[:2]
                     if p < t: flagged = True
                     right = right and rt
                 if not flagged:
@@ -266,7 +272,7 @@ def nested_review(receipts, k, target):
 
 def reliability(held_field):
     bins = defaultdict(lambda: [0, 0])
-    for p, right in held_field.values():
+    for p, right, *_ in held_field.values():
         b = min(9, int(p * 10))
         bins[b][0] += 1
         bins[b][1] += right
@@ -394,7 +400,7 @@ def plot(held, path):
     for k, field in enumerate(FIELDS):
         pts = []
         for b in range(10):
-            vals = [(p, r) for p, r in held[field].values() if min(9, int(p * 10)) == b]
+            vals = [(p, r) for p, r, *_ in held[field].values() if min(9, int(p * 10)) == b]
             if len(vals) >= 5:
                 pts.append((sum(p for p, _ in vals) / len(vals), sum(r for _, r in vals) / len(vals), len(vals)))
         c = colours[field]

@@ -452,8 +452,9 @@ package struct Reading {
             case .tax:
                 // Where the rules found a tax, the model chooses among the amounts; where they found
                 // none, the receipt may print none (a parking ticket, a vehicle-tax notice), so the
-                // model's amount is taken only when more likely right than not.
-                if tax != nil || p >= 0.5 {
+                // model's amount is taken only when more likely right than not, or when the receipt
+                // says it is a tax (`CandidateProposer.showsTax`).
+                if tax != nil || p >= 0.5 || CandidateProposer.showsTax(best) {
                     tax = Decimal(string: best.value)
                     confidence.tax = p
                 }

@@ -38,12 +38,12 @@ import Testing
     /// without brackets as a sign of month-first dates (2026-11-25): wildreceipt-2's date 76.1. The
     /// learned total's cash-rounding features (a total, a rounding row, the amount payable in whole
     /// 5 cents): sroie-2's total 83.9, wildreceipt-2's 68.0 (one receipt labelled before rounding).
-    /// The learned choice of the tax: wildreceipt-2's tax 58.2.
+    /// The learned choice of the tax: wildreceipt-2's tax 61.0.
     static let floors: [String: [String: Double]] = [
         "sroie": ["vendor": 69, "date": 91, "total": 90, "currency": 97],
         "wildreceipt": ["vendor": 50.7, "date": 79, "total": 76, "tax": 70, "currency": 90],
         "sroie-2": ["vendor": 57.5, "date": 87.7, "total": 81.9, "currency": 96.7],
-        "wildreceipt-2": ["vendor": 43.7, "date": 74.1, "total": 66.5, "tax": 56.2, "currency": 90],
+        "wildreceipt-2": ["vendor": 43.7, "date": 74.1, "total": 66.5, "tax": 59, "currency": 90],
         "TestReceipts": ["vendor": 100, "date": 100, "total": 100, "tax": 100, "currency": 100, "category": 100],
     ]
 
@@ -61,7 +61,8 @@ import Testing
     /// phone numbers' date order (same thresholds): wildreceipt 8.5% / 100%, wildreceipt-2 16.3% /
     /// 94.3%, the rest unchanged. With the cash-rounding features (thresholds total < 0.94, date <
     /// 0.94): sroie 45.0% / 97.8%, sroie-2 46.6% / 97.2%, wildreceipt 9.4% / 100%, wildreceipt-2
-    /// 15.8% / 94.1%, TestReceipts 60% / 100%.
+    /// 15.8% / 94.1%, TestReceipts 60% / 100%; with the learned tax, sroie-2 46.3% / 97.2% (a tax
+    /// the model chose that is not under the total flags its receipt).
     static let reviewFloors: [String: (share: Double, right: Double)] = [
         "sroie": (33, 95), "sroie-2": (38, 96), "wildreceipt": (5, 90), "wildreceipt-2": (11, 94),
         "TestReceipts": (50, 100),

@@ -192,6 +192,15 @@ package enum CandidateProposer {
         }
     }
 
+    /// A tax candidate the receipt itself marks as a tax: on a row labelled as one, explained by a
+    /// printed rate, or the total less the subtotal.
+    package static func showsTax(_ candidate: Candidate) -> Bool {
+        guard candidate.field == .tax else { return false }
+        return ["onTaxRow", "rateFits", "totalLessSubtotal"].contains { name in
+            taxFeatures.firstIndex(of: name).map { candidate.features[$0] == 1 } ?? false
+        }
+    }
+
     // MARK: Date
 
     /// Words that say a row's date is the purchase's.

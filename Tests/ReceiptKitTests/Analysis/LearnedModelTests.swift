@@ -79,6 +79,8 @@ import Testing
         #expect(Self.feature("onPaymentRow", of: cash) == 1)
         #expect(Self.feature("belowTotal", of: cash) == 0)
         #expect(Self.feature("rateFits", of: cash) == 0)
+        #expect(CandidateProposer.showsTax(vat))
+        #expect(!CandidateProposer.showsTax(cash))
         // The shipped model takes the VAT, and gives no tax to a ticket that prints none.
         #expect(HeuristicAnalyzer().analyze(text: Self.receipt).tax == Decimal(string: "4.00"))
         let ticket = "APEX PARKING\nPAY & DISPLAY\nDate 17/07/2025\nTariff 2 hours\nTOTAL £3.40\nPaid CASH"
