@@ -16,7 +16,9 @@ import Testing
         #expect(try await eventually { h.names(in: "processed").count >= 2 })
         let stopped = ContinuousClock.now
         try await first.stop()
-        #expect(ContinuousClock.now - stopped < .seconds(3), "shutdown took too long")
+        // Reading the rest would take 2.4 s more and a hang forever; the bound leaves room for a
+        // loaded machine (whether the stop waited for everything is the next check's).
+        #expect(ContinuousClock.now - stopped < .seconds(15), "shutdown took too long")
         let filedBefore = h.names(in: "processed").count / 2
         #expect(filedBefore < 12, "everything was done before the stop; the test proves nothing")
         // Nothing half-written: every image filed has its sidecar, the rest are still in the inbox.
@@ -48,7 +50,8 @@ import Testing
         #expect(try await eventually(timeout: 2) { capture.lines.contains { $0.contains("Intake stopped") } })
         // … and the workers are cancelled at the group's limit: the receipts go back to pending.
         try await stopping.value
-        #expect(ContinuousClock.now - stopped < .seconds(6), "a stuck receipt held up the stop")
+        // The stuck receipts take a minute; the group's limit is 3 s (room left for a loaded machine).
+        #expect(ContinuousClock.now - stopped < .seconds(30), "a stuck receipt held up the stop")
         #expect(h.names(in: "") == ["failed", "processed", "stuck-0.jpg", "stuck-1.jpg", "stuck-2.jpg"])
         let receipts = try await running.pipeline.receipts()
         #expect(receipts.count == 2)
