@@ -429,8 +429,8 @@ package struct Reading {
         return analysis
     }
 
-    /// The learned model's choice of total and date among the rules' candidates, and calibrated
-    /// probabilities for total, date and vendor; `needsReview` when the total or the date is
+    /// The learned model's choice of total, date and tax among the rules' candidates, and calibrated
+    /// probabilities for total, date, vendor and tax; `needsReview` when the total or the date is
     /// missing or less likely right than the thresholds chosen on held-out folds.
     package static func applyLearned(_ model: LearnedModel, candidates: [[Candidate]], total: inout Decimal?,
                              date: inout CalendarDate?, tax: inout Decimal?, confidence: inout FieldConfidence) {

@@ -76,26 +76,22 @@ package enum CandidateProposer {
         guard !positive.isEmpty else { return [] }
         let descending = positive.sorted(by: >)
         let largest = descending.first ?? 0
-        let subtotals = rows.filter { $0.role == .subtotal }.flatMap { $0.amounts.map(\.value) }
-        let taxes = rows.filter { $0.role == .tax }.flatMap { $0.amounts.map(\.value) }
-        let cash = rows.filter { $0.role == .cash }.flatMap { $0.amounts.map(\.value) }
-        let change = rows.filter { $0.role == .change }.flatMap { $0.amounts.map(\.value) }
+        let subtotals = amounts(rows) { $0.role == .subtotal }
+        let taxes = amounts(rows) { $0.role == .tax }
+        let cash = amounts(rows) { $0.role == .cash }
+        let change = amounts(rows) { $0.role == .change }
         let items = reading.lineItems.compactMap(\.amount)
         let itemsSum = items.isEmpty ? nil : items.reduce(0, +)
-        let payments = rows.filter(\.role.isPayment).flatMap { $0.amounts.map(\.value) }
+        let payments = amounts(rows, \.role.isPayment)
         let rounded = roundedPairs(rows, lines: lines)
 
         return positive.map { value in
-            let holding = rows.filter { row in row.amounts.contains { $0.value == value } }
-            let tokens = holding.flatMap { row in row.amounts.filter { $0.value == value } }
-            func on(_ test: (AmountRole) -> Bool) -> Double { holding.contains { test($0.role) } ? 1 : 0 }
+            let place = Placement(value, rows: rows, lastIndex: lastIndex)
+            let holding = place.rows, tokens = place.tokens
+            let on = { (test: (AmountRole) -> Bool) in place.on { test($0.role) } }
             let strength = holding.map(\.role.totalStrength).max() ?? 0
-            let indices = holding.map(\.line.index)
-            let lowest = indices.max().map { Double(lastIndex - $0) / Double(lastIndex) } ?? 1
-            let highest = indices.min().map { Double($0) / Double(lastIndex) } ?? 1
             let heights = holding.compactMap { $0.line.box.map { Double($0.height) } }
             let height = heights.max().map { medianHeight > 0 ? $0 / medianHeight : 1 } ?? 1
-            let confidence = holding.map(\.line.confidence).max() ?? 0
             let isPick = pick?.value == value
             let rank = Double(descending.firstIndex(of: value) ?? descending.count) / Double(max(1, descending.count - 1))
             let sums = subtotals.contains { s in taxes.contains { t in t > 0 && s + t == value } }
@@ -106,10 +102,10 @@ package enum CandidateProposer {
                 isPick ? Double(pick?.labelStrength ?? 0) / 12 : 0, Double(strength) / 12,
                 on { $0.totalStrength > 0 }, on { $0 == .subtotal }, on { $0 == .tax }, on { $0 == .cash }, on { $0 == .card },
                 on { $0 == .change }, on { $0 == .tip }, on { $0 == .discount }, on { $0 == .other },
-                log1p(Double(tokens.count)), value == largest ? 1 : 0, rank, lowest, highest,
+                place.occurrences, value == largest ? 1 : 0, rank, place.fromBottom, place.fromTop,
                 sums ? 1 : 0, cashLess ? 1 : 0, itemsSum == value ? 1 : 0,
                 tokens.contains { $0.currencyMark != nil } ? 1 : 0, !tokens.isEmpty && tokens.allSatisfy(\.repaired) ? 1 : 0,
-                min(3, height), confidence / 100,
+                min(3, height), place.readConfidence,
                 reading.otherTotals.contains { $0.value == value } ? 1 : 0,
                 log10(1 + NSDecimalNumber(decimal: value).doubleValue) / 4,
                 onlyPayment ? 1 : 0, payments.contains { $0 > 0 && value > $0 } ? 1 : 0,
@@ -119,6 +115,36 @@ package enum CandidateProposer {
             ]
             return Candidate(field: .total, value: value.moneyString, features: features)
         }
+    }
+
+    /// The rows printing `value`, and what they say of where and how clearly it was read.
+    private struct Placement {
+        let rows: [AmountLine]
+        /// The amount's own tokens on those rows.
+        let tokens: [AmountToken]
+        /// log(1 + times printed).
+        var occurrences: Double { log1p(Double(tokens.count)) }
+        /// 0 for the last row, 1 for the first; 1 and 1 when no row prints it.
+        let fromBottom: Double, fromTop: Double
+        /// The clearest row's OCR confidence, 0–1.
+        let readConfidence: Double
+
+        init(_ value: Decimal, rows all: [AmountLine], lastIndex: Int) {
+            rows = all.filter { row in row.amounts.contains { $0.value == value } }
+            tokens = rows.flatMap { row in row.amounts.filter { $0.value == value } }
+            let indices = rows.map(\.line.index)
+            fromBottom = indices.max().map { Double(lastIndex - $0) / Double(lastIndex) } ?? 1
+            fromTop = indices.min().map { Double($0) / Double(lastIndex) } ?? 1
+            readConfidence = (rows.map(\.line.confidence).max() ?? 0) / 100
+        }
+
+        /// 1 when a row printing it passes `test`.
+        func on(_ test: (AmountLine) -> Bool) -> Double { rows.contains(where: test) ? 1 : 0 }
+    }
+
+    /// The amounts of the rows that pass `test`.
+    private static func amounts(_ rows: [AmountLine], _ test: (AmountLine) -> Bool) -> [Decimal] {
+        rows.filter(test).flatMap { $0.amounts.map(\.value) }
     }
 
     /// Cash rounding to 5 cents (Malaysia, Switzerland, the Nordics…): a total, a rounding row, then
@@ -164,12 +190,11 @@ package enum CandidateProposer {
         if let finding, finding.value >= 0, !values.contains(finding.value) { values.append(finding.value) }
         guard let largest = values.max() else { return [] }
         let rates = rows.compactMap(\.rate).filter { $0 > 0 && $0 < 30 }
-        let subtotals = rows.filter { $0.role == .subtotal }.flatMap { $0.amounts.map(\.value) }
-        let bases = Set(subtotals + [total].compactMap { $0 } + rows.filter { $0.rate != nil }.flatMap { $0.amounts.map(\.value) })
+        let subtotals = amounts(rows) { $0.role == .subtotal }
+        let bases = Set(subtotals + [total].compactMap { $0 } + amounts(rows) { $0.rate != nil })
         return values.map { value in
-            let holding = rows.filter { row in row.amounts.contains { $0.value == value } }
-            func on(_ test: (AmountLine) -> Bool) -> Double { holding.contains(where: test) ? 1 : 0 }
-            let indices = holding.map(\.line.index)
+            let place = Placement(value, rows: rows, lastIndex: lastIndex)
+            let on = place.on
             let isPick = finding?.value == value
             let fits = rates.contains { rate in
                 bases.contains { base in
@@ -183,10 +208,8 @@ package enum CandidateProposer {
                 on { $0.role == .tax }, on { $0.rate != nil }, on { $0.line.text.contains("%") }, fits ? 1 : 0,
                 lessSubtotal ? 1 : 0, share, total.map { value < $0 ? 1 : 0 } ?? 0,
                 on { $0.role.totalStrength > 0 }, on { $0.role == .subtotal }, on { $0.role.isPayment }, on { $0.role == .other },
-                log1p(Double(holding.flatMap { $0.amounts.filter { $0.value == value } }.count)), value == largest ? 1 : 0,
-                indices.max().map { Double(lastIndex - $0) / Double(lastIndex) } ?? 1,
-                indices.min().map { Double($0) / Double(lastIndex) } ?? 1,
-                (holding.map(\.line.confidence).max() ?? 0) / 100, log1p(Double(values.count)),
+                place.occurrences, value == largest ? 1 : 0, place.fromBottom, place.fromTop, place.readConfidence,
+                log1p(Double(values.count)),
             ]
             return Candidate(field: .tax, value: value.moneyString, features: features)
         }
