@@ -30,7 +30,6 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GroupKFold
 
 FIELDS = ["total", "date", "vendor", "tax"]
-CHOSEN = {"total", "date", "tax"}   # fields the model chooses among candidates (vendor: scored only)
 MAX_MARGIN = 10.0
 C = 0.5
 
@@ -96,19 +95,20 @@ class Ranker:
 
 
 def picks(ranker, rows):
-    """Per receipt: (receipt index, score, margin, right) — right False when it has no candidate."""
+    """Per receipt: (receipt index, score, margin, right, the winner's features) — right False and
+    no winner when it has no candidate."""
     out = []
     for i, X, y in rows:
         if len(X) == 0:
-            out.append((i, None, None, False))
+            out.append((i, None, None, False, None))
             continue
         b, s, m = ranker.pick(X)
-        out.append((i, s, m, bool(y[b])))
+        out.append((i, s, m, bool(y[b]), X[b]))
     return out
 
 
 def fit_calibration(results):
-    pts = [(s, m, r) for _, s, m, r in results if s is not None]
+    pts = [(s, m, r) for _, s, m, r, _ in results if s is not None]
     if len(pts) < 10 or len({r for _, _, r in pts}) < 2:
         return [0.0, 0.0, 0.0]
     A = np.array([[s, m] for s, m, _ in pts])
@@ -155,9 +155,8 @@ def held_out(receipts, field, k, seed):
     for train, test in folds(np.arange(len(rows)), groups, k):
         train_rows = [rows[j] for j in train]
         ranker, cal = fit_rows(train_rows, [receipts[i]["group"] for i, _, _ in train_rows], k)
-        test_rows = [rows[j] for j in test]
-        for (i, s, m, right), (_, X, _) in zip(picks(ranker, test_rows), test_rows):
-            out[i] = (probability(cal, s, m), right, X[ranker.pick(X)[0]] if len(X) else None)
+        for i, s, m, right, winner in picks(ranker, [rows[j] for j in test]):
+            out[i] = (probability(cal, s, m), right, winner)
     return out
 
 
