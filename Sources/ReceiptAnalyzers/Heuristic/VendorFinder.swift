@@ -341,14 +341,19 @@ package enum VendorFinder {
     }
 
     /// A row that only continues the name above it: "(SEMENYIH) SDN BHD", "TRADING", "SDN. BHD.".
+    /// A row of specks between the two (what OCR makes of a logo's edge or a stain: "aa y - |")
+    /// is passed over.
     private static func joinContinuation(_ choice: inout Choice, _ header: Header) {
         let row = choice.row, names = header.names
-        guard row > 0, header.plausible(row - 1) || names[row - 1].filter(\.isLetter).count >= 4,
-              isContinuation(names[row]), !isAddress(names[row - 1]),
-              !LabelText(names[row - 1]).hasAny(skipWords) else { return }
-        choice.name = names[row - 1] + " " + choice.name
+        guard row > 0 else { return }
+        var above = row - 1
+        if above > 0, names[above].filter(\.isLetter).count < 3, !header.plausible(above) { above -= 1 }
+        guard header.plausible(above) || names[above].filter(\.isLetter).count >= 4,
+              isContinuation(names[row]), !isAddress(names[above]),
+              !LabelText(names[above]).hasAny(skipWords) else { return }
+        choice.name = names[above] + " " + choice.name
         choice.joinedAbove = true
-        choice.used = (row - 1)...row
+        choice.used = above...row
     }
 
     /// A one-word brand over what the business is: "SPARKLE" / "HAND CAR WASH".
@@ -539,12 +544,24 @@ package enum VendorFinder {
     }
 
     /// One-letter fragments (but `&`), two-letter ones not in capitals and punctuation at either
-    /// end.
+    /// end. A capital letter opening a name in capitals is an initial, not a fragment: "L TWO
+    /// FLORIST", "B & BEST RESTAURANT", "C W KHOO HARDWARE".
     private static func dropJunkAtEnds(_ tokens: [String]) -> [String] {
         func isJunk(_ t: String) -> Bool {
             t.count == 1 && t != "&" || t.count == 2 && t != t.uppercased() || !t.contains(where: { $0.isLetter || $0.isNumber })
         }
+        func isInitial(_ i: Int) -> Bool {
+            // (Not "I": a bar, a border or a logo's stroke is read as one.)
+            guard let c = tokens[i].first, tokens[i].count == 1, c.isUppercase, c.isLetter, c != "I" else { return false }
+            let rest = tokens[(i + 1)...].filter { $0.contains(where: \.isLetter) }
+            return rest.count >= 1 && rest.allSatisfy { $0.count >= 1 && $0 == $0.uppercased() }
+                && rest.joined().filter(\.isLetter).count >= 4
+        }
         var tokens = tokens
+        // The initials and `&`s opening the name, kept as they are.
+        var kept = 0
+        while kept < tokens.count - 1, isInitial(kept) || tokens[kept] == "&" && kept > 0 { kept += 1 }
+        if kept > 0 { return Array(tokens[..<kept]) + dropJunkAtEnds(Array(tokens[kept...])) }
         while tokens.count > 1, let first = tokens.first, isJunk(first) { tokens.removeFirst() }
         while tokens.count > 1, let last = tokens.last, isJunk(last) { tokens.removeLast() }
         return tokens

@@ -39,6 +39,24 @@ import Testing
     @Test func tradingAsNameWins() {
         #expect(vendor("NORTHGATE MOTORS LTD\nT/A QUICKFIT AUTOCENTRE\n12 Mill Lane") == "QUICKFIT AUTOCENTRE")
     }
+
+    /// A capital letter opening a name in capitals is part of it; a lone fragment is not.
+    @Test func keepsInitialsOpeningTheName() {
+        #expect(vendor("L TWO FLORIST & HANDICRAFT\nNO 3, JALAN SS2/24") == "L TWO FLORIST & HANDICRAFT")
+        #expect(vendor("B & BEST RESTAURANT\nNO 3, JALAN SS2/24") == "B & BEST RESTAURANT")
+        #expect(vendor("C W KHOO HARDWARE SDN BHD\nNO 3, JALAN SS2/24") == "C W KHOO HARDWARE SDN BHD")
+        // An I is what OCR makes of a bar or a logo's stroke; a letter before a name in small
+        // letters is a speck.
+        #expect(vendor("I TRANSIT\n12 Mill Lane") == "TRANSIT")
+        #expect(vendor("x Harbour Fish Bar\n21 Quay Street") == "Harbour Fish Bar")
+    }
+
+    /// A company form continuing the name below it, with a row of specks (a logo's edge) between.
+    @Test func joinsTheNameAboveRowsOfSpecks() {
+        #expect(vendor("POPULAR BOOK\naa y - | ;\nCO. (M) SDN BHD\n(Co. No. 113825-W)\nNO 3, JALAN SS2/24")
+                == "POPULAR BOOK CO. (M) SDN BHD")
+        #expect(vendor("POPULAR BOOK\nCO. (M) SDN BHD\nNO 3, JALAN SS2/24") == "POPULAR BOOK CO. (M) SDN BHD")
+    }
 }
 
 @Suite struct TaxFinderTests {
