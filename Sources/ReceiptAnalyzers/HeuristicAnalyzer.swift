@@ -149,6 +149,11 @@ public struct HeuristicAnalyzer: ReceiptAnalyzer {
                        agreed == current.name || Self.noMoreSlips(agreed, than: current.name) {
                         reading.vendor?.name = agreed
                         reading.vendorCheck = .same
+                    } else if let voted = Self.letterVote(current.name, other.name, third.name), voted != current.name,
+                              Self.noMoreSlips(voted, than: current.name) {
+                        // No two agree: a name voted letter by letter, still unsettled for the model
+                        // (vendors right: sroie-2 +4 receipts, sroie +1, the WildReceipt sets the same).
+                        reading.vendor?.name = voted
                     }
                 }
             }
@@ -182,6 +187,28 @@ public struct HeuristicAnalyzer: ReceiptAnalyzer {
         } catch {
             return nil
         }
+    }
+
+    /// Three readings of a name none of which two agree on, voted letter by letter: word by word,
+    /// a word two readings agree on, else, where the three have the same length, each letter two
+    /// of them agree on (`MR O.I.Y.`, `MR D.L.Y.`, `MR D.I.Y` → `MR D.I.Y.`). Nil when the readings
+    /// have different numbers of words, or a letter has no majority.
+    package static func letterVote(_ a: String, _ b: String, _ c: String) -> String? {
+        let words = [a, b, c].map { $0.split(separator: " ").map(String.init) }
+        guard words[1].count == words[0].count, words[2].count == words[0].count else { return nil }
+        var out: [String] = []
+        for i in words[0].indices {
+            let (x, y, z) = (words[0][i], words[1][i], words[2][i])
+            if x == y || x == z { out.append(x); continue }
+            if y == z { out.append(y); continue }
+            guard x.count == y.count, x.count == z.count else { return nil }
+            var letters = ""
+            for (p, (q, r)) in zip(x, zip(y, z)) {
+                if p == q || p == r { letters.append(p) } else if q == r { letters.append(q) } else { return nil }
+            }
+            out.append(letters)
+        }
+        return out.joined(separator: " ")
     }
 
     /// `name` has no more digits than `than`, nor small letters amid capitals: "LA. CAMERA" is not

@@ -357,6 +357,24 @@ actor RereadRecorder {
         #expect(faint.vendor == "SHELL FOREST HILLS" && faint.same == 1)
     }
 
+    /// Three readings none of which two agree on are voted letter by letter, word by word.
+    @Test func threeReadingsThatAllDifferAreVotedLetterByLetter() async throws {
+        #expect(HeuristicAnalyzer.letterVote("MR. O.I.Y. (M) SDN BHD", "MR. D.L.Y. (M) SDN BHD", "MR. D.I.Y (M) SDN BHD")
+                == "MR. D.I.Y. (M) SDN BHD")
+        #expect(HeuristicAnalyzer.letterVote("SANYO STATIONERY SHOP", "SANYU STATIONERY SHOP", "SANYU STATIONERY SHOF")
+                == "SANYU STATIONERY SHOP")
+        // No majority for a letter, or words that do not line up: no vote.
+        #expect(HeuristicAnalyzer.letterVote("SANYO SHOP", "SANYU SHOP", "SANYA SHOP") == nil)
+        #expect(HeuristicAnalyzer.letterVote("SANYO SHOP", "SANYU STATIONERY SHOP", "SANYU SHOF") == nil)
+        // Through the analyzer: a name misread once in each of its three readings.
+        let first = ocrResult(fuelReceipt.replacingOccurrences(of: "SHELL FOREST HILL", with: "SHELL F0REST HILL"))
+        let (analysis, feature) = try await checked(first, closeUps: { pass in
+            pass.scale == HeuristicAnalyzer.thirdReadingScale ? "SHELL FOREST HIIL" : "SHELL FORFST HILL"
+        }, field: .vendor)
+        #expect(analysis.vendor == "SHELL FOREST HILL")
+        #expect(feature("readOtherwise") == 1, "a voted name is still unsettled for the model")
+    }
+
     /// Two readings rarely make the same slip: where the first two differ, the name a third reading
     /// agrees with is kept (SROIE's unseen receipts: vendors 55.6% → 59.5%).
     @Test func twoReadingsThatDifferAreSettledByAThird() async throws {
