@@ -191,7 +191,7 @@ public struct HeuristicAnalyzer: ReceiptAnalyzer {
 
     /// Three readings of a name none of which two agree on, voted letter by letter: word by word,
     /// a word two readings agree on, else, where the three have the same length, each letter two
-    /// of them agree on (`MR O.I.Y.`, `MR D.L.Y.`, `MR D.I.Y` → `MR D.I.Y.`). Nil when the readings
+    /// of them agree on (`MR O.I.Y.`, `MR D.L.Y.`, `MR D.I.Y.` → `MR D.I.Y.`). Nil when the readings
     /// have different numbers of words, or a letter has no majority.
     package static func letterVote(_ a: String, _ b: String, _ c: String) -> String? {
         let words = [a, b, c].map { $0.split(separator: " ").map(String.init) }

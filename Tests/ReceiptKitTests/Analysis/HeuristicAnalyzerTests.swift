@@ -359,7 +359,7 @@ actor RereadRecorder {
 
     /// Three readings none of which two agree on are voted letter by letter, word by word.
     @Test func threeReadingsThatAllDifferAreVotedLetterByLetter() async throws {
-        #expect(HeuristicAnalyzer.letterVote("MR. O.I.Y. (M) SDN BHD", "MR. D.L.Y. (M) SDN BHD", "MR. D.I.Y (M) SDN BHD")
+        #expect(HeuristicAnalyzer.letterVote("MR. O.I.Y. (M) SDN BHD", "MR. D.L.Y. (M) SDN BHD", "MR. D.I.Y. (H) SDN BHD")
                 == "MR. D.I.Y. (M) SDN BHD")
         #expect(HeuristicAnalyzer.letterVote("SANYO STATIONERY SHOP", "SANYU STATIONERY SHOP", "SANYU STATIONERY SHOF")
                 == "SANYU STATIONERY SHOP")
