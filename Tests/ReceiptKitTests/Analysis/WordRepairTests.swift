@@ -44,6 +44,17 @@ import Testing
         #expect(try await Self.vendor(read + Self.body, dictionary: false) != expected, "the dictionary does the mending")
     }
 
+    /// OCR's slips in long words come with high confidence too: those are checked whatever it is.
+    @Test(arguments: [
+        ("HERO OISTRIBUTION SDN BHD", "HERO DISTRIBUTION SDN BHD"),
+        ("GARDENIA BAKERLES (KL) SDN BHD", "GARDENIA BAKERIES (KL) SDN BHD"),
+    ])
+    func mendsClearlyReadLongWords(read: String, expected: String) async throws {
+        #expect(try await Self.vendor(read + Self.body) == expected)
+        // A clearly read word shorter than that is taken as read.
+        #expect(try await Self.vendor("99 SPEED WART S/B" + Self.body) == "99 SPEED WART S/B")
+    }
+
     @Test("Names the dictionary does not hold stay as read when read clearly, or when nothing explains them", arguments: [
         "KAISON FURNISHING SDN BHD",        // KAISON is one confusion from RAISON, but read clearly
         "ZAWTAJAYA@50 FOOD SDN BHD",         // no dictionary word one or two confusions away
