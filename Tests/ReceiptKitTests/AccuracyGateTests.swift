@@ -41,11 +41,12 @@ import Testing
     /// The learned choice of the tax: wildreceipt-2's tax 61.0. Initials opening a vendor's name
     /// and a company form joined to the name above a row of specks (2026-11-25): sroie-2's vendor
     /// 61.7 (seven receipts; no other folder changed). Three readings of the name that all differ
-    /// voted letter by letter: sroie's vendor 72.0, sroie-2's 63.0.
+    /// voted letter by letter: sroie's vendor 72.0, sroie-2's 63.0; long words checked against the
+    /// dictionary however clearly read: sroie-2's 64.0.
     static let floors: [String: [String: Double]] = [
         "sroie": ["vendor": 70, "date": 91, "total": 90, "currency": 97],
         "wildreceipt": ["vendor": 50.7, "date": 79, "total": 76, "tax": 70, "currency": 90],
-        "sroie-2": ["vendor": 61, "date": 87.7, "total": 81.9, "currency": 96.7],
+        "sroie-2": ["vendor": 62, "date": 87.7, "total": 81.9, "currency": 96.7],
         "wildreceipt-2": ["vendor": 43.7, "date": 74.1, "total": 66.5, "tax": 59, "currency": 90],
         "TestReceipts": ["vendor": 100, "date": 100, "total": 100, "tax": 100, "currency": 100, "category": 100],
     ]
