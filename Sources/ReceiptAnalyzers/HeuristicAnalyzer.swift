@@ -195,7 +195,7 @@ public struct HeuristicAnalyzer: ReceiptAnalyzer {
     /// have different numbers of words, or a letter has no majority.
     package static func letterVote(_ a: String, _ b: String, _ c: String) -> String? {
         let words = [a, b, c].map { $0.split(separator: " ").map(String.init) }
-        guard words[1].count == words[0].count, words[2].count == words[0].count else { return nil }
+        guard !words[0].isEmpty, words[1].count == words[0].count, words[2].count == words[0].count else { return nil }
         var out: [String] = []
         for i in words[0].indices {
             let (x, y, z) = (words[0][i], words[1][i], words[2][i])

@@ -366,6 +366,7 @@ actor RereadRecorder {
         // No majority for a letter, or words that do not line up: no vote.
         #expect(HeuristicAnalyzer.letterVote("SANYO SHOP", "SANYU SHOP", "SANYA SHOP") == nil)
         #expect(HeuristicAnalyzer.letterVote("SANYO SHOP", "SANYU STATIONERY SHOP", "SANYU SHOF") == nil)
+        #expect(HeuristicAnalyzer.letterVote("", "", "") == nil)
         // Through the analyzer: a name misread once in each of its three readings.
         let first = ocrResult(fuelReceipt.replacingOccurrences(of: "SHELL FOREST HILL", with: "SHELL F0REST HILL"))
         let (analysis, feature) = try await checked(first, closeUps: { pass in
