@@ -172,9 +172,10 @@ def rules_right(receipts, field):
 
 
 # Where the rules found no tax, the model's amount is taken only from this probability, or when the
-# receipt marks it as a tax (one of SHOWS_TAX; CandidateProposer.showsTax).
-TAX_FLOOR = 0.5
-SHOWS_TAX = ["onTaxRow", "rateFits", "totalLessSubtotal"]
+# receipt marks it as a tax (one of SHOWS_TAX): CandidateProposer.taxFloor and showsTaxFeatures, read
+# from Candidates.swift below.
+TAX_FLOOR = None
+SHOWS_TAX = []
 
 
 def as_shipped(receipts, held, field, i):
@@ -425,4 +426,6 @@ if __name__ == "__main__":
     for field, var in (("total", "totalFeatures"), ("date", "dateFeatures"), ("vendor", "vendorFeatures"), ("tax", "taxFeatures")):
         m = re.search(r"static let " + var + r" = \[(.*?)\]", swift, re.S)
         FEATURES[field] = re.findall(r'"(\w+)"', m.group(1))
+    SHOWS_TAX = re.findall(r'"(\w+)"', re.search(r"static let showsTaxFeatures = \[(.*?)\]", swift, re.S).group(1))
+    TAX_FLOOR = float(re.search(r"static let taxFloor = ([0-9.]+)", swift).group(1))
     main()

@@ -481,7 +481,7 @@ package struct Reading {
                 // none, the receipt may print none (a parking ticket, a vehicle-tax notice), so the
                 // model's amount is taken only when more likely right than not, or when the receipt
                 // says it is a tax (`CandidateProposer.showsTax`).
-                if tax != nil || p >= 0.5 || CandidateProposer.showsTax(best) {
+                if tax != nil || p >= CandidateProposer.taxFloor || CandidateProposer.showsTax(best) {
                     tax = Decimal(string: best.value)
                     confidence.tax = p
                 }

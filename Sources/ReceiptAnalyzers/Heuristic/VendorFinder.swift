@@ -550,18 +550,18 @@ package enum VendorFinder {
         func isJunk(_ t: String) -> Bool {
             t.count == 1 && t != "&" || t.count == 2 && t != t.uppercased() || !t.contains(where: { $0.isLetter || $0.isNumber })
         }
+        /// A capital letter (not `I`: a bar, a border or a logo's stroke is read as one) before
+        /// words in capitals with at least four letters.
         func isInitial(_ i: Int) -> Bool {
-            // (Not "I": a bar, a border or a logo's stroke is read as one.)
-            guard let c = tokens[i].first, tokens[i].count == 1, c.isUppercase, c.isLetter, c != "I" else { return false }
+            guard tokens[i].count == 1, let c = tokens[i].first, c.isUppercase, c.isLetter, c != "I" else { return false }
             let rest = tokens[(i + 1)...].filter { $0.contains(where: \.isLetter) }
-            return rest.count >= 1 && rest.allSatisfy { $0.count >= 1 && $0 == $0.uppercased() }
-                && rest.joined().filter(\.isLetter).count >= 4
+            return rest.allSatisfy { $0 == $0.uppercased() } && rest.joined().filter(\.isLetter).count >= 4
         }
-        var tokens = tokens
-        // The initials and `&`s opening the name, kept as they are.
+        // The initials opening the name, and `&`s after them, kept as they are.
         var kept = 0
-        while kept < tokens.count - 1, isInitial(kept) || tokens[kept] == "&" && kept > 0 { kept += 1 }
+        while kept < tokens.count - 1, isInitial(kept) || kept > 0 && tokens[kept] == "&" { kept += 1 }
         if kept > 0 { return Array(tokens[..<kept]) + dropJunkAtEnds(Array(tokens[kept...])) }
+        var tokens = tokens
         while tokens.count > 1, let first = tokens.first, isJunk(first) { tokens.removeFirst() }
         while tokens.count > 1, let last = tokens.last, isJunk(last) { tokens.removeLast() }
         return tokens

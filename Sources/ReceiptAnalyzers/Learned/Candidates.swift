@@ -215,11 +215,19 @@ package enum CandidateProposer {
         }
     }
 
-    /// A tax candidate the receipt itself marks as a tax: on a row labelled as one, explained by a
-    /// printed rate, or the total less the subtotal.
+    /// The tax features by which a receipt marks an amount as a tax: on a row labelled as one,
+    /// explained by a printed rate, or the total less the subtotal. (`scripts/train.py` reads this
+    /// list and `taxFloor` from here.)
+    package static let showsTaxFeatures = ["onTaxRow", "rateFits", "totalLessSubtotal"]
+
+    /// Where the rules found no tax, the model's amount is taken only from this probability, or
+    /// when the receipt marks it as a tax (`showsTax`): a receipt may print none.
+    package static let taxFloor = 0.5
+
+    /// A tax candidate the receipt itself marks as a tax (`showsTaxFeatures`).
     package static func showsTax(_ candidate: Candidate) -> Bool {
         guard candidate.field == .tax else { return false }
-        return ["onTaxRow", "rateFits", "totalLessSubtotal"].contains { name in
+        return showsTaxFeatures.contains { name in
             taxFeatures.firstIndex(of: name).map { candidate.features[$0] == 1 } ?? false
         }
     }
