@@ -2,7 +2,7 @@
 """Train the learned model that chooses among the rules' candidates, and report held-out figures.
 
 Usage: scripts/train.py CANDIDATES.ndjson [--out Sources/ReceiptAnalyzers/Learned/LearnedModel+Parameters.swift]
-                        [--folds 5] [--seed 7] [--report FILE.md] [--target 0.97]
+                        [--unchecked UNCHECKED.ndjson] [--folds 5] [--seed 7] [--report FILE.md] [--target 0.97]
 
 CANDIDATES.ndjson comes from `receipts eval DIRS --dump-candidates FILE` (make train does both): one
 line per labelled receipt with its candidates for the total, the date, the vendor and the tax, each
@@ -19,6 +19,12 @@ review thresholds are chosen on the held-out probabilities: the lowest probabili
 and the date such that receipts not flagged have every known total and date right at least
 `--target` of the time in each family (SROIE, WildReceipt), with as many receipts unflagged as that
 allows. The shipped model is then fitted on everything with the same settings.
+
+CANDIDATES are read with the date's and the vendor's checks on every receipt (`--checks every`), so
+the model learns what a check's agreement means from all of them. By default the analyzer checks
+only receipts whose total is sure enough for them to go unflagged; with UNCHECKED (the same receipts
+read with `--checks none`), the date and the vendor of receipts whose held-out total is below the
+total's review threshold are judged on their unchecked candidates, as the analyzer reads them.
 
 Deterministic: the same candidates, folds and seed give the same parameters.
 """
@@ -53,13 +59,14 @@ def load(path):
     return receipts
 
 
-def field_rows(receipts, field):
-    """Per receipt (known field only): its candidates' feature matrix and labels."""
+def field_rows(receipts, field, key="fit"):
+    """Per receipt (known field only): its candidates' feature matrix and labels, those the model
+    is fitted on (`fit`) or those the analyzer sees with its default settings (`candidates`)."""
     out = []
     for i, r in enumerate(receipts):
         if not r["known"].get(field):
             continue
-        cands = [c for c in r["candidates"] if c["field"] == field]
+        cands = [c for c in r[key] if c["field"] == field]
         X = np.array([c["features"] for c in cands], dtype=float) if cands else np.zeros((0, 0))
         y = np.array([1 if c["right"] else 0 for c in cands], dtype=int)
         out.append((i, X, y))
@@ -150,13 +157,33 @@ def held_out(receipts, field, k, seed):
     """Held-out (receipt index -> (probability, right, the winner's features)) for one field, nested
     for the calibration."""
     rows = field_rows(receipts, field)
+    seen = field_rows(receipts, field, "candidates")
     groups = [receipts[i]["group"] for i, _, _ in rows]
     out = {}
     for train, test in folds(np.arange(len(rows)), groups, k):
         train_rows = [rows[j] for j in train]
         ranker, cal = fit_rows(train_rows, [receipts[i]["group"] for i, _, _ in train_rows], k)
-        for i, s, m, right, winner in picks(ranker, [rows[j] for j in test]):
+        for i, s, m, right, winner in picks(ranker, [seen[j] for j in test]):
             out[i] = (probability(cal, s, m), right, winner)
+    return out
+
+
+# The fields whose rows the analyzer reads again as a check (ReadChecks).
+CHECKED = ("date", "vendor")
+
+
+def out_of_fold_probabilities(receipts, field, k):
+    """Receipt index -> the field's probability from a model fitted on the other folds (grouped by
+    shop), for every receipt with candidates, whether or not its value is known."""
+    groups = [r["group"] for r in receipts]
+    out = {}
+    for train, test in folds(np.arange(len(receipts)), groups, k):
+        ranker, cal = fit_field([receipts[i] for i in train], field, k)
+        for i in test:
+            cands = [c for c in receipts[i]["fit"] if c["field"] == field]
+            if cands:
+                _, s, m = ranker.pick(np.array([c["features"] for c in cands], dtype=float))
+                out[int(i)] = probability(cal, s, m)
     return out
 
 
@@ -286,16 +313,47 @@ def main():
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--target", type=float, default=0.97)
+    ap.add_argument("--unchecked", help="the same receipts' candidates read with --checks none: where the held-out "
+                    "total flags a receipt, its date and vendor are judged on these, as the analyzer reads them by default")
     ap.add_argument("--report")
     ap.add_argument("--plot", help="write a reliability plot (PNG) of the held-out probabilities")
     a = ap.parse_args()
     np.random.seed(a.seed)
     receipts = load(a.candidates)
+    for r in receipts:
+        r["fit"] = r["candidates"]
+    if a.unchecked:
+        unchecked = {(r["set"], r["receipt"]): r for r in load(a.unchecked)}
+        missing = [r["receipt"] for r in receipts if (r["set"], r["receipt"]) not in unchecked]
+        if missing:
+            sys.exit(f"--unchecked: {len(missing)} receipts missing from {a.unchecked}, e.g. {missing[0]}")
+        for r in receipts:
+            r["unchecked"] = unchecked[(r["set"], r["receipt"])]["candidates"]
     lines = []
     say = lambda s="": (print(s), lines.append(s))
     say(f"# Learned model: held-out figures ({a.folds}-fold, grouped by shop; {len(receipts)} receipts)")
     say()
     held = {f: held_out(receipts, f, a.folds, a.seed) for f in FIELDS}
+    best = choose_thresholds(receipts, held, a.target)
+    # Judged on the checked candidates: a receipt the analyzer leaves unchecked is one its total
+    # flags, whatever its date reads.
+    nested = nested_review(receipts, a.folds, a.target)
+    if a.unchecked and best:
+        # By default the analyzer reads the date's and the vendor's rows again only where its total
+        # is sure enough for the receipt to go unflagged (ReadChecks.unflagged). Judged the same way:
+        # where the held-out total is below the total's threshold, the date and the vendor are those
+        # read without the checks (the receipt is flagged for its total either way).
+        p_total = out_of_fold_probabilities(receipts, "total", a.folds)
+        gated = 0
+        for i, r in enumerate(receipts):
+            if p_total.get(i, 0.0) < best[1]:
+                gated += 1
+                r["candidates"] = [c for c in r["fit"] if c["field"] not in CHECKED] + \
+                                  [c for c in r["unchecked"] if c["field"] in CHECKED]
+        held.update({f: held_out(receipts, f, a.folds, a.seed) for f in CHECKED})
+        say(f"(date and vendor judged without the checks on the {gated} receipts whose held-out total is below "
+            f"{best[1]:.2f}, as the analyzer reads them by default)")
+        say()
     sets = sorted({r["set"] for r in receipts})
     fams = sorted({r["family"] for r in receipts})
     say("| set | field | receipts | rules | learned (held out) |")
@@ -317,7 +375,6 @@ def main():
     for field in FIELDS:
         for lo, hi, n, ok in reliability(held[field]):
             say(f"| {field} | {lo:.1f} | {hi:.1f} | {n} | {ok / n * 100:.0f}% |")
-    best = choose_thresholds(receipts, held, a.target)
     thresholds = {"total": 0.5, "date": 0.5}
     say()
     if best:
@@ -336,7 +393,6 @@ def main():
     say("needsReview held out (rankers, calibration and thresholds all chosen on the other folds; a receipt")
     say("with no vendor, total or date read is flagged too, as the analyzer does):")
     say()
-    nested = nested_review(receipts, a.folds, a.target)
     say("| set | receipts | unflagged | unflagged share | total and date right among unflagged |")
     say("|---|---|---|---|---|")
     for name, test in [(s, lambda r, s=s: r["set"] == s) for s in sets] + \

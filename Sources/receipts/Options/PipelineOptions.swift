@@ -23,6 +23,11 @@ struct PipelineOptions: ParsableArguments {
         valueName: "N"))
     var ocrPasses = OCRSession.defaultMaxPasses
 
+    @Option(help: ArgumentHelp(
+        "Which receipts get their date's and vendor's rows read again as a check (a close-up pass or two each): unflagged, those whose total is clear enough for them to go unflagged (a receipt flagged for its total is looked at anyway); every receipt (about 1.3 passes a receipt more, for about 2 points of vendors and 1 of dates on the labelled receipts); or none (the learned model then has no agreement to weigh, and flags more receipts).",
+        valueName: "unflagged|every|none"))
+    var checks: ReadChecks = .unflagged
+
     @Option(name: .customLong("reread-passes"), help: ArgumentHelp(
         "Second passes of the heuristic analyzer, in order: PSM[@SCALE][b] comma-separated (b = binarized).",
         visibility: .hidden))
@@ -54,8 +59,10 @@ struct PipelineOptions: ParsableArguments {
     }
 
     func analysisOptions() throws -> AnalysisOptions {
-        AnalysisOptions(taxonomy: try loadTaxonomy(taxonomy), defaultCurrency: defaultCurrency?.uppercased(),
-                        dateOrder: dateOrder)
+        var options = AnalysisOptions(taxonomy: try loadTaxonomy(taxonomy), defaultCurrency: defaultCurrency?.uppercased(),
+                                      dateOrder: dateOrder)
+        options.checks = checks
+        return options
     }
 
     /// The OCR engine (one thread per worker) and the chosen analyzer, ready to process receipts.
@@ -84,3 +91,4 @@ func loadTaxonomy(_ path: String?) throws -> Taxonomy {
 }
 
 extension DateOrder: ExpressibleByArgument {}
+extension ReadChecks: ExpressibleByArgument {}

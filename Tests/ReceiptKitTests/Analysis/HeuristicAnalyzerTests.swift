@@ -391,6 +391,42 @@ actor RereadRecorder {
         #expect(i > 0 && withCloseUp.passes[i].region != nil && withCloseUp.passes[i].region == withCloseUp.passes[i - 1].region)
     }
 
+    /// The date's and the vendor's checks are spent where they can leave the receipt unflagged: a
+    /// receipt whose total the model is unsure of is flagged whatever they read, so by default it
+    /// gets none (`ReadChecks.unflagged`: 2.41 OCR passes a labelled receipt instead of 3.72).
+    @Test func aReceiptFlaggedForItsTotalIsCheckedOnlyWhenAsked() async throws {
+        func run(_ text: String, _ checks: ReadChecks) async throws -> (review: Bool, passes: Int, vendorReadAgain: Double, dateReadAgain: Double) {
+            let ocr = ocrResult(text)
+            var options = AnalysisOptions()
+            options.checks = checks
+            options.collectCandidates = true
+            let reader = samePage(ocr)
+            let analysis = try await HeuristicAnalyzer().analyze(AnalysisInput(source: "shop.jpg", ocr: ocr, reader: reader), options: options)
+            let candidates = try #require(analysis.details.first { $0.0 == "candidates" }?.1.arrayValue)
+            func feature(_ field: LearnedField, _ name: String) -> Double {
+                let features = candidates.filter { $0["field"]?.stringValue == field.rawValue }
+                    .map { c in (c["features"]?.arrayValue ?? []).compactMap { $0.doubleValue } }
+                    .first { field == .vendor || $0.first == 1 } ?? []
+                return CandidateProposer.features(for: field).firstIndex(of: name).map { features[$0] } ?? -1
+            }
+            return (analysis.confidence.needsReview, reader.passesRead, feature(.vendor, "readAgain"), feature(.date, "rowReadAgain"))
+        }
+        let unsure = "CORNER SHOP\n12 High Street\n14/03/2024\nMILK 1.10\nBREAD 2.30\nEGGS 3.10"
+        let byDefault = try await run(unsure, .unflagged)
+        #expect(byDefault.review)
+        #expect(byDefault.vendorReadAgain == 0 && byDefault.dateReadAgain == 0, "no checks on a receipt its total flags")
+        let every = try await run(unsure, .every)
+        #expect(every.review, "the checks could not have left it unflagged")
+        #expect(every.vendorReadAgain == 1 && every.dateReadAgain == 1)
+        #expect(every.passes >= byDefault.passes + 2)
+        // A receipt whose total is clear is checked by default, and can go unflagged.
+        let clear = try await run(fuelReceipt, .unflagged)
+        #expect(clear.vendorReadAgain == 1 && clear.dateReadAgain == 1)
+        #expect(!clear.review)
+        let none = try await run(fuelReceipt, .none)
+        #expect(none.vendorReadAgain == 0 && none.dateReadAgain == 0 && none.passes == clear.passes - 2)
+    }
+
     @Test func aFailingRereadKeepsTheFirstReading() async throws {
         struct Broken: Error {}
         let input = AnalysisInput(source: "x.jpg", ocr: ocrResult("CORNER SHOP\nMILK 1.10"), reader: ScriptedPageReader { _ in throw Broken() })
