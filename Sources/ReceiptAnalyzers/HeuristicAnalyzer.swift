@@ -74,7 +74,7 @@ public struct HeuristicAnalyzer: ReceiptAnalyzer {
         let checks = switch options.checks {
         case .every: true
         case .none: false
-        case .unflagged: !Self.flaggedByTotal(reading, options: options)
+        case .unflagged: !Self.flaggedByTotal(&reading, options: options)
         }
         // The date's row read again on its own (Tesseract then picks a threshold for that row
         // alone). A date read with low confidence takes the clearer reading, and when the close-up
@@ -182,9 +182,12 @@ public struct HeuristicAnalyzer: ReceiptAnalyzer {
 
     /// Whether the learned model's total is too unsure for the receipt to go unflagged, whatever
     /// its date and vendor (no total at all included). False without the learned model.
-    package static func flaggedByTotal(_ reading: Reading, options: AnalysisOptions) -> Bool {
+    /// The total's candidates are kept in `reading` for its analysis (the checks do not change them).
+    package static func flaggedByTotal(_ reading: inout Reading, options: AnalysisOptions) -> Bool {
         guard options.learnedModel, let model = LearnedModel.shipped, let threshold = model.reviewBelow[.total] else { return false }
-        guard let (_, p) = model.choose(CandidateProposer.totals(reading)) else { return true }
+        let totals = CandidateProposer.totals(reading)
+        reading.totalCandidates = totals
+        guard let (_, p) = model.choose(totals) else { return true }
         return p < threshold
     }
 
@@ -278,6 +281,9 @@ package struct Reading {
     package var confirmedByReread = false
     /// The first pass's total, and the totals further passes found.
     package var firstTotal: TotalFinding?
+    /// The total's candidates once proposed for the checks' decision (`flaggedByTotal`), after which
+    /// nothing the total's features read changes.
+    package var totalCandidates: [Candidate]?
     /// The first pass's date (a later pass's date is kept only when the first pass read none).
     package var firstDate: DateFinding?
     package var otherTotals: [TotalFinding] = []
@@ -450,7 +456,7 @@ package struct Reading {
         // Proposed only when something uses them (the rows' dates cost a date search per row).
         let candidates = model != nil || options.collectCandidates ? LearnedField.allCases.map { field -> [Candidate] in
             switch field {
-            case .total: CandidateProposer.totals(self)
+            case .total: totalCandidates ?? CandidateProposer.totals(self)
             case .date: CandidateProposer.dates(self, options: options)
             case .vendor: CandidateProposer.vendor(self)
             case .tax: CandidateProposer.taxes(self, finding: taxFinding, total: total?.value)
