@@ -125,6 +125,15 @@ def fit_calibration(results):
     return [float(lr.coef_[0][0]), float(lr.coef_[0][1]), float(lr.intercept_[0])]
 
 
+def scored(ranker, cal, cands):
+    """(index of the best of a receipt's candidates for one field, its probability); None when it
+    has none."""
+    if not cands:
+        return None
+    b, s, m = ranker.pick(np.array([c["features"] for c in cands], dtype=float))
+    return b, probability(cal, s, m)
+
+
 def probability(cal, s, m):
     if s is None:
         return 0.0
@@ -180,10 +189,8 @@ def out_of_fold_probabilities(receipts, field, k):
     for train, test in folds(np.arange(len(receipts)), groups, k):
         ranker, cal = fit_field([receipts[i] for i in train], field, k)
         for i in test:
-            cands = [c for c in receipts[i]["fit"] if c["field"] == field]
-            if cands:
-                _, s, m = ranker.pick(np.array([c["features"] for c in cands], dtype=float))
-                out[int(i)] = probability(cal, s, m)
+            if (best := scored(ranker, cal, [c for c in receipts[i]["fit"] if c["field"] == field])) is not None:
+                out[int(i)] = best[1]
     return out
 
 
@@ -286,11 +293,8 @@ def nested_review(receipts, k, target):
             probs[field] = {}
             for j, r in enumerate(rest):
                 cands = [c for c in r["candidates"] if c["field"] == field]
-                if not cands:
-                    continue
-                X = np.array([c["features"] for c in cands], dtype=float)
-                b, sc, m = ranker.pick(X)
-                probs[field][j] = (probability(cal, sc, m), bool(cands[b]["right"]))
+                if (best := scored(ranker, cal, cands)) is not None:
+                    probs[field][j] = (best[1], bool(cands[best[0]]["right"]))
         for j, r in enumerate(rest):
             if r["known"].get("total") or r["known"].get("date"):
                 out[int(test[j])] = flagged(r, probs, j, tt, td)

@@ -71,10 +71,12 @@ public struct HeuristicAnalyzer: ReceiptAnalyzer {
         // date and the name read (a user looks at such a receipt anyway). On the 762 labelled
         // receipts that spares 59% of them the checks: 2.41 OCR passes a receipt instead of 3.72
         // (the ceiling is the 2.40 of before the checks), for 14 vendors and 6 dates fewer.
-        let checks = switch options.checks {
-        case .every: true
-        case .none: false
-        case .unflagged: !Self.flaggedByTotal(&reading, options: options)
+        var checks = options.checks != .none
+        if options.checks == .unflagged, options.learnedModel, let model = LearnedModel.shipped {
+            // Kept for the analysis: the checks change nothing the total's candidates read.
+            let totals = CandidateProposer.totals(reading)
+            reading.totalCandidates = totals
+            checks = !model.flagsReview(totals)
         }
         // The date's row read again on its own (Tesseract then picks a threshold for that row
         // alone). A date read with low confidence takes the clearer reading, and when the close-up
@@ -180,17 +182,6 @@ public struct HeuristicAnalyzer: ReceiptAnalyzer {
         return analysis
     }
 
-    /// Whether the learned model's total is too unsure for the receipt to go unflagged, whatever
-    /// its date and vendor (no total at all included). False without the learned model.
-    /// The total's candidates are kept in `reading` for its analysis (the checks do not change them).
-    package static func flaggedByTotal(_ reading: inout Reading, options: AnalysisOptions) -> Bool {
-        guard options.learnedModel, let model = LearnedModel.shipped, let threshold = model.reviewBelow[.total] else { return false }
-        let totals = CandidateProposer.totals(reading)
-        reading.totalCandidates = totals
-        guard let (_, p) = model.choose(totals) else { return true }
-        return p < threshold
-    }
-
     /// The scale of the vendor's and the date's third reading, when the first two differ. Chosen
     /// for the vendor on `sroie` and
     /// `wildreceipt` (vendors right: 127 of 210 without it; 130 at 1.5, 127 at 0.8, 117 at 2, 124
@@ -281,8 +272,8 @@ package struct Reading {
     package var confirmedByReread = false
     /// The first pass's total, and the totals further passes found.
     package var firstTotal: TotalFinding?
-    /// The total's candidates once proposed for the checks' decision (`flaggedByTotal`), after which
-    /// nothing the total's features read changes.
+    /// The total's candidates once proposed for the checks' decision (`LearnedModel.flagsReview`),
+    /// after which nothing the total's features read changes.
     package var totalCandidates: [Candidate]?
     /// The first pass's date (a later pass's date is kept only when the first pass read none).
     package var firstDate: DateFinding?
@@ -488,7 +479,7 @@ package struct Reading {
         var review = false
         for list in candidates {
             guard let field = list.first?.field, let (best, p) = model.choose(list) else { continue }
-            let below = p < (model.reviewBelow[field] ?? 0)
+            let below = model.flagsReview(field, probability: p)
             switch field {
             case .total:
                 total = Decimal(string: best.value)

@@ -72,6 +72,18 @@ package struct LearnedModel: Sendable {
         self.reviewBelow = review
     }
 
+    /// Whether a field's value this likely right marks its receipt for review.
+    package func flagsReview(_ field: LearnedField, probability p: Double) -> Bool {
+        p < (reviewBelow[field] ?? 0)
+    }
+
+    /// Whether `candidates`' best marks the receipt for review, whatever its other fields: less
+    /// likely right than the field's threshold, or none at all.
+    package func flagsReview(_ candidates: [Candidate]) -> Bool {
+        guard let (best, p) = choose(candidates) else { return true }
+        return flagsReview(best.field, probability: p)
+    }
+
     /// The chosen candidate and its probability, or nil when there are no candidates or no
     /// parameters for the field.
     package func choose(_ candidates: [Candidate]) -> (candidate: Candidate, probability: Double)? {
