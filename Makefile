@@ -65,7 +65,8 @@ eval: build
 
 # The learned model: every labelled set's candidates (real OCR, first passes cached in
 # .build/ocr-cache), then scripts/train.py (scikit-learn, pinned in scripts/requirements-train.txt)
-# writes the parameters into the package and prints held-out figures (docs/learned-model.md, with
+# writes the parameters into the package (a JSON resource), a few scored examples for the test that
+# Swift scores as train.py does, and prints held-out figures (docs/learned-model.md, with
 # the reliability plot docs/reliability.png). The model is fitted on candidates read with the date's
 # and the vendor's checks on every receipt (what a check's agreement means is learned from all of
 # them) and judged on those the analyzer sees by default (no checks where the total flags the receipt).
@@ -76,7 +77,8 @@ train: build
 	$(RECEIPTS) eval $(TRAIN_SETS) --ocr-cache .build/ocr-cache --checks every --dump-candidates .build/candidates.ndjson
 	$(RECEIPTS) eval $(TRAIN_SETS) --ocr-cache .build/ocr-cache --checks none --dump-candidates .build/candidates-unchecked.ndjson
 	python3 scripts/train.py .build/candidates.ndjson --unchecked .build/candidates-unchecked.ndjson \
-	  --out Sources/ReceiptAnalyzers/Learned/LearnedModel+Parameters.swift --report docs/learned-model.md --plot docs/reliability.png
+	  --out Sources/ReceiptAnalyzers/Learned/learned-model.json --examples Tests/Fixtures/learned-model-examples.json \
+	  --report docs/learned-model.md --plot docs/reliability.png
 
 clean:
 	rm -rf .build

@@ -8,7 +8,8 @@ import PackageDescription
 //     └─ ReceiptKit ─ queue, pipeline, watched-folder intake: the facade a backend imports
 //          ├─ ReceiptPostgres ─ the same store in PostgreSQL, for several worker hosts
 //          ├─ ReceiptStorage ─ the store protocol, SQLite, the image store
-//          ├─ ReceiptAnalyzers ─ heuristic and remote analyzers, scoring against ground truth
+//          ├─ ReceiptAnalyzers ─ heuristic and remote analyzers
+//          │    └─ ReceiptEvaluation ─ scoring against labelled receipts, the candidates for training
 //          ├─ ReceiptOCR ─ Tesseract and Leptonica (libheif for HEIC/AVIF, poppler for PDF): images in, OCR sessions and results out
 //          └─ ReceiptModel ─ Receipt, Expense, Money, CalendarDate, Taxonomy, OCR results,
 //                            the one error type, the page-reading protocol analyzers use
@@ -22,6 +23,7 @@ let package = Package(
         .library(name: "ReceiptKit", targets: ["ReceiptKit"]),
         .library(name: "ReceiptModel", targets: ["ReceiptModel"]),
         .library(name: "ReceiptAnalyzers", targets: ["ReceiptAnalyzers"]),
+        .library(name: "ReceiptEvaluation", targets: ["ReceiptEvaluation"]),
         .library(name: "ReceiptOCR", targets: ["ReceiptOCR"]),
         .library(name: "ReceiptStorage", targets: ["ReceiptStorage"]),
         .library(name: "ReceiptPostgres", targets: ["ReceiptPostgres"]),
@@ -84,7 +86,15 @@ let package = Package(
             dependencies: [
                 "ReceiptModel",
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            // The learned model's parameters, written by `make train`.
+            resources: [.copy("Learned/learned-model.json")]
+        ),
+        // Scoring against labelled receipts and loading labelled folders (`receipts eval`, the
+        // accuracy gate), and the candidate dump `make train` learns from.
+        .target(
+            name: "ReceiptEvaluation",
+            dependencies: ["ReceiptModel", "ReceiptAnalyzers"]
         ),
         .target(
             name: "ReceiptStorage",
@@ -133,6 +143,7 @@ let package = Package(
             name: "receipts",
             dependencies: [
                 "ReceiptKit",
+                "ReceiptEvaluation",
                 "ReceiptServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -153,6 +164,7 @@ let package = Package(
             name: "ReceiptKitTests",
             dependencies: [
                 "ReceiptKit",
+                "ReceiptEvaluation",
                 "ReceiptServer",
                 "CTesseract",
                 "COCRTuning",

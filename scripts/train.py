@@ -1,14 +1,21 @@
 #!/usr/bin/env python3
 """Train the learned model that chooses among the rules' candidates, and report held-out figures.
 
-Usage: scripts/train.py CANDIDATES.ndjson [--out Sources/ReceiptAnalyzers/Learned/LearnedModel+Parameters.swift]
+Usage: scripts/train.py CANDIDATES.ndjson [--out Sources/ReceiptAnalyzers/Learned/learned-model.json]
                         [--unchecked UNCHECKED.ndjson] [--folds 5] [--seed 7] [--report FILE.md] [--target 0.97]
+                        [--examples FILE.json]
 
-CANDIDATES.ndjson comes from `receipts eval DIRS --dump-candidates FILE` (make train does both): one
-line per labelled receipt with its candidates for the total, the date, the vendor and the tax, each
-with the features the Swift analyzer computes and whether the scorer counts it right. The tax is
-chosen like the total, but where the rules found none the analyzer takes the model's amount only
-from TAX_FLOOR (a receipt may print no tax), and the figures printed follow that.
+CANDIDATES.ndjson comes from `receipts eval DIRS --dump-candidates FILE` (make train does both): a
+header line naming each field's features, then one line per labelled receipt with its candidates
+for the total, the date, the vendor and the tax, each with the features the Swift analyzer computes
+and whether the scorer counts it right. The tax is chosen like the total, but where the rules found
+none the analyzer takes the model's amount only from TAX_FLOOR (a receipt may print no tax), and the
+figures printed follow that.
+
+The parameters are written as JSON (one feature a line, so a retrain reads as a diff), with the
+settings the Swift side must apply the same way: MAX_MARGIN, TAX_FLOOR and SHOWS_TAX. --examples
+writes a few receipts' candidates with the scores and probabilities computed here, which a Swift
+test checks the shipped model reproduces.
 
 Per field, a logistic regression (scikit-learn, standardized features) scores the candidates and the
 best one wins; a Platt scaling over the winner's score and its margin over the runner-up turns that
@@ -36,8 +43,15 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GroupKFold
 
 FIELDS = ["total", "date", "vendor", "tax"]
+# The margin over the runner-up the calibration sees at most (and a lone candidate's margin).
 MAX_MARGIN = 10.0
 C = 0.5
+# Where the rules found no tax, the model's amount is taken only from this probability, or when the
+# receipt marks it as a tax (one of these features is 1): a receipt may print no tax.
+TAX_FLOOR = 0.5
+SHOWS_TAX = ["onTaxRow", "rateFits", "totalLessSubtotal"]
+# Each field's feature names, in the order candidates carry their values: the dump's header.
+FEATURES = {}
 
 
 def family(set_name):
@@ -48,11 +62,17 @@ def family(set_name):
 
 
 def load(path):
+    """The receipts of a dump; its header line sets FEATURES (a dump with other names is refused)."""
     receipts = []
     with open(path) as f:
         for line in f:
             if line.strip():
                 r = json.loads(line)
+                if "featureNames" in r:
+                    if FEATURES and FEATURES != r["featureNames"]:
+                        sys.exit(f"{path}: its features differ from the other dump's")
+                    FEATURES.update(r["featureNames"])
+                    continue
                 r["family"] = family(r["set"])
                 r["group"] = r["family"] + ":" + (r.get("vendorTruth") or r["receipt"])
                 receipts.append(r)
@@ -205,13 +225,6 @@ def rules_right(receipts, field):
     return out
 
 
-# Where the rules found no tax, the model's amount is taken only from this probability, or when the
-# receipt marks it as a tax (one of SHOWS_TAX): CandidateProposer.taxFloor and showsTaxFeatures, read
-# from Candidates.swift below.
-TAX_FLOOR = None
-SHOWS_TAX = []
-
-
 def as_shipped(receipts, held, field, i):
     """Whether the analyzer's value for the field is right, given the held-out choice: the model's
     choice, except a tax where the rules found none, the model is less sure than TAX_FLOOR and
@@ -321,6 +334,8 @@ def main():
                     "total flags a receipt, its date and vendor are judged on these, as the analyzer reads them by default")
     ap.add_argument("--report")
     ap.add_argument("--plot", help="write a reliability plot (PNG) of the held-out probabilities")
+    ap.add_argument("--examples", help="write a few receipts' candidates with their scores and probabilities (JSON), "
+                    "for the Swift test that the shipped model scores them the same")
     a = ap.parse_args()
     np.random.seed(a.seed)
     receipts = load(a.candidates)
@@ -416,29 +431,77 @@ def main():
     # The version names the data's size, the folds, the seed and the feature set (a short hash of
     # the feature names), so parameters trained on other features never pass for these.
     fingerprint = hashlib.sha256(json.dumps(FEATURES, sort_keys=True).encode()).hexdigest()[:6]
-    model = {"version": f"1-{len(receipts)}r-{a.folds}f-s{a.seed}-{fingerprint}", "fields": {}}
+    version = f"1-{len(receipts)}r-{a.folds}f-s{a.seed}-{fingerprint}"
+    fitted = {}
     for field in FIELDS:
         ranker, calibration = fit_field(receipts, field, a.folds)
-        names = json.loads(json.dumps(FEATURES[field])) if field in FEATURES else None
-        entry = {
-            "features": names,
-            "mean": [round(float(x), 10) for x in ranker.mean],
-            "scale": [round(float(x), 10) for x in ranker.scale],
-            "weights": [round(float(x), 10) for x in ranker.coef],
-            "intercept": round(float(ranker.intercept), 10),
-            "calibration": [round(x, 10) for x in calibration],
-        }
-        if field in thresholds:
-            entry["reviewBelow"] = thresholds[field]
-        model["fields"][field] = entry
+        fitted[field] = (ranker, calibration)
     if a.out:
-        text = json.dumps(model, separators=(",", ":"))
         with open(a.out, "w") as f:
-            f.write("// Generated by `make train` (scripts/train.py); do not edit by hand.\n")
-            f.write("extension LearnedModel {\n")
-            f.write(f"    static let shippedParameters = #\"{text}\"#\n")
-            f.write("}\n")
-        print(f"wrote {a.out} (model {model['version']})", file=sys.stderr)
+            f.write(model_json(version, fitted, thresholds))
+        print(f"wrote {a.out} (model {version})", file=sys.stderr)
+    if a.examples:
+        with open(a.examples, "w") as f:
+            f.write(examples_json(version, receipts, fitted))
+        print(f"wrote {a.examples}", file=sys.stderr)
+
+
+def number(x):
+    """A parameter as the JSON carries it: rounded to 10 decimals, as short as Python prints it."""
+    return json.dumps(round(float(x), 10))
+
+
+def model_json(version, fitted, thresholds):
+    """The shipped parameters: one feature a line (name, mean, scale, weight), so a retrain reads as
+    a diff; the settings the Swift side applies as train.py does (MAX_MARGIN, TAX_FLOOR, SHOWS_TAX)."""
+    out = ["{", f'  "version": {json.dumps(version)},', f'  "maxMargin": {json.dumps(MAX_MARGIN)},',
+           f'  "taxFloor": {json.dumps(TAX_FLOOR)},', f'  "showsTax": {json.dumps(SHOWS_TAX)},', '  "fields": {']
+    for k, field in enumerate(FIELDS):
+        ranker, calibration = fitted[field]
+        out.append(f'    "{field}": {{')
+        out.append(f'      "intercept": {number(ranker.intercept)},')
+        out.append(f'      "calibration": [{", ".join(number(x) for x in calibration)}],')
+        if field in thresholds:
+            out.append(f'      "reviewBelow": {json.dumps(thresholds[field])},')
+        out.append('      "features": [')
+        names = FEATURES[field]
+        for i, name in enumerate(names):
+            comma = "," if i < len(names) - 1 else ""
+            out.append(f'        {{"name": {json.dumps(name)}, "mean": {number(ranker.mean[i])}, '
+                       f'"scale": {number(ranker.scale[i])}, "weight": {number(ranker.coef[i])}}}{comma}')
+        out.append("      ]")
+        out.append("    }" + ("," if k < len(FIELDS) - 1 else ""))
+    out += ["  }", "}"]
+    return "\n".join(out) + "\n"
+
+
+def examples_json(version, receipts, fitted, count=6):
+    """A few receipts' candidates (every field, the first `count` receipts with a total candidate),
+    with each candidate's score and the winner's probability as computed here, from the parameters
+    as written (rounded), for a Swift test to reproduce."""
+    def rounded(ranker):
+        r = Ranker()
+        r.mean = np.array([round(float(x), 10) for x in ranker.mean])
+        r.scale = np.array([round(float(x), 10) for x in ranker.scale])
+        r.coef = np.array([round(float(x), 10) for x in ranker.coef])
+        r.intercept = round(float(ranker.intercept), 10)
+        return r
+    shipped = {f: (rounded(r), [round(x, 10) for x in c]) for f, (r, c) in fitted.items()}
+    chosen = [r for r in receipts if any(c["field"] == "total" for c in r["candidates"])][:count]
+    out = []
+    for r in chosen:
+        for field in FIELDS:
+            cands = [c for c in r["candidates"] if c["field"] == field]
+            if not cands:
+                continue
+            ranker, cal = shipped[field]
+            X = np.array([c["features"] for c in cands], dtype=float)
+            b, s, m = ranker.pick(X)
+            head = {"receipt": r["receipt"], "field": field, "chosen": cands[b]["value"], "probability": probability(cal, s, m)}
+            rows = [json.dumps({"value": c["value"], "score": float(sc), "features": c["features"]})
+                    for c, sc in zip(cands, ranker.scores(X))]
+            out.append(json.dumps(head)[:-1] + ', "candidates": [\n    ' + ",\n    ".join(rows) + "\n  ]}")
+    return '{"version": ' + json.dumps(version) + ', "examples": [\n  ' + ",\n  ".join(out) + "\n]}\n"
 
 
 def plot(held, path):
@@ -475,17 +538,5 @@ def plot(held, path):
     img.save(path)
 
 
-# Feature names, in the order the Swift side computes them (CandidateProposer); the model file
-# carries them so a build with other features refuses these parameters.
-FEATURES = {}
-
 if __name__ == "__main__":
-    import re, os
-    here = os.path.dirname(os.path.abspath(__file__))
-    swift = open(os.path.join(here, "..", "Sources", "ReceiptAnalyzers", "Learned", "Candidates.swift")).read()
-    for field, var in (("total", "totalFeatures"), ("date", "dateFeatures"), ("vendor", "vendorFeatures"), ("tax", "taxFeatures")):
-        m = re.search(r"static let " + var + r" = \[(.*?)\]", swift, re.S)
-        FEATURES[field] = re.findall(r'"(\w+)"', m.group(1))
-    SHOWS_TAX = re.findall(r'"(\w+)"', re.search(r"static let showsTaxFeatures = \[(.*?)\]", swift, re.S).group(1))
-    TAX_FLOOR = float(re.search(r"static let taxFloor = ([0-9.]+)", swift).group(1))
     main()

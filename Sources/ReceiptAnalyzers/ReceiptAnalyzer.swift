@@ -55,14 +55,8 @@ public struct AnalysisOptions: Sendable {
     /// The date the analysis takes as today: a receipt's date is never later than next year's.
     /// Nil means the current date when the analysis runs.
     public var today: CalendarDate?
-    /// Let the learned model choose among the rules' candidates and give calibrated confidences
-    /// (the default); false keeps the rules' own picks and confidences (for comparison).
-    public var learnedModel = true
     /// Where the date's and the vendor's rows are read again as a check (see `ReadChecks`).
     public var checks: ReadChecks = .unflagged
-    /// Attach every candidate with its features to `details` (`candidates`), for `make train`.
-    package var collectCandidates = false
-
     /// These options with `today` fixed (the current date when it is nil), so one analysis reads
     /// the clock once.
     package func resolvingToday() -> AnalysisOptions {

@@ -19,6 +19,14 @@ public struct ReceiptAnalysis: Sendable, Equatable {
     public var analyzer: String
     /// Extra facts an analyzer records (prompt used, token counts, why it fell back, …).
     public var details: [(String, JSONValue)]
+    /// Every value proposed for the learned model's fields, with its features (what
+    /// `receipts eval --dump-candidates` writes for `make train`). Not part of the JSON record.
+    public var candidates: [Candidate] = []
+    /// OCR passes read for this receipt, the first included (close-ups count); nil when the
+    /// analyzer read no image.
+    public var ocrPasses: Int?
+    /// How long the receipt took, set by the pipeline.
+    public var timings: ReceiptTimings?
 
     public init(
         vendor: String? = nil, date: CalendarDate? = nil, total: Decimal? = nil, tax: Decimal? = nil,
@@ -94,7 +102,10 @@ extension ReceiptAnalysis {
             ("confidence", confidence.json),
             ("analyzer", .string(analyzer)),
         ]
+        // One pass is the usual case and goes unsaid.
+        if let ocrPasses, ocrPasses > 1 { pairs.append(("ocrPasses", .int(ocrPasses))) }
         pairs.append(contentsOf: details)
+        if let timings { pairs.append(("timings", timings.json)) }
         return .object(pairs)
     }
 
@@ -110,7 +121,10 @@ extension ReceiptAnalysis {
         category = json["category"]?.stringValue
         lineItems = (json["lineItems"]?.arrayValue ?? []).map(LineItem.init(json:))
         if let c = json["confidence"] { confidence = FieldConfidence(json: c) }
-        let known: Set = ["vendor", "date", "total", "tax", "currency", "category", "lineItems", "confidence", "analyzer"]
+        ocrPasses = json["ocrPasses"]?.doubleValue.map { Int($0) }
+        timings = json["timings"].flatMap(ReceiptTimings.init(json:))
+        let known: Set = ["vendor", "date", "total", "tax", "currency", "category", "lineItems", "confidence", "analyzer",
+                          "ocrPasses", "timings"]
         details = (json.objectValue ?? []).filter { !known.contains($0.0) }
     }
 }

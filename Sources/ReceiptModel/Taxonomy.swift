@@ -94,10 +94,9 @@ extension Taxonomy {
 
 // MARK: - File format
 
-public struct TaxonomyError: Error, CustomStringConvertible, Sendable {
-    public var file: String
-    public var message: String
-    public var description: String { "\(file): \(message)" }
+extension ReceiptError.Code {
+    /// A taxonomy file cannot be read or makes no sense.
+    public static let taxonomy = Self("taxonomy")
 }
 
 extension Taxonomy {
@@ -105,38 +104,38 @@ extension Taxonomy {
     public init(contentsOf url: URL) throws {
         let data: Data
         do { data = try Data(contentsOf: url) } catch {
-            throw TaxonomyError(file: url.path, message: "cannot read taxonomy file (\(error.localizedDescription))")
+            throw ReceiptError(.taxonomy, file: url.path, "cannot read taxonomy file (\(error.localizedDescription))")
         }
         let json: JSONValue
         do { json = try JSONValue.parse(data) } catch {
-            throw TaxonomyError(file: url.path, message: "not valid JSON (\(error))")
+            throw ReceiptError(.taxonomy, file: url.path, "not valid JSON (\(error))")
         }
         try self.init(json: json, file: url.path)
     }
 
     public init(json: JSONValue, file: String = "taxonomy") throws {
         guard let list = json["categories"]?.arrayValue, !list.isEmpty else {
-            throw TaxonomyError(file: file, message: "expected {\"categories\": [...]} with at least one category")
+            throw ReceiptError(.taxonomy, file: file, "expected {\"categories\": [...]} with at least one category")
         }
         var categories: [Category] = []
         for (i, item) in list.enumerated() {
             guard let name = item["name"]?.stringValue, !name.isEmpty else {
-                throw TaxonomyError(file: file, message: "category #\(i + 1) has no \"name\"")
+                throw ReceiptError(.taxonomy, file: file, "category #\(i + 1) has no \"name\"")
             }
             let keywords = (item["keywords"]?.arrayValue ?? []).compactMap(\.stringValue)
             let patterns = (item["patterns"]?.arrayValue ?? []).compactMap(\.stringValue)
             for p in patterns where (try? NSRegularExpression(pattern: p)) == nil {
-                throw TaxonomyError(file: file, message: "category \"\(name)\": invalid pattern \(p)")
+                throw ReceiptError(.taxonomy, file: file, "category \"\(name)\": invalid pattern \(p)")
             }
             let pct = item["taxDeductiblePercentage"]?.decimalValue ?? 0
             guard pct >= 0, pct <= 100 else {
-                throw TaxonomyError(file: file, message: "category \"\(name)\": taxDeductiblePercentage must be 0–100")
+                throw ReceiptError(.taxonomy, file: file, "category \"\(name)\": taxDeductiblePercentage must be 0–100")
             }
             categories.append(Category(name: name, keywords: keywords, patterns: patterns, taxDeductiblePercentage: pct))
         }
         let fallback = json["fallback"]?.stringValue
         if let fallback, !categories.contains(where: { $0.name == fallback }) {
-            throw TaxonomyError(file: file, message: "fallback \"\(fallback)\" is not one of the categories")
+            throw ReceiptError(.taxonomy, file: file, "fallback \"\(fallback)\" is not one of the categories")
         }
         self.init(categories: categories, fallback: fallback)
     }

@@ -25,11 +25,12 @@ public final class HTTPMetrics: Sendable {
 
     /// Records a finished receipt's timings (for `ReceiptPipeline.Configuration.onFinished`).
     public func observe(_ outcome: ReceiptOutcome) {
-        let timings = outcome.analysis?.details.first { $0.0 == "timings" }?.1
+        let timings = outcome.analysis?.timings
         readings.withLock { r in
             r.outcomes[outcome.receipt.ocrStatus.rawValue, default: 0] += 1
-            for (stage, key) in [("ocr", "ocrMs"), ("analysis", "analysisMs")] {
-                guard let ms = timings?[key]?.doubleValue else { continue }
+            for (stage, milliseconds) in [("ocr", timings?.ocrMs), ("analysis", timings?.analysisMs)] {
+                guard let milliseconds else { continue }
+                let ms = Double(milliseconds)
                 var series = r.stages[stage, default: Series()]
                 series.count += 1
                 series.sum += ms / 1000

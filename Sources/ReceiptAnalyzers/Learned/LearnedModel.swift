@@ -3,13 +3,13 @@ import ReceiptModel
 
 /// The trained parameters that choose among the rules' candidates and turn scores into calibrated
 /// probabilities. Made by `make train` (`scripts/train.py`, scikit-learn) from the labelled
-/// receipts and shipped as `LearnedModel+Parameters.swift`; read here with Swift only.
+/// receipts and shipped as the package resource `learned-model.json`; read here with Swift only.
 ///
 /// Per field: a logistic regression over standardized candidate features gives each candidate a
 /// score; the highest wins; a second logistic regression (Platt scaling over the winner's score and
-/// its margin over the runner-up, fitted on held-out folds) turns that into the probability the
-/// winner is right. `needsReview` is set when the total's or the date's probability is below the
-/// thresholds chosen on held-out folds.
+/// its margin over the runner-up, capped at `maxMargin`, fitted on held-out folds) turns that into
+/// the probability the winner is right. A field whose probability is below its `reviewBelow`
+/// threshold (chosen on held-out folds) marks the receipt for review.
 package struct LearnedModel: Sendable {
     package struct Field: Sendable {
         package var features: [String]
@@ -27,40 +27,50 @@ package struct LearnedModel: Sendable {
             }
             return s
         }
-
-        /// The probability that the best of candidates scored `best` and `runnerUp` is right.
-        package func probability(best: Double, runnerUp: Double?) -> Double {
-            let margin = runnerUp.map { best - $0 } ?? 10
-            let z = calibration[0] * best + calibration[1] * min(margin, 10) + calibration[2]
-            return 1 / (1 + exp(-z))
-        }
     }
 
     package var version: String
     package var fields: [LearnedField: Field]
     /// Probability below which a field marks the receipt for review.
     package var reviewBelow: [LearnedField: Double]
+    /// The margin over the runner-up the calibration sees at most (and a lone candidate's margin).
+    package var maxMargin: Double
+    /// Where the rules found no tax, the model's amount is taken only from this probability, or
+    /// when the receipt marks it as a tax (`showsTax`): a receipt may print none.
+    package var taxFloor: Double
+    /// The tax features by which a receipt marks an amount as a tax (on a tax row, explained by a
+    /// printed rate, the total less the subtotal).
+    package var showsTaxFeatures: [String]
 
-    /// The model shipped with the package.
-    package static let shipped: LearnedModel? = try? LearnedModel(json: LearnedModel.shippedParameters)
+    /// The model shipped with the package (`learned-model.json`); nil when it does not load, and
+    /// the rules then decide alone.
+    package static let shipped: LearnedModel? = Bundle.module.url(forResource: "learned-model", withExtension: "json")
+        .flatMap { try? String(contentsOf: $0, encoding: .utf8) }
+        .flatMap { try? LearnedModel(json: $0) }
 
     package init(json text: String) throws {
         let json = try JSONValue.parse(text)
-        guard let version = json["version"]?.stringValue, let fieldsJSON = json["fields"] else {
-            throw ReceiptError(.configuration, "learned model: no version or fields")
+        guard let version = json["version"]?.stringValue, let fieldsJSON = json["fields"],
+              let maxMargin = json["maxMargin"]?.doubleValue, let taxFloor = json["taxFloor"]?.doubleValue else {
+            throw ReceiptError(.configuration, "learned model: no version, fields, maxMargin or taxFloor")
         }
         self.version = version
+        self.maxMargin = maxMargin
+        self.taxFloor = taxFloor
+        showsTaxFeatures = json["showsTax"]?.arrayValue?.compactMap(\.stringValue) ?? []
         var fields: [LearnedField: Field] = [:]
         var review: [LearnedField: Double] = [:]
         for field in LearnedField.allCases {
             guard let f = fieldsJSON[field.rawValue] else { continue }
-            let names = f["features"]?.arrayValue?.compactMap(\.stringValue) ?? []
+            let entries = f["features"]?.arrayValue ?? []
+            let names = entries.compactMap { $0["name"]?.stringValue }
             guard names == CandidateProposer.features(for: field) else {
                 throw ReceiptError(.configuration, "learned model \(version): the \(field.rawValue) features differ from this build's; run make train")
             }
-            func numbers(_ key: String) -> [Double] { f[key]?.arrayValue?.compactMap(\.doubleValue) ?? [] }
-            let parsed = Field(features: names, mean: numbers("mean"), scale: numbers("scale"), weights: numbers("weights"),
-                               intercept: f["intercept"]?.doubleValue ?? 0, calibration: numbers("calibration"))
+            func numbers(_ key: String) -> [Double] { entries.compactMap { $0[key]?.doubleValue } }
+            let parsed = Field(features: names, mean: numbers("mean"), scale: numbers("scale"), weights: numbers("weight"),
+                               intercept: f["intercept"]?.doubleValue ?? 0,
+                               calibration: f["calibration"]?.arrayValue?.compactMap(\.doubleValue) ?? [])
             guard parsed.mean.count == names.count, parsed.scale.count == names.count, parsed.weights.count == names.count,
                   parsed.calibration.count == 3, parsed.scale.allSatisfy({ $0 > 0 }) else {
                 throw ReceiptError(.configuration, "learned model \(version): malformed parameters for \(field.rawValue)")
@@ -68,8 +78,18 @@ package struct LearnedModel: Sendable {
             fields[field] = parsed
             if let t = f["reviewBelow"]?.doubleValue { review[field] = t }
         }
+        guard showsTaxFeatures.allSatisfy(CandidateProposer.features(for: .tax).contains) else {
+            throw ReceiptError(.configuration, "learned model \(version): showsTax names features the tax has not")
+        }
         self.fields = fields
         self.reviewBelow = review
+    }
+
+    /// The probability that the best of candidates scored `best` and `runnerUp` is right.
+    package func probability(_ field: Field, best: Double, runnerUp: Double?) -> Double {
+        let margin = runnerUp.map { best - $0 } ?? maxMargin
+        let z = field.calibration[0] * best + field.calibration[1] * min(margin, maxMargin) + field.calibration[2]
+        return 1 / (1 + exp(-z))
     }
 
     /// Whether a field's value this likely right marks its receipt for review.
@@ -90,6 +110,15 @@ package struct LearnedModel: Sendable {
         guard let first = candidates.first, let field = fields[first.field] else { return nil }
         let scored = candidates.map { ($0, field.score($0.features)) }.sorted { $0.1 > $1.1 }
         let best = scored[0]
-        return (best.0, field.probability(best: best.1, runnerUp: scored.count > 1 ? scored[1].1 : nil))
+        return (best.0, probability(field, best: best.1, runnerUp: scored.count > 1 ? scored[1].1 : nil))
+    }
+
+    /// A tax candidate the receipt itself marks as a tax (`showsTaxFeatures`).
+    package func showsTax(_ candidate: Candidate) -> Bool {
+        guard candidate.field == .tax else { return false }
+        let names = CandidateProposer.features(for: .tax)
+        return showsTaxFeatures.contains { name in
+            names.firstIndex(of: name).map { candidate.features[$0] == 1 } ?? false
+        }
     }
 }

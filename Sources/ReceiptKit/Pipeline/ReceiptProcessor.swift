@@ -31,11 +31,8 @@ public struct ReceiptProcessor: ReceiptProcessing {
         let end = clock.now
         // How long this receipt took (OCR includes waiting for a free OCR thread; further passes
         // count as analysis).
-        analysis.details.append(("timings", .object([
-            ("ocrMs", .int(Self.milliseconds(ocrDone - start))),
-            ("analysisMs", .int(Self.milliseconds(end - ocrDone))),
-            ("totalMs", .int(Self.milliseconds(end - start))),
-        ])))
+        analysis.timings = ReceiptTimings(ocrMs: Self.milliseconds(ocrDone - start), analysisMs: Self.milliseconds(end - ocrDone),
+                                          totalMs: Self.milliseconds(end - start))
         return ProcessedReceipt(ocr: ocr, analysis: analysis)
     }
 

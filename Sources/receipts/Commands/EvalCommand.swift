@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import ReceiptKit
+import ReceiptEvaluation
 
 struct EvalCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -68,11 +69,9 @@ struct EvalCommand: AsyncParsableCommand {
             }
         }
         var processor = try pipeline.makeProcessor(logger: logger)
-        if dumpCandidates != nil || rulesOnly {
-            var options = processor.options
-            options.collectCandidates = dumpCandidates != nil
-            options.learnedModel = !rulesOnly
-            processor = ReceiptProcessor(engine: processor.engine, analyzer: processor.analyzer, options: options,
+        if rulesOnly, var rules = processor.analyzer as? HeuristicAnalyzer {
+            rules.model = nil
+            processor = ReceiptProcessor(engine: processor.engine, analyzer: rules, options: processor.options,
                                          maxPasses: processor.maxPasses, logger: logger)
         }
         try await processor.engine.withRunning { _ in try await evaluate(sets, with: processor, logger: logger) }
@@ -83,7 +82,7 @@ struct EvalCommand: AsyncParsableCommand {
 
         var reports: [FolderReport] = []
         var firstPasses: [OCRResult] = []
-        var dump = ""
+        var dump = CandidateDump.header + "\n"
         var calibration = ReliabilityTable()
 
         let started = Date()

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ReceiptKit
+import ReceiptEvaluation
 
 /// Development harness: runs the heuristic analyzer over cached `tesseract --psm 6` TSV of
 /// ../shared/receipts and prints per-field accuracy and the misses. Not a gate.

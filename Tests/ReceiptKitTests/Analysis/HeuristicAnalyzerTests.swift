@@ -293,13 +293,10 @@ actor RereadRecorder {
 
     /// `closeUps` gives the text of each further pass.
     func checked(_ first: OCRResult, closeUps: @escaping @Sendable (OCRPass) -> String, field: LearnedField) async throws -> (ReceiptAnalysis, (String) -> Double) {
-        var options = AnalysisOptions()
-        options.collectCandidates = true
+        let options = AnalysisOptions()
         let input = AnalysisInput(source: "fuel.jpg", ocr: first, reader: ScriptedPageReader { pass in ocrResult(closeUps(pass)) })
         let analysis = try await HeuristicAnalyzer().analyze(input, options: options)
-        let candidates = try #require(analysis.details.first { $0.0 == "candidates" }?.1.arrayValue)
-        let mine = candidates.filter { $0["field"]?.stringValue == field.rawValue }
-            .map { c in (c["features"]?.arrayValue ?? []).compactMap { $0.doubleValue } }
+        let mine = analysis.candidates.filter { $0.field == field }.map(\.features)
         // The rules' pick: the date flagged `rulesPick`; the vendor's only candidate.
         let features = try #require(field == .vendor ? mine.first : mine.first { $0.first == 1 }, "no \(field.rawValue) the rules picked")
         let names = CandidateProposer.features(for: field)
@@ -359,14 +356,14 @@ actor RereadRecorder {
 
     /// Three readings none of which two agree on are voted letter by letter, word by word.
     @Test func threeReadingsThatAllDifferAreVotedLetterByLetter() async throws {
-        #expect(HeuristicAnalyzer.letterVote("MR. O.I.Y. (M) SDN BHD", "MR. D.L.Y. (M) SDN BHD", "MR. D.I.Y. (H) SDN BHD")
+        #expect(VendorCheck.letterVote("MR. O.I.Y. (M) SDN BHD", "MR. D.L.Y. (M) SDN BHD", "MR. D.I.Y. (H) SDN BHD")
                 == "MR. D.I.Y. (M) SDN BHD")
-        #expect(HeuristicAnalyzer.letterVote("SANYO STATIONERY SHOP", "SANYU STATIONERY SHOP", "SANYU STATIONERY SHOF")
+        #expect(VendorCheck.letterVote("SANYO STATIONERY SHOP", "SANYU STATIONERY SHOP", "SANYU STATIONERY SHOF")
                 == "SANYU STATIONERY SHOP")
         // No majority for a letter, or words that do not line up: no vote.
-        #expect(HeuristicAnalyzer.letterVote("SANYO SHOP", "SANYU SHOP", "SANYA SHOP") == nil)
-        #expect(HeuristicAnalyzer.letterVote("SANYO SHOP", "SANYU STATIONERY SHOP", "SANYU SHOF") == nil)
-        #expect(HeuristicAnalyzer.letterVote("", "", "") == nil)
+        #expect(VendorCheck.letterVote("SANYO SHOP", "SANYU SHOP", "SANYA SHOP") == nil)
+        #expect(VendorCheck.letterVote("SANYO SHOP", "SANYU STATIONERY SHOP", "SANYU SHOF") == nil)
+        #expect(VendorCheck.letterVote("", "", "") == nil)
         // Through the analyzer: a name misread once in each of its three readings.
         let first = ocrResult(fuelReceipt.replacingOccurrences(of: "SHELL FOREST HILL", with: "SHELL F0REST HILL"))
         let (analysis, feature) = try await checked(first, closeUps: { pass in
@@ -399,13 +396,10 @@ actor RereadRecorder {
             let ocr = ocrResult(text)
             var options = AnalysisOptions()
             options.checks = checks
-            options.collectCandidates = true
             let reader = samePage(ocr)
             let analysis = try await HeuristicAnalyzer().analyze(AnalysisInput(source: "shop.jpg", ocr: ocr, reader: reader), options: options)
-            let candidates = try #require(analysis.details.first { $0.0 == "candidates" }?.1.arrayValue)
             func feature(_ field: LearnedField, _ name: String) -> Double {
-                let features = candidates.filter { $0["field"]?.stringValue == field.rawValue }
-                    .map { c in (c["features"]?.arrayValue ?? []).compactMap { $0.doubleValue } }
+                let features = analysis.candidates.filter { $0.field == field }.map(\.features)
                     .first { field == .vendor || $0.first == 1 } ?? []
                 return CandidateProposer.features(for: field).firstIndex(of: name).map { features[$0] } ?? -1
             }

@@ -30,7 +30,7 @@ import Testing
     @Test func everyAmountIsATotalCandidateWithItsEvidence() throws {
         let candidates = CandidateProposer.totals(Self.reading())
         #expect(Set(candidates.map(\.value)).isSuperset(of: ["7.50", "12.50", "20.00", "4.00", "24.00", "30.00", "6.00"]))
-        #expect(candidates.allSatisfy { $0.features.count == CandidateProposer.totalFeatures.count })
+        #expect(candidates.allSatisfy { $0.features.count == CandidateProposer.features(for: .total).count })
         let total = try #require(candidates.first { $0.value == "24.00" })
         #expect(Self.feature("rulesPick", of: total) == 1)
         #expect(Self.feature("onTotalRow", of: total) == 1)
@@ -66,7 +66,7 @@ import Testing
         let reading = Self.reading()
         let finding = TaxFinder.find(reading.rows, total: reading.total?.value)
         let candidates = CandidateProposer.taxes(reading, finding: finding, total: reading.total?.value)
-        #expect(candidates.allSatisfy { $0.features.count == CandidateProposer.taxFeatures.count })
+        #expect(candidates.allSatisfy { $0.features.count == CandidateProposer.features(for: .tax).count })
         let vat = try #require(candidates.first { $0.value == "4.00" })
         #expect(Self.feature("rulesPick", of: vat) == 1)
         #expect(Self.feature("onTaxRow", of: vat) == 1)
@@ -79,8 +79,9 @@ import Testing
         #expect(Self.feature("onPaymentRow", of: cash) == 1)
         #expect(Self.feature("belowTotal", of: cash) == 0)
         #expect(Self.feature("rateFits", of: cash) == 0)
-        #expect(CandidateProposer.showsTax(vat))
-        #expect(!CandidateProposer.showsTax(cash))
+        let model = try #require(LearnedModel.shipped)
+        #expect(model.showsTax(vat))
+        #expect(!model.showsTax(cash))
         // The shipped model takes the VAT, and gives no tax to a ticket that prints none.
         #expect(HeuristicAnalyzer().analyze(text: Self.receipt).tax == Decimal(string: "4.00"))
         let ticket = "APEX PARKING\nPAY & DISPLAY\nDate 17/07/2025\nTariff 2 hours\nTOTAL £3.40\nPaid CASH"
@@ -122,13 +123,13 @@ import Testing
 
     /// Parameters that prefer the candidate on a total row and say so with a known probability.
     static func parameters(features: [String]? = nil, calibration: [Double] = [1, 0, 0]) -> String {
-        let names = features ?? CandidateProposer.totalFeatures
-        let weights = names.map { $0 == "onTotalRow" ? 2.0 : 0.0 }
-        func list(_ values: [Double]) -> String { "[" + values.map { "\($0)" }.joined(separator: ",") + "]" }
+        let names = features ?? CandidateProposer.features(for: .total)
+        let entries = names.map { name in
+            #"{"name":"\#(name)","mean":0,"scale":1,"weight":\#(name == "onTotalRow" ? 2.0 : 0.0)}"#
+        }
         return """
-        {"version":"test","fields":{"total":{"features":[\(names.map { "\"\($0)\"" }.joined(separator: ","))],
-        "mean":\(list(names.map { _ in 0 })),"scale":\(list(names.map { _ in 1 })),"weights":\(list(weights)),
-        "intercept":-1,"calibration":\(list(calibration)),"reviewBelow":0.6}}}
+        {"version":"test","maxMargin":10,"taxFloor":0.5,"showsTax":[],"fields":{"total":{"features":[\(entries.joined(separator: ","))],
+        "intercept":-1,"calibration":[\(calibration.map { "\($0)" }.joined(separator: ","))],"reviewBelow":0.6}}}
         """
     }
 
@@ -154,16 +155,42 @@ import Testing
     @Test func theLearnedChoiceSetsTheTotalItsConfidenceAndReview() throws {
         let model = try LearnedModel(json: Self.parameters(calibration: [0, 0, -3]))
         let reading = Self.reading()
-        var total: Decimal? = nil
-        var date = reading.date?.date
-        var tax: Decimal? = nil
-        var confidence = FieldConfidence(needsReview: false)
-        Reading.applyLearned(model, candidates: [CandidateProposer.totals(reading)], total: &total, date: &date, tax: &tax,
-                             confidence: &confidence)
+        let rules = Choice.rules(reading, tax: nil, currencyConfidence: 0, categoryConfidence: 0)
+        let candidates = FieldCandidates(reading, totals: CandidateProposer.totals(reading), checks: Checks(), tax: nil,
+                                         options: AnalysisOptions())
+        let choice = Choice.learned(model, candidates: candidates, from: rules)
+        let total = choice.total, confidence = choice.confidence
         #expect(total == Decimal(string: "24.00"))
         // σ(−3) ≈ 0.047, below the 0.6 the parameters ask for: the receipt is flagged.
         #expect(abs(confidence.total - 1 / (1 + exp(3.0))) < 1e-9)
-        #expect(confidence.needsReview)
+        #expect(choice.flaggedByModel == true)
+        #expect(ReviewDecision.needsReview(choice, vendor: reading.vendor))
+    }
+
+    /// The shipped model scores a few receipts' candidates as `scripts/train.py` did when it wrote
+    /// the parameters (`make train` writes the examples beside them).
+    @Test func theShippedModelScoresCandidatesAsTrainingDid() throws {
+        let url = AccuracyGateTests.repoRoot.appendingPathComponent("Tests/Fixtures/learned-model-examples.json")
+        let json = try JSONValue.parse(String(contentsOf: url, encoding: .utf8))
+        let model = try #require(LearnedModel.shipped)
+        #expect(json["version"]?.stringValue == model.version, "the examples are of another model: run make train")
+        let examples = try #require(json["examples"]?.arrayValue)
+        #expect(Set(examples.compactMap { $0["field"]?.stringValue }) == Set(LearnedField.allCases.map(\.rawValue)))
+        for example in examples {
+            let field = try #require(example["field"]?.stringValue.flatMap(LearnedField.init(rawValue:)))
+            let parameters = try #require(model.fields[field])
+            let listed = example["candidates"]?.arrayValue ?? []
+            let candidates = listed.map { c in
+                Candidate(field: field, value: c["value"]?.stringValue ?? "", features: (c["features"]?.arrayValue ?? []).compactMap(\.doubleValue))
+            }
+            for (candidate, c) in zip(candidates, listed) {
+                let expected = try #require(c["score"]?.doubleValue)
+                #expect(abs(parameters.score(candidate.features) - expected) < 1e-9, "\(field.rawValue) \(candidate.value)")
+            }
+            let (chosen, p) = try #require(model.choose(candidates))
+            #expect(chosen.value == example["chosen"]?.stringValue)
+            #expect(abs(p - (example["probability"]?.doubleValue ?? -1)) < 1e-9, "\(field.rawValue): p \(p)")
+        }
     }
 
     @Test func theShippedModelLoadsAndDecidesByDefault() async throws {
@@ -173,9 +200,9 @@ import Testing
         #expect((model.reviewBelow[.total] ?? 0) > 0.5 && (model.reviewBelow[.date] ?? 0) > 0.5)
         let text = "CORNER SHOP\n12/03/2024\nTOTAL 4.20"
         let learned = HeuristicAnalyzer().analyze(text: text)
-        var rulesOnly = AnalysisOptions()
-        rulesOnly.learnedModel = false
-        let rules = HeuristicAnalyzer().analyze(text: text, options: rulesOnly)
+        var rulesOnly = HeuristicAnalyzer()
+        rulesOnly.model = nil
+        let rules = rulesOnly.analyze(text: text)
         #expect(learned.total == rules.total)
         #expect(learned.confidence.total != rules.confidence.total, "the confidence is the model's probability")
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ReceiptKit
+import ReceiptEvaluation
 
 /// The `receipts process` contract, checked on the real binary's real output.
 @Suite struct ProcessCommandTests {

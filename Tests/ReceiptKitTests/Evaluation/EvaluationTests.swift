@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ReceiptKit
+import ReceiptEvaluation
 
 @Suite struct EvaluationTests {
     func temporaryFolder() throws -> URL {
@@ -34,10 +35,11 @@ import Testing
         defer { try? FileManager.default.removeItem(at: dir) }
         try Data([0xFF]).write(to: dir.appendingPathComponent("c.jpg"))
         try #"{"date": "03/01/2024"}"#.write(to: dir.appendingPathComponent("c.json"), atomically: true, encoding: .utf8)
-        let error = #expect(throws: EvaluationError.self) { try LabelledFolder.load(dir) }
-        #expect(error?.file.hasSuffix("c.json") == true)
+        let error = #expect(throws: ReceiptError.self) { try LabelledFolder.load(dir) }
+        #expect(error?.file?.hasSuffix("c.json") == true)
+        #expect(error?.code == .labels)
         #expect(error?.description.contains("YYYY-MM-DD") == true)
-        #expect(throws: EvaluationError.self) { try LabelledFolder.load(dir.appendingPathComponent("missing")) }
+        #expect(throws: ReceiptError.self) { try LabelledFolder.load(dir.appendingPathComponent("missing")) }
     }
 
     @Test func scoresAsTheSharedReadmeSays() throws {
@@ -116,8 +118,13 @@ import Testing
         let result = try await ReceiptsCLI.run(["eval", dir.path, "--checks", "every", "--dump-candidates", dump.path, "--workers", "2"])
         #expect(result.status == 0, "\(result.err)")
         let lines = try String(contentsOf: dump, encoding: .utf8).split(separator: "\n")
-        #expect(lines.count == 2)
-        for line in lines {
+        #expect(lines.count == 3)
+        // The header names every field's features, which make train reads.
+        let header = try JSONValue.parse(String(try #require(lines.first)))
+        for field in LearnedField.allCases {
+            #expect(header["featureNames"]?[field.rawValue]?.arrayValue?.compactMap(\.stringValue) == CandidateProposer.features(for: field))
+        }
+        for line in lines.dropFirst() {
             let receipt = try JSONValue.parse(String(line))
             let name = receipt["receipt"]?.stringValue ?? "?"
             #expect(receipt["known"]?["total"]?.boolValue == true, "\(name)")

@@ -2,6 +2,7 @@ import CTesseract
 import Foundation
 import Testing
 @testable import ReceiptKit
+import ReceiptEvaluation
 @testable import ReceiptOCR
 
 /// Faint print (light dot-matrix, a pale thermal slip) on a scan with dark edges: Tesseract's

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ReceiptKit
+import ReceiptEvaluation
 
 /// Real images through real Tesseract.
 @Suite struct OCREngineTests {

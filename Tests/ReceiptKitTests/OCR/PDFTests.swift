@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ReceiptKit
+import ReceiptEvaluation
 @testable import ReceiptOCR
 
 /// PDF receipts through poppler: an emailed receipt's text layer read exactly and without OCR, a

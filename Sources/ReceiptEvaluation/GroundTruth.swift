@@ -28,14 +28,14 @@ public struct GroundTruth: Sendable, Equatable {
     /// present but not `YYYY-MM-DD` is an error, since it could never be scored.
     public init(json: JSONValue, file: String) throws {
         guard json.objectValue != nil else {
-            throw EvaluationError(file: file, message: "ground truth must be a JSON object with vendor/date/total/tax/currency")
+            throw ReceiptError(.labels, file: file, "ground truth must be a JSON object with vendor/date/total/tax/currency")
         }
         vendor = json["vendor"]?.stringValue
         vendorAlternatives = (json["raw"]?["Store_name_value"]?.arrayValue ?? []).compactMap(\.stringValue)
             .filter { !$0.isEmpty }
         if let text = json["date"]?.stringValue {
             guard let date = CalendarDate(iso: text) else {
-                throw EvaluationError(file: file, message: "date \"\(text)\" is not a YYYY-MM-DD calendar date")
+                throw ReceiptError(.labels, file: file, "date \"\(text)\" is not a YYYY-MM-DD calendar date")
             }
             self.date = date
         }
@@ -48,21 +48,13 @@ public struct GroundTruth: Sendable, Equatable {
     private static func amount(_ value: JSONValue?, name: String, file: String) throws -> Decimal? {
         guard let value, !value.isNull else { return nil }
         guard let amount = value.decimalValue else {
-            throw EvaluationError(file: file, message: "\(name) is not an amount (expected \"12.34\" or 12.34)")
+            throw ReceiptError(.labels, file: file, "\(name) is not an amount (expected \"12.34\" or 12.34)")
         }
         return amount
     }
 }
 
-/// A problem with a labelled folder or one of its ground-truth files.
-public struct EvaluationError: Error, CustomStringConvertible, Sendable {
-    public var file: String
-    public var message: String
-
-    public init(file: String, message: String) {
-        self.file = file
-        self.message = message
-    }
-
-    public var description: String { "\(file): \(message)" }
+extension ReceiptError.Code {
+    /// A labelled folder or one of its ground-truth files cannot be read or makes no sense.
+    public static let labels = Self("labels")
 }

@@ -1,16 +1,19 @@
 import Foundation
-import ReceiptKit
+import ReceiptAnalyzers
+import ReceiptModel
 
 /// How far the confidences can be trusted, from labelled receipts: per folder, the share of
 /// receipts not flagged for review and how often those have the right total and date; per field,
 /// the receipts in each tenth of confidence and how many of them are right. (On receipts the
 /// shipped model was trained on this is not a held-out figure: `make train` prints those.)
-struct ReliabilityTable {
+public struct ReliabilityTable {
     private var review: [String: (receipts: Int, unflagged: Int, right: Int)] = [:]
     private var folders: [String] = []
     private var bins: [EvaluatedField: [Int: (count: Int, right: Int)]] = [:]
 
-    mutating func add(folder: String, truth: GroundTruth, analysis: ReceiptAnalysis?) {
+    public init() {}
+
+    public mutating func add(folder: String, truth: GroundTruth, analysis: ReceiptAnalysis?) {
         if !folders.contains(folder) { folders.append(folder) }
         guard let analysis, truth.total != nil || truth.date != nil else {
             review[folder, default: (0, 0, 0)].receipts += 1
@@ -39,7 +42,7 @@ struct ReliabilityTable {
         }
     }
 
-    var text: String {
+    public var text: String {
         var lines = ["", "needsReview: receipts not flagged, and how often their total and date are right"]
         for folder in folders {
             let r = review[folder, default: (0, 0, 0)]

@@ -20,11 +20,11 @@ public enum LabelledFolder {
     public static func load(_ folder: URL) throws -> [LabelledReceipt] {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw EvaluationError(file: folder.path, message: "not a folder (give a folder of images with .json ground truth)")
+            throw ReceiptError(.labels, file: folder.path, "not a folder (give a folder of images with .json ground truth)")
         }
         let names: [String]
         do { names = try FileManager.default.contentsOfDirectory(atPath: folder.path) } catch {
-            throw EvaluationError(file: folder.path, message: "cannot list folder (\(error.localizedDescription))")
+            throw ReceiptError(.labels, file: folder.path, "cannot list folder (\(error.localizedDescription))")
         }
         let present = Set(names)
         var result: [LabelledReceipt] = []
@@ -42,11 +42,11 @@ public enum LabelledFolder {
     public static func readTruth(_ url: URL) throws -> GroundTruth {
         let data: Data
         do { data = try Data(contentsOf: url) } catch {
-            throw EvaluationError(file: url.path, message: "cannot read ground truth (\(error.localizedDescription))")
+            throw ReceiptError(.labels, file: url.path, "cannot read ground truth (\(error.localizedDescription))")
         }
         let json: JSONValue
         do { json = try JSONValue.parse(data) } catch {
-            throw EvaluationError(file: url.path, message: "ground truth is not valid JSON (\(error))")
+            throw ReceiptError(.labels, file: url.path, "ground truth is not valid JSON (\(error))")
         }
         return try GroundTruth(json: json, file: url.path)
     }

@@ -1,0 +1,80 @@
+import Foundation
+import ReceiptModel
+
+/// Every learned field's candidates for one receipt.
+package struct FieldCandidates {
+    package var total: [Candidate]
+    package var date: [Candidate]
+    package var vendor: [Candidate]
+    package var tax: [Candidate]
+
+    /// The fields' lists in `LearnedField`'s order.
+    package var all: [[Candidate]] { [total, date, vendor, tax] }
+
+    /// - Parameters:
+    ///   - totals: the total's candidates, proposed earlier for the checks' plan.
+    ///   - tax: the rules' tax; `rulesTotal` the rules' total, which the tax's features relate to.
+    package init(_ reading: Reading, totals: [Candidate], checks: Checks, tax: TaxFinding?, options: AnalysisOptions) {
+        total = totals
+        date = CandidateProposer.dates(reading, check: checks.date, options: options)
+        vendor = CandidateProposer.vendor(reading, check: checks.vendor)
+        self.tax = CandidateProposer.taxes(reading, finding: tax, total: reading.total?.value)
+    }
+}
+
+/// The values the analysis gives for the total, the date and the tax, with every field's
+/// confidence: the rules' own (`rules`), or the learned model's choice among the candidates and
+/// its calibrated probabilities (`learned`).
+package struct Choice {
+    package var total: Decimal?
+    package var date: CalendarDate?
+    package var tax: Decimal?
+    /// Every field's confidence (its `needsReview` is decided by `ReviewDecision`).
+    package var confidence: FieldConfidence
+    /// Whether the model's total or date is less likely right than its review threshold; nil when
+    /// the rules decided.
+    package var flaggedByModel: Bool?
+
+    /// The rules' picks and confidences.
+    package static func rules(_ reading: Reading, tax: TaxFinding?, currencyConfidence: Double, categoryConfidence: Double) -> Choice {
+        Choice(total: reading.total?.value, date: reading.date?.date, tax: tax?.value,
+               confidence: FieldConfidence(vendor: reading.vendor?.confidence ?? 0, date: reading.date?.confidence ?? 0,
+                                           total: reading.total?.confidence ?? 0, tax: tax?.confidence ?? 0,
+                                           currency: currencyConfidence, category: categoryConfidence),
+               flaggedByModel: nil)
+    }
+
+    /// The learned model's choice of total, date and tax among the candidates, and its calibrated
+    /// probabilities for total, date, vendor and tax, starting from the rules' `choice` (kept for a
+    /// field with no candidates).
+    package static func learned(_ model: LearnedModel, candidates: FieldCandidates, from rules: Choice) -> Choice {
+        var choice = rules
+        var flagged = false
+        for list in candidates.all {
+            guard let field = list.first?.field, let (best, p) = model.choose(list) else { continue }
+            switch field {
+            case .total:
+                choice.total = Decimal(string: best.value)
+                choice.confidence.total = p
+                flagged = flagged || model.flagsReview(field, probability: p)
+            case .date:
+                choice.date = CalendarDate(iso: best.value)
+                choice.confidence.date = p
+                flagged = flagged || model.flagsReview(field, probability: p)
+            case .vendor:
+                choice.confidence.vendor = p
+            case .tax:
+                // Where the rules found a tax, the model chooses among the amounts; where they found
+                // none, the receipt may print none (a parking ticket, a vehicle-tax notice), so the
+                // model's amount is taken only when more likely right than its floor, or when the
+                // receipt says it is a tax (`LearnedModel.showsTax`).
+                if choice.tax != nil || p >= model.taxFloor || model.showsTax(best) {
+                    choice.tax = Decimal(string: best.value)
+                    choice.confidence.tax = p
+                }
+            }
+        }
+        choice.flaggedByModel = flagged
+        return choice
+    }
+}

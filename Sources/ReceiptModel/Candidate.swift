@@ -1,0 +1,52 @@
+/// A field the learned model chooses or scores.
+public enum LearnedField: String, Sendable, CaseIterable {
+    case total, date, vendor, tax
+}
+
+/// One value proposed for a field, with the features the learned model weighs (in the order of
+/// the field's feature names, which the model's parameters carry).
+public struct Candidate: Sendable, Equatable {
+    public var field: LearnedField
+    /// `12.30` for an amount, `2024-03-12` for a date, the name for a vendor.
+    public var value: String
+    public var features: [Double]
+
+    public init(field: LearnedField, value: String, features: [Double]) {
+        self.field = field
+        self.value = value
+        self.features = features
+    }
+}
+
+extension Candidate {
+    /// `{"field", "value", "features"}`, as `receipts eval --dump-candidates` writes it.
+    public var json: JSONValue {
+        .object([("field", .string(field.rawValue)), ("value", .string(value)),
+                 ("features", .array(features.map { .number(String($0)) }))])
+    }
+
+}
+
+/// How long one receipt took, in milliseconds: OCR (including the wait for a free OCR thread),
+/// analysis (further passes included) and the whole.
+public struct ReceiptTimings: Sendable, Equatable {
+    public var ocrMs: Int
+    public var analysisMs: Int
+    public var totalMs: Int
+
+    public init(ocrMs: Int, analysisMs: Int, totalMs: Int) {
+        self.ocrMs = ocrMs
+        self.analysisMs = analysisMs
+        self.totalMs = totalMs
+    }
+
+    public var json: JSONValue {
+        .object([("ocrMs", .int(ocrMs)), ("analysisMs", .int(analysisMs)), ("totalMs", .int(totalMs))])
+    }
+
+    public init?(json: JSONValue) {
+        guard let ocr = json["ocrMs"]?.doubleValue, let analysis = json["analysisMs"]?.doubleValue,
+              let total = json["totalMs"]?.doubleValue else { return nil }
+        self.init(ocrMs: Int(ocr), analysisMs: Int(analysis), totalMs: Int(total))
+    }
+}
