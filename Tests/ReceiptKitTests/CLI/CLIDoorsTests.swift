@@ -106,15 +106,15 @@ import Testing
         #expect(result.err.contains("not an image"), "\(result.err)")
     }
 
-    /// Item 16: `serve` says when it stops; a webhook given up names its receipt, and one ended by
-    /// the stop says so with the attempts actually made.
+    /// Item 16: `serve -v` logs each receipt; it says when it stops; a webhook given up names its
+    /// receipt, and one ended by the stop says so with the attempts actually made.
     @Test func serveLogsItsStopAndWhichWebhookWasNotDelivered() async throws {
         let dir = try TemporaryDirectory()
         let closed = try ScriptedHTTPServer([.drop])
         let port = closed.port
         closed.stop()
         let server = try await ServeCommandTests.Server(
-            store: dir.storePath, arguments: ["--webhook", "http://127.0.0.1:\(port)/down", "--webhook-retry-delay", "60"],
+            store: dir.storePath, arguments: ["--webhook", "http://127.0.0.1:\(port)/down", "--webhook-retry-delay", "60", "-v"],
             environment: ["RECEIPTS_WEBHOOK_SECRET": "s"])
         let (_, record) = try await server.upload("uk-parking.jpg", wait: 60)
         let id = try #require(record["receiptId"]?.stringValue)
@@ -124,6 +124,9 @@ import Testing
         #expect(log.contains("Webhook not delivered: the server stopped before its retries"), "\(log)")
         #expect(log.contains("receipt.id=\(id)") && log.contains("webhook.attempts=1") && log.contains("webhook.cancelled=true"), "\(log)")
         #expect(log.contains("Stopped"), "\(log)")
+        // -v: a line per receipt, its id as the API prints it.
+        let line = try #require(log.split(separator: "\n").first { $0.contains("Receipt completed") }, "\(log)")
+        #expect(line.contains("receipt.id=\(id)") && line.contains("receipt.total=7.50"), "\(line)")
     }
 
     /// Item 18 on the command line.
