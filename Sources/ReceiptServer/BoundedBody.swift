@@ -18,7 +18,7 @@ enum BoundedBody {
     /// and thrown away, up to `drainLimit` bytes or `drainTime`, then a 413 naming `reported` is
     /// thrown with `Connection: close`, and the connection is closed soon after the answer.
     static func collect(_ request: Request, context: ReceiptRequestContext, limit: Int, reported: Int,
-                        what: String = "the upload") async throws -> ByteBuffer {
+                        what: String = "the upload", setting: String = " (--max-upload-mb)") async throws -> ByteBuffer {
         var iterator = request.body.makeAsyncIterator()
         var buffer = ByteBuffer()
         let declared = request.headers[.contentLength].flatMap(Int.init)
@@ -26,7 +26,7 @@ enum BoundedBody {
             while let chunk = try await iterator.next() {
                 guard buffer.readableBytes + chunk.readableBytes <= limit else {
                     try await drain(&iterator, already: buffer.readableBytes + chunk.readableBytes)
-                    throw refusal(reported, what: what, context: context)
+                    throw refusal(reported, what: what, setting: setting, context: context)
                 }
                 var chunk = chunk
                 buffer.writeBuffer(&chunk)
@@ -34,7 +34,7 @@ enum BoundedBody {
             return buffer
         }
         try await drain(&iterator, already: 0)
-        throw refusal(reported, what: what, context: context)
+        throw refusal(reported, what: what, setting: setting, context: context)
     }
 
     /// Reads and drops what the client still sends, within `drainLimit` and `drainTime`.
@@ -47,12 +47,12 @@ enum BoundedBody {
         }
     }
 
-    private static func refusal(_ reported: Int, what: String, context: ReceiptRequestContext) -> Problem {
+    private static func refusal(_ reported: Int, what: String, setting: String, context: ReceiptRequestContext) -> Problem {
         let channel = context.channel
         // The answer goes out first; then the connection is closed, so a client that keeps sending
         // is not read from for ever (Hummingbird would read the rest of the body otherwise).
         channel.eventLoop.scheduleTask(in: closeAfter) { channel.close(promise: nil) }
         let megabytes = String(format: "%.3g", Double(reported) / 1_048_576)
-        return Problem(.contentTooLarge, "\(what) is larger than \(megabytes) MB (--max-upload-mb)", headers: [.connection: "close"])
+        return Problem(.contentTooLarge, "\(what) is larger than \(megabytes) MB\(setting)", headers: [.connection: "close"])
     }
 }

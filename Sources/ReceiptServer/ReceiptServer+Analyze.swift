@@ -15,7 +15,10 @@ extension ReceiptServer {
         let store = try QueryParameters(request, allowed: ["store"]).flag("store") ?? false
         let body = try await BoundedBody.collect(request, context: context, limit: configuration.maxUploadBytes * 4 / 3 + 4096,
                                                  reported: configuration.maxUploadBytes)
-        guard let json = try? JSONValue.parse([UInt8](buffer: body)), let fields = json.objectValue else {
+        guard let json = try? JSONValue.parse([UInt8](buffer: body)) else {
+            throw Problem(.badRequest, "the body is not JSON: send {\"image\": \"<base64>\", \"mimeType\": \"image/jpeg\"}")
+        }
+        guard let fields = json.objectValue else {
             throw Problem(.badRequest, "the body is not a JSON object: send {\"image\": \"<base64>\", \"mimeType\": \"image/jpeg\"}")
         }
         for (name, value) in fields {

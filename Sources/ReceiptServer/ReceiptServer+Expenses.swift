@@ -65,7 +65,7 @@ extension ReceiptServer {
         _ = try QueryParameters(request, allowed: [])
         let ifMatch = request.headers[.ifMatch]
         let body = try await BoundedBody.collect(request, context: context, limit: 64 * 1024, reported: 64 * 1024,
-                                                 what: "the correction")
+                                                 what: "the correction", setting: "")
         guard let json = try? JSONValue.parse([UInt8](buffer: body)) else {
             throw Problem(.badRequest, "the body is not JSON: send a JSON object of the fields to change")
         }
