@@ -83,7 +83,8 @@ import Testing
         #expect(refused.allSatisfy { $0.1 == "5" }, "\(answers)")
         #expect(answers.filter { $0.0 != 429 }.allSatisfy { [200, 422].contains($0.0) }, "\(answers)")
         let peak = try #require(Self.peakMemoryMB(server.process.processIdentifier))
-        #expect(peak - before < 700, "peak memory grew by \(Int(peak - before)) MB")
+        // Measured: 195 MB with one image at a time, 548 MB before (four at once on two OCR threads).
+        #expect(peak - before < 350, "peak memory grew by \(Int(peak - before)) MB")
         // Once they are done, another is read.
         let again = try await server.send("POST", "/v1/analyze", body: body, headers: ["Content-Type": "application/json"])
         #expect([200, 422].contains(again.status))
