@@ -38,13 +38,11 @@ extension JSONValue {
         return .number(value.plainString)
     }
 
-    /// A money amount as printed on a receipt: at least two decimals, never rounded (`33.50`, `1.459`).
-    public static func money(_ value: Decimal?) -> JSONValue {
+    /// A money amount as `Money.format` prints it: at least the currency's minor units (two when
+    /// it is unknown), never rounded (`33.50`, `1.459`, `1200` yen).
+    public static func money(_ value: Decimal?, currency: String? = nil) -> JSONValue {
         guard let value else { return .null }
-        var text = value.plainString
-        let decimals = text.firstIndex(of: ".").map { text.distance(from: $0, to: text.endIndex) - 1 } ?? -1
-        if decimals < 0 { text += ".00" } else if decimals < 2 { text += String(repeating: "0", count: 2 - decimals) }
-        return .number(text)
+        return .number(Money.format(value, currency: currency))
     }
 
     public static func int(_ value: Int?) -> JSONValue {

@@ -94,11 +94,11 @@ extension ReceiptAnalysis {
         var pairs: [(String, JSONValue)] = [
             ("vendor", .optionalString(vendor)),
             ("date", .optionalString(date?.description)),
-            ("total", .money(total)),
-            ("tax", .money(tax)),
+            ("total", .money(total, currency: currency)),
+            ("tax", .money(tax, currency: currency)),
             ("currency", .optionalString(currency)),
             ("category", .optionalString(category)),
-            ("lineItems", .array(lineItems.map(\.json))),
+            ("lineItems", .array(lineItems.map { $0.json(currency: currency) })),
             ("confidence", confidence.json),
             ("analyzer", .string(analyzer)),
         ]
@@ -130,12 +130,15 @@ extension ReceiptAnalysis {
 }
 
 extension LineItem {
-    public var json: JSONValue {
+    public var json: JSONValue { json(currency: nil) }
+
+    /// The line as JSON, its money printed with the receipt's currency's decimals.
+    public func json(currency: String?) -> JSONValue {
         .object([
             ("description", .string(description)),
             ("quantity", .decimal(quantity)),
-            ("unitPrice", .money(unitPrice)),
-            ("amount", .money(amount)),
+            ("unitPrice", .money(unitPrice, currency: currency)),
+            ("amount", .money(amount, currency: currency)),
         ])
     }
 

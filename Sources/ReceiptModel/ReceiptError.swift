@@ -135,6 +135,12 @@ extension ReceiptError.Code {
     public static let filingFailed = Self("filingFailed")
     /// The `--keep` ledger cannot be read or written.
     public static let ledger = Self("ledger")
+    // Values people and programs give.
+    /// A value given for a field (an API body, a command's option) is not valid; the message
+    /// names the field and says what is accepted.
+    public static let invalidInput = Self("invalidInput")
+    /// The record changed since the caller read it (an `If-Match` that no longer matches).
+    public static let preconditionFailed = Self("preconditionFailed")
     /// A failure with no better description (an unexpected error from a library).
     public static let `internal` = Self("internal")
 }

@@ -113,15 +113,22 @@ public final class OCREngine: Service, Sendable {
     /// accepted. Formats whose size the header does not give (PDF, HEIC) pass; their limit is
     /// checked when they are read.
     public func checkPixelLimit(_ data: Data, file: String) throws {
-        guard let format = ImageFormat.sniff(data), ![.pdf, .heic, .avif].contains(format) else { return }
+        guard let (w, h) = Self.dimensions(of: data) else { return }
+        let pixels = w * h, limit = configuration.maxPixels
+        guard pixels > limit else { return }
+        throw ReceiptError(.tooLarge, file: file, String(format: "image is %d×%d pixels (%.1f megapixels), above the limit of %.1f megapixels (--max-pixels)",
+                                                         w, h, Double(pixels) / 1e6, Double(limit) / 1e6))
+    }
+
+    /// Width and height from the image's header, without decoding it; nil for PDF, HEIC and AVIF
+    /// (Leptonica does not read their headers) and for bytes it cannot read.
+    public static func dimensions(of data: Data) -> (width: Int, height: Int)? {
+        guard let format = ImageFormat.sniff(data), ![.pdf, .heic, .avif].contains(format) else { return nil }
         var fmt: Int32 = 0, w: Int32 = 0, h: Int32 = 0, bps: Int32 = 0, spp: Int32 = 0, cmap: Int32 = 0
         let ok = data.withUnsafeBytes { raw in
             pixReadHeaderMem(raw.bindMemory(to: UInt8.self).baseAddress, raw.count, &fmt, &w, &h, &bps, &spp, &cmap) == 0
         }
-        let pixels = Int(w) * Int(h), limit = configuration.maxPixels
-        guard ok, pixels > limit else { return }
-        throw ReceiptError(.tooLarge, file: file, String(format: "image is %d×%d pixels (%.1f megapixels), above the limit of %.1f megapixels (--max-pixels)",
-                                                         w, h, Double(pixels) / 1e6, Double(limit) / 1e6))
+        return ok ? (Int(w), Int(h)) : nil
     }
 
     /// Reads an image from bytes, with the configuration's settings: the first reading of a

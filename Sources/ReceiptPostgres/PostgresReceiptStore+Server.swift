@@ -6,12 +6,16 @@ import ReceiptStorage
 extension PostgresReceiptStore {
     public func createToken(name: String, now: Date) async throws -> String {
         let secret = APIToken.newSecret()
-        let rows = try await rows("""
-            INSERT INTO receipts.api_token (name, secret_hash, created_at) VALUES (\(name), \(APIToken.hash(secret)), \(now))
-            ON CONFLICT (name) DO NOTHING RETURNING 1
-            """)
-        guard !rows.isEmpty else {
-            throw ReceiptError(.invalidState, "a token named '\(name)' exists; revoke it or choose another name")
+        let created = try await transaction { connection in
+            // A revoked token's name may be used again: the revoked token is forgotten.
+            try await connection.query("DELETE FROM receipts.api_token WHERE name = \(name) AND revoked_at IS NOT NULL", logger: self.logger)
+            return try await !connection.query("""
+                INSERT INTO receipts.api_token (name, secret_hash, created_at) VALUES (\(name), \(APIToken.hash(secret)), \(now))
+                ON CONFLICT (name) DO NOTHING RETURNING 1
+                """, logger: self.logger).collect().isEmpty
+        }
+        guard created else {
+            throw ReceiptError(.invalidState, "a token named '\(name)' is active; revoke it first or choose another name")
         }
         return secret
     }
@@ -42,29 +46,45 @@ extension PostgresReceiptStore {
         try await rows("SELECT EXISTS (SELECT 1 FROM receipts.api_token WHERE revoked_at IS NULL)").first?.decode(Bool.self) ?? false
     }
 
-    public func receiptId(idempotencyKey: String) async throws -> UUID? {
-        try await rows("SELECT receipt_id FROM receipts.idempotency_key WHERE key = \(idempotencyKey)").first?.decode(UUID.self)
-    }
-
-    public func remember(idempotencyKey: String, receiptId: UUID, now: Date) async throws -> UUID {
+    public func claimIdempotencyKey(_ key: String, fingerprint: String, now: Date) async throws -> IdempotencyClaim {
         try await transaction { connection in
-            try await connection.query("""
-                INSERT INTO receipts.idempotency_key (key, receipt_id, created_at) VALUES (\(idempotencyKey), \(receiptId), \(now))
-                ON CONFLICT (key) DO NOTHING
-                """, logger: self.logger)
-            return try await connection.query("SELECT receipt_id FROM receipts.idempotency_key WHERE key = \(idempotencyKey)",
-                                              logger: self.logger).collect().first?.decode(UUID.self) ?? receiptId
+            let inserted = try await connection.query("""
+                INSERT INTO receipts.idempotency_key (key, fingerprint, receipt_id, created_at) VALUES (\(key), \(fingerprint), NULL, \(now))
+                ON CONFLICT (key) DO NOTHING RETURNING 1
+                """, logger: self.logger).collect()
+            if !inserted.isEmpty { return .claimed }
+            guard let row = try await connection.query(
+                "SELECT fingerprint, receipt_id FROM receipts.idempotency_key WHERE key = \(key)", logger: self.logger).collect().first else {
+                // Released between the two statements: the caller asks again.
+                return .taken(fingerprint: fingerprint, receiptId: nil)
+            }
+            let (known, receipt) = try row.decode((String, UUID?).self)
+            return .taken(fingerprint: known, receiptId: receipt)
         }
     }
 
-    public func correct(_ expense: Expense, changed: [(field: String, drafted: JSONValue)], now: Date) async throws -> JSONValue {
+    public func bindIdempotencyKey(_ key: String, receiptId: UUID) async throws {
+        try await execute("UPDATE receipts.idempotency_key SET receipt_id = \(receiptId) WHERE key = \(key)")
+    }
+
+    public func releaseIdempotencyKey(_ key: String, fingerprint: String) async throws {
+        try await execute("DELETE FROM receipts.idempotency_key WHERE key = \(key) AND fingerprint = \(fingerprint) AND receipt_id IS NULL")
+    }
+
+    public func correct(_ expense: Expense, changed: [(field: String, drafted: JSONValue)], now: Date,
+                        expectedVersion: String?) async throws -> JSONValue {
         let e = expense
         let changes = changed.map { ($0.field, $0.drafted) }
         return try await transaction { connection in
-            let stored = try await connection.query("SELECT corrections FROM receipts.expense WHERE id = \(e.id) FOR UPDATE",
-                                                    logger: self.logger).collect()
+            let stored = try await connection.query(
+                PostgresQuery(unsafeSQL: "SELECT \(PostgresRows.expenseColumns), corrections FROM receipts.expense WHERE id = $1 FOR UPDATE",
+                              binds: Self.binds(e.id)), logger: self.logger).collect()
             guard let row = stored.first else { throw ReceiptError(.notFound, "no expense with id \(e.id.uuidString.lowercased())") }
-            var corrections = try row.decode(String?.self).flatMap { try? JSONValue.parse($0) }?.objectValue ?? []
+            if let expectedVersion, try PostgresRows.expense(row).etag != expectedVersion {
+                throw ReceiptError(.preconditionFailed, "expense \(e.id.uuidString.lowercased()) was changed since it was read")
+            }
+            let text = try row.makeRandomAccess()["corrections"].decode(String?.self)
+            var corrections = text.flatMap { try? JSONValue.parse($0) }?.objectValue ?? []
             for (field, drafted) in changes where !corrections.contains(where: { $0.0 == field }) {
                 corrections.append((field, drafted))
             }
@@ -86,11 +106,16 @@ extension PostgresReceiptStore {
         return stored.flatMap { try? JSONValue.parse($0) } ?? .object([])
     }
 
-    public func deleteReceipt(id: UUID) async throws -> String? {
+    public func deleteReceipt(id: UUID, force: Bool) async throws -> String? {
         try await transaction { connection in
             guard let row = try await connection.query("SELECT image_ref FROM receipts.receipt WHERE id = \(id) FOR UPDATE",
                                                        logger: self.logger).collect().first else {
                 throw ReceiptError(.notFound, "no receipt with id \(id.uuidString.lowercased())")
+            }
+            if !force, try await !connection.query(
+                "SELECT 1 FROM receipts.expense WHERE receipt_id = \(id) AND status = 'confirmed' FOR UPDATE", logger: self.logger).collect().isEmpty {
+                throw ReceiptError(.invalidState,
+                                   "receipt \(id.uuidString.lowercased()) has a confirmed expense (a person's record); delete it with force to remove both")
             }
             let image = try row.decode(String?.self)
             // The expense and idempotency keys go with it (ON DELETE CASCADE).
@@ -111,25 +136,43 @@ extension PostgresReceiptStore {
 
 // MARK: Copying another store in
 
+/// What became of a receipt copied in (`PostgresReceiptStore.importReceipt`).
+public enum ImportedReceipt: Sendable, Equatable {
+    /// Copied, with its expense.
+    case copied
+    /// A receipt with this id is here already (copied before): nothing was written.
+    case alreadyThere
+    /// The same bytes are this store's receipt `id` already: nothing was written (same bytes,
+    /// same receipt, as for any submission).
+    case sameImage(UUID)
+}
+
 extension PostgresReceiptStore {
     /// Adds a receipt copied from another store, as it is (status, attempts, times), with its
     /// expense and that expense's corrections; a receipt that was `processing` there comes in
-    /// `pending` (its worker's lease does not carry over). Returns false when a receipt with this
-    /// id is here already (nothing is written): copying again is harmless.
-    public func importReceipt(_ receipt: Receipt, imageRef: String?, expense: Expense?, corrections: JSONValue?) async throws -> Bool {
+    /// `pending` (its worker's lease does not carry over). Copying again is harmless: a receipt
+    /// whose id is here already is skipped. So is the first receipt of some bytes (`isFirstCopy`)
+    /// when this store already has a receipt of those bytes; a forced re-read of them (not the
+    /// first copy) comes in beside it, as it was beside its first copy in the source.
+    public func importReceipt(_ receipt: Receipt, imageRef: String?, expense: Expense?, corrections: JSONValue?,
+                              isFirstCopy: Bool = true) async throws -> ImportedReceipt {
         var copy = receipt
         if copy.ocrStatus == .processing { copy.ocrStatus = .pending }
         let receipt = copy
         return try await transaction { connection in
             let known = try await connection.query("SELECT 1 FROM receipts.receipt WHERE id = \(receipt.id)",
                                                    logger: self.logger).collect()
-            guard known.isEmpty else { return false }
+            guard known.isEmpty else { return .alreadyThere }
             var inserted = false
-            if receipt.contentHash != nil {
+            if let hash = receipt.contentHash {
                 inserted = try await !connection.query(
                     PostgresRows.insertReceipt(receipt, imageRef: imageRef, primaryCopy: true,
                                                onConflictDoNothing: "(content_hash) WHERE primary_copy"),
                     logger: self.logger).collect().isEmpty
+                if !inserted, isFirstCopy, let existing = try await connection.query(
+                    "SELECT id FROM receipts.receipt WHERE content_hash = \(hash) AND primary_copy", logger: self.logger).collect().first {
+                    return .sameImage(try existing.decode(UUID.self))
+                }
             }
             if !inserted {
                 try await connection.query(PostgresRows.insertReceipt(receipt, imageRef: imageRef, primaryCopy: false),
@@ -142,7 +185,7 @@ extension PostgresReceiptStore {
                                                                       onConflictDoNothing: true), logger: self.logger)
             }
             if receipt.ocrStatus == .pending { try await Self.notify(Self.workChannel, connection, self.logger) }
-            return true
+            return .copied
         }
     }
 

@@ -28,6 +28,9 @@ public final class PostgresReceiptStore: ServerStore, Sendable {
     /// The pool in use and the task running it; replaced when it stops answering (see `answered`),
     /// stopped for good by `close`.
     private let pool: Mutex<Pool>
+    /// Whether PostgreSQL is known to be unreachable, so requests fail at once instead of waiting
+    /// (see `PostgresReceiptStore+Reachability.swift`).
+    let reachability = Mutex(Reachability())
 
     private struct Pool {
         var client: PostgresClient
@@ -57,7 +60,7 @@ public final class PostgresReceiptStore: ServerStore, Sendable {
 
     /// Puts a new pool in place of `stuck` (when it is still the one in use) and stops the old one;
     /// requests still waiting in it are abandoned.
-    private func replacePool(_ stuck: PostgresClient) {
+    func replacePool(_ stuck: PostgresClient, reason: String = "PostgreSQL pool stopped answering; replaced by a new one") {
         let old: Task<Void, Never>? = pool.withLock { current in
             guard !current.closed, current.client === stuck else { return nil }
             let stopped = current.run
@@ -65,7 +68,7 @@ public final class PostgresReceiptStore: ServerStore, Sendable {
             return stopped
         }
         if let old {
-            logger.warning("PostgreSQL pool stopped answering; replaced by a new one", metadata: ["store.path": "\(location)"])
+            logger.warning("\(reason)", metadata: ["store.path": "\(location)"])
             old.cancel()
         }
     }
@@ -140,11 +143,11 @@ public final class PostgresReceiptStore: ServerStore, Sendable {
 
     /// A connection of its own, outside the pool (the caller closes it): for migrations and for
     /// LISTEN, which holds its connection for as long as the store is watched.
-    func connectDirectly(id: Int) async throws -> PostgresConnection {
+    func connectDirectly(id: Int, connectTimeout: TimeAmount = .seconds(10)) async throws -> PostgresConnection {
         var configuration = PostgresConnection.Configuration(
             host: postgres.host, port: postgres.port, username: postgres.username, password: postgres.password,
             database: postgres.database, tls: try Self.connectionTLS(postgres.tls))
-        configuration.options.connectTimeout = .seconds(10)
+        configuration.options.connectTimeout = connectTimeout
         return try await PostgresConnection.connect(configuration: configuration, id: id, logger: logger)
     }
 
@@ -224,41 +227,66 @@ public final class PostgresReceiptStore: ServerStore, Sendable {
         try await answered { [logger] client in _ = try await client.query(query, logger: logger) }
     }
 
-    /// Runs `body` on the pool, its errors mapped to `ReceiptError`s. Without an answer within
-    /// `answerLimit` the request is abandoned (not awaited: a request stuck in the pool does not
-    /// heed cancellation), the pool is replaced, and a transient error is thrown.
+    /// Runs `body` on the pool, its errors mapped to `ReceiptError`s. While PostgreSQL is known to
+    /// be unreachable it fails at once (`ensureReachable`). Without an answer within
+    /// `suspicionDelay` the server is probed on a connection of its own: when it does not answer
+    /// either, the request is given up at once as a transient failure. Without an answer within
+    /// `answerLimit` the request is abandoned too. An abandoned request is not awaited (a request
+    /// stuck in the pool does not heed cancellation); the pool is replaced.
     private func answered<T: Sendable>(_ body: @escaping @Sendable (PostgresClient) async throws -> T) async throws -> T {
+        try await ensureReachable()
         let client = self.client
-        let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, Error>?, Never>) in
+        let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<Answer<T>, Never>) in
             let answered = Mutex(false)
-            let timer = Mutex<Task<Void, Never>?>(nil)
+            let timers = Mutex<[Task<Void, Never>]>([])
             let claim: @Sendable () -> Bool = { answered.withLock { done in defer { done = true }; return !done } }
             let work = Task {
                 let result: Result<T, Error>
                 do { result = .success(try await body(client)) } catch { result = .failure(error) }
                 if claim() {
-                    timer.withLock { $0?.cancel() }
-                    continuation.resume(returning: result)
+                    timers.withLock { $0.forEach { $0.cancel() } }
+                    continuation.resume(returning: .answered(result))
                 }
             }
             let deadline = Task {
                 do { try await Task.sleep(for: Self.answerLimit) } catch { return }
                 if claim() {
                     work.cancel()
-                    continuation.resume(returning: nil)
+                    continuation.resume(returning: .noAnswer)
                 }
             }
-            timer.withLock { $0 = deadline }
+            let suspicion = Task {
+                do { try await Task.sleep(for: Self.suspicionDelay) } catch { return }
+                guard let cause = await self.probe(), !Task.isCancelled else { return }
+                if claim() {
+                    work.cancel()
+                    deadline.cancel()
+                    continuation.resume(returning: .unreachable(cause))
+                }
+            }
+            timers.withLock { $0 = [deadline, suspicion] }
         }
         switch outcome {
-        case let .success(value)?:
+        case let .answered(.success(value)):
             return value
-        case let .failure(error)?:
-            throw map(error)
-        case nil:
+        case let .answered(.failure(error)):
+            let mapped = map(error)
+            if let failure = mapped as? ReceiptError, failure.isTransient { markUnreachable(cause: failure.cause ?? failure.message) }
+            throw mapped
+        case .noAnswer:
             replacePool(client)
             throw ReceiptError(.database, "no answer from PostgreSQL within \(Self.answerLimit); try again", file: location, retry: .later)
+        case let .unreachable(cause):
+            markUnreachable(cause: cause)
+            replacePool(client, reason: "PostgreSQL does not answer; requests fail at once until it does")
+            throw unreachable(cause: cause)
         }
+    }
+
+    private enum Answer<T: Sendable>: Sendable {
+        case answered(Result<T, Error>)
+        case noAnswer
+        case unreachable(String)
     }
 
     /// Runs `body` in one transaction (committed when it returns, rolled back when it throws).

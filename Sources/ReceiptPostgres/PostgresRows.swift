@@ -56,8 +56,9 @@ enum PostgresRows {
             lastModified: try r["last_modified"].decode(Date.self))
     }
 
+    /// `numeric::text` read back by the one money parser (`Money.amount`).
     static func decimal(_ text: String?) -> Decimal? {
-        text.flatMap { Decimal(string: $0, locale: posix) }
+        text.flatMap { try? Money.amount($0, limits: .stored) }
     }
 
     static func money(_ amount: Decimal?) -> String? { amount?.plainString }

@@ -10,7 +10,7 @@ enum PostgresSchema {
     /// Key of the advisory lock held while migrating ("receipts" in ASCII, truncated).
     static let migrationLock: Int64 = 0x7265_6365_6970_7473
 
-    static let migrations: [(version: String, sql: String)] = [("v1", v1)]
+    static let migrations: [(version: String, sql: String)] = [("v1", v1), ("v2", v2)]
 
     static var latestVersion: String { migrations.last!.version }
 
@@ -86,5 +86,16 @@ enum PostgresSchema {
             receipt_id uuid NOT NULL REFERENCES receipts.receipt (id) ON DELETE CASCADE,
             created_at timestamptz NOT NULL
         )
+        """
+
+    /// An idempotency key keeps the fingerprint of its request (the SHA-256 of the image) and is
+    /// claimed before its receipt exists.
+    static let v2 = """
+        ALTER TABLE receipts.idempotency_key ADD COLUMN fingerprint text;
+        UPDATE receipts.idempotency_key k SET fingerprint = coalesce(r.content_hash, '')
+            FROM receipts.receipt r WHERE r.id = k.receipt_id;
+        UPDATE receipts.idempotency_key SET fingerprint = '' WHERE fingerprint IS NULL;
+        ALTER TABLE receipts.idempotency_key ALTER COLUMN fingerprint SET NOT NULL;
+        ALTER TABLE receipts.idempotency_key ALTER COLUMN receipt_id DROP NOT NULL
         """
 }

@@ -51,11 +51,17 @@ public final class HTTPMetrics: Sendable {
         }
     }
 
-    func text(receipts: [OCRStatusCount]) -> String {
-        var out = "# HELP receipts Receipts in the store by OCR status.\n# TYPE receipts gauge\n"
-        for entry in receipts { out += "receipts{status=\"\(entry.status)\"} \(entry.count)\n" }
-        let depth = receipts.filter { $0.status == "pending" }.map(\.count).reduce(0, +)
-        out += "# HELP receipts_queue_depth Receipts waiting for a worker.\n# TYPE receipts_queue_depth gauge\nreceipts_queue_depth \(depth)\n"
+    /// The metrics; `receipts` nil when the store cannot be read (its gauges are left out and
+    /// `receipts_store_up` is 0: what this process knows is still served).
+    func text(receipts: [OCRStatusCount]?) -> String {
+        var out = "# HELP receipts_store_up Whether the store answered this scrape.\n# TYPE receipts_store_up gauge\n"
+        out += "receipts_store_up \(receipts == nil ? 0 : 1)\n"
+        if let receipts {
+            out += "# HELP receipts Receipts in the store by OCR status.\n# TYPE receipts gauge\n"
+            for entry in receipts { out += "receipts{status=\"\(entry.status)\"} \(entry.count)\n" }
+            let depth = receipts.filter { $0.status == "pending" }.map(\.count).reduce(0, +)
+            out += "# HELP receipts_queue_depth Receipts waiting for a worker.\n# TYPE receipts_queue_depth gauge\nreceipts_queue_depth \(depth)\n"
+        }
         let (requests, latency) = state.withLock { ($0.requests, $0.latency) }
         out += "# HELP http_requests_total HTTP requests by route, method and status.\n# TYPE http_requests_total counter\n"
         for (key, count) in requests.sorted(by: { $0.key < $1.key }) {

@@ -1,381 +1,539 @@
-/// `GET /openapi.yaml`: the OpenAPI 3.1 description of every route (kept true by
-/// `ServeCommandTests.theOpenAPIDocumentDescribesEveryRoute` and, in `make test`, by schemathesis).
+import ReceiptKit
+/// `GET /openapi.yaml`: the OpenAPI 3.1 description of every route, exactly as the server behaves
+/// (kept true by `ServeCommandTests.theOpenAPIDocumentDescribesEveryRoute` and, in `make test`, by
+/// schemathesis with every check on: what the document calls valid is accepted, what it does not
+/// is refused). The taxonomy's categories and ISO 4217's currencies are listed from the code.
 enum OpenAPIDocument {
-    static let yaml = """
-    openapi: 3.1.0
-    info:
-      title: receipts
-      version: "1"
-      description: >
-        Receipt OCR and parsing over HTTP. Records are the NDJSON records `receipts process` prints;
-        errors are RFC 9457 problem documents. Once an API token exists, every /v1 route needs
-        `Authorization: Bearer <token>`.
-    components:
-      securitySchemes:
-        bearer:
-          type: http
-          scheme: bearer
-      parameters:
-        id:
-          name: id
-          in: path
-          required: true
-          schema: {type: string}
-      responses:
-        problem:
-          description: An error (RFC 9457)
-          content:
-            application/problem+json:
-              schema: {$ref: "#/components/schemas/Problem"}
-      schemas:
-        Problem:
-          type: object
-          required: [type, title, status, detail]
-          properties:
-            type: {type: string}
-            title: {type: string}
-            status: {type: integer}
-            detail: {type: string}
-        Money:
-          type: [number, "null"]
-        Analysis:
-          type: object
-          required: [vendor, date, total, tax, currency, category, lineItems, confidence, analyzer]
-          properties:
-            vendor: {type: [string, "null"]}
-            date: {type: [string, "null"], format: date}
-            total: {$ref: "#/components/schemas/Money"}
-            tax: {$ref: "#/components/schemas/Money"}
-            currency: {type: [string, "null"]}
-            category: {type: [string, "null"]}
-            lineItems:
-              type: array
-              items:
-                type: object
-                properties:
-                  description: {type: string}
-                  quantity: {$ref: "#/components/schemas/Money"}
-                  unitPrice: {$ref: "#/components/schemas/Money"}
-                  amount: {$ref: "#/components/schemas/Money"}
-            confidence:
-              type: object
-              properties:
-                needsReview: {type: boolean}
-            analyzer: {type: string}
-        Expense:
-          type: object
-          required: [id, receiptId, amount, category, status, creationMethod]
-          properties:
-            id: {type: string}
-            receiptId: {type: string}
-            date: {type: [string, "null"], format: date}
-            amount: {$ref: "#/components/schemas/Money"}
-            currency: {type: [string, "null"]}
-            taxAmount: {$ref: "#/components/schemas/Money"}
-            category: {type: string}
-            description: {type: string}
-            isTaxDeductible: {type: boolean}
-            taxDeductiblePercentage: {type: number}
-            creationMethod: {type: string}
-            status: {type: string, enum: [draft, confirmed]}
-            needsReview: {type: boolean}
-        Record:
-          type: object
-          required: [file, receiptId, ocrStatus, analysis, expense, error]
-          properties:
-            file: {type: string}
-            receiptId: {type: string}
-            ocrStatus: {type: string, enum: [pending, processing, completed, failed]}
-            analysis:
-              oneOf:
-                - {$ref: "#/components/schemas/Analysis"}
-                - {type: "null"}
-            expense:
-              oneOf:
-                - {$ref: "#/components/schemas/Expense"}
-                - {type: "null"}
-            error: {type: [string, "null"]}
-    security:
-      - bearer: []
-      - {}
-    paths:
-      /healthz:
-        get:
-          summary: The process is up
-          security: []
-          responses:
-            "200":
-              description: Up
-              content:
-                application/json:
-                  schema: {type: object, properties: {status: {type: string}}}
-      /readyz:
-        get:
-          summary: The store can be read
-          security: []
-          responses:
-            "200":
-              description: Ready
-              content:
-                application/json:
-                  schema: {type: object}
-            "503": {$ref: "#/components/responses/problem"}
-      /metrics:
-        get:
-          summary: Prometheus text metrics (receipts by status, queue depth, HTTP requests and latency)
-          security: []
-          responses:
-            "200":
-              description: Prometheus text format 0.0.4
-              content:
-                text/plain:
-                  schema: {type: string}
-      /openapi.yaml:
-        get:
-          summary: This document
-          security: []
-          responses:
-            "200":
-              description: OpenAPI 3.1 YAML
-              content:
-                application/yaml:
-                  schema: {type: string}
-      /v1/receipts:
-        post:
-          summary: Upload a receipt (image or PDF)
+    static func yaml(taxonomy: Taxonomy) -> String {
+        let categories = taxonomy.names.map(quoted).joined(separator: ", ")
+        let currencies = Currency.codes.joined(separator: ", ")
+        return """
+        openapi: 3.1.0
+        info:
+          title: receipts
+          version: "1"
           description: >
-            The bytes as the body (image/* or application/pdf), or the `file` part of
-            multipart/form-data. The same bytes, or the same Idempotency-Key, return the same
-            receipt (a failed one is tried again).
+            Receipt OCR and parsing over HTTP. Records are the NDJSON records `receipts process` prints;
+            errors are RFC 9457 problem documents. Once an API token exists, every /v1 route needs
+            `Authorization: Bearer <token>`. A query parameter a route does not take is refused (400).
+            A method a path does not serve is answered 405 with `Allow`; OPTIONS is answered 204 with
+            `Allow`. While the store cannot be reached (PostgreSQL down), /v1 routes answer 503 with
+            `Retry-After` at once; /metrics still serves what this process knows.
+        components:
+          securitySchemes:
+            bearer:
+              type: http
+              scheme: bearer
           parameters:
-            - name: wait
-              in: query
-              description: Seconds to wait for the result (at most 30)
-              schema: {type: number, minimum: 0}
-            - name: Idempotency-Key
-              in: header
-              schema: {type: string, minLength: 1, maxLength: 200}
-          requestBody:
-            required: true
-            content:
-              image/*:
-                schema: {type: string, format: binary}
-              application/pdf:
-                schema: {type: string, format: binary}
-              multipart/form-data:
-                schema:
-                  type: object
-                  properties:
-                    file: {type: string, format: binary}
+            id:
+              name: id
+              in: path
+              required: true
+              schema: {type: string, format: uuid}
+            from: {name: from, in: query, description: First receipt date (inclusive), schema: {type: string, format: date}}
+            to: {name: to, in: query, description: Last receipt date (inclusive), schema: {type: string, format: date}}
+            category: {name: category, in: query, description: A category (case-insensitive), schema: {type: string}}
+            expenseStatus: {name: status, in: query, schema: {type: string, enum: [draft, confirmed]}}
+            needsReview: {name: needsReview, in: query, description: Only expenses flagged (true) or not flagged (false) for review, schema: {type: boolean}}
+          headers:
+            RetryAfter:
+              description: Seconds to wait before trying again
+              schema: {type: integer}
           responses:
-            "200":
-              description: The finished record (done within wait, or already known)
-              content:
-                application/json:
-                  schema: {$ref: "#/components/schemas/Record"}
-            "202":
-              description: Accepted; the record is at Location
-              headers:
-                Location:
-                  schema: {type: string}
-              content:
-                application/json:
-                  schema: {$ref: "#/components/schemas/Record"}
-            "400": {$ref: "#/components/responses/problem"}
-            "401": {$ref: "#/components/responses/problem"}
-            "413": {$ref: "#/components/responses/problem"}
-            "415": {$ref: "#/components/responses/problem"}
-            "422": {$ref: "#/components/responses/problem"}
-            "429":
-              description: Too many receipts waiting (--max-pending); try again after Retry-After seconds
-              headers:
-                Retry-After:
-                  schema: {type: integer}
+            problem:
+              description: An error (RFC 9457)
               content:
                 application/problem+json:
                   schema: {$ref: "#/components/schemas/Problem"}
-        get:
-          summary: List receipts, newest first
-          parameters:
-            - name: status
-              in: query
-              schema: {type: string, enum: [pending, processing, completed, failed]}
-            - name: limit
-              in: query
-              schema: {type: integer, minimum: 1, maximum: 500}
-            - name: after
-              in: query
-              description: The `next` of the previous page
-              schema: {type: string}
-          responses:
-            "200":
-              description: A page of records
+            busy:
+              description: Too much at once; try again after Retry-After seconds
+              headers:
+                Retry-After: {$ref: "#/components/headers/RetryAfter"}
               content:
-                application/json:
-                  schema:
+                application/problem+json:
+                  schema: {$ref: "#/components/schemas/Problem"}
+            unavailable:
+              description: The store cannot be reached now; try again after Retry-After seconds
+              headers:
+                Retry-After: {$ref: "#/components/headers/RetryAfter"}
+              content:
+                application/problem+json:
+                  schema: {$ref: "#/components/schemas/Problem"}
+          schemas:
+            Problem:
+              type: object
+              required: [type, title, status, detail]
+              properties:
+                type: {type: string}
+                title: {type: string}
+                status: {type: integer}
+                detail: {type: string}
+            Money:
+              description: Exact decimal, printed with at least the currency's minor units (12.50 GBP, 1200 JPY)
+              type: [number, "null"]
+            MoneyInput:
+              description: >
+                A JSON number, or a string holding a plain decimal (digits, one optional point, an optional
+                leading minus: "12.50"; no exponent, grouping or currency), or null to clear it. At most 12
+                digits before the point and 4 after it. Stored exactly as given, never rounded.
+              type: [number, string, "null"]
+              minimum: -999999999999.9999
+              maximum: 999999999999.9999
+              multipleOf: 0.0001
+              pattern: "\(Money.amountPattern)"
+            Analysis:
+              type: object
+              required: [vendor, date, total, tax, currency, category, lineItems, confidence, analyzer]
+              properties:
+                vendor: {type: [string, "null"]}
+                date: {type: [string, "null"], format: date}
+                total: {$ref: "#/components/schemas/Money"}
+                tax: {$ref: "#/components/schemas/Money"}
+                currency: {type: [string, "null"]}
+                category: {type: [string, "null"]}
+                lineItems:
+                  type: array
+                  items:
                     type: object
-                    required: [receipts, next]
                     properties:
-                      receipts:
-                        type: array
-                        items: {$ref: "#/components/schemas/Record"}
-                      next: {type: [string, "null"]}
-            "400": {$ref: "#/components/responses/problem"}
-            "401": {$ref: "#/components/responses/problem"}
-      /v1/receipts/{id}:
-        get:
-          summary: One receipt's record
-          parameters: [{$ref: "#/components/parameters/id"}]
-          responses:
-            "200":
-              description: The record
-              content:
-                application/json:
-                  schema: {$ref: "#/components/schemas/Record"}
-            "401": {$ref: "#/components/responses/problem"}
-            "404": {$ref: "#/components/responses/problem"}
-        delete:
-          summary: Delete the receipt, its image copy and its draft expense
-          parameters: [{$ref: "#/components/parameters/id"}]
-          responses:
-            "204": {description: Deleted}
-            "401": {$ref: "#/components/responses/problem"}
-            "404": {$ref: "#/components/responses/problem"}
-      /v1/receipts/{id}/image:
-        get:
-          summary: The image as uploaded
-          parameters: [{$ref: "#/components/parameters/id"}]
-          responses:
-            "200":
-              description: The bytes
-              content:
-                "*/*":
-                  schema: {type: string, format: binary}
-            "401": {$ref: "#/components/responses/problem"}
-            "404": {$ref: "#/components/responses/problem"}
-      /v1/receipts/{id}/retry:
-        post:
-          summary: Put a failed receipt back in the queue
-          parameters: [{$ref: "#/components/parameters/id"}]
-          responses:
-            "202":
-              description: Queued again
-              content:
-                application/json:
-                  schema: {$ref: "#/components/schemas/Record"}
-            "401": {$ref: "#/components/responses/problem"}
-            "404": {$ref: "#/components/responses/problem"}
-            "409": {$ref: "#/components/responses/problem"}
-      /v1/expenses:
-        get:
-          summary: Drafted and confirmed expenses
-          parameters:
-            - {name: from, in: query, schema: {type: string, format: date}}
-            - {name: to, in: query, schema: {type: string, format: date}}
-            - {name: category, in: query, schema: {type: string}}
-            - {name: status, in: query, schema: {type: string, enum: [draft, confirmed]}}
-          responses:
-            "200":
-              description: Expenses
-              content:
-                application/json:
-                  schema:
-                    type: object
-                    required: [expenses]
-                    properties:
-                      expenses:
-                        type: array
-                        items: {$ref: "#/components/schemas/Expense"}
-            "400": {$ref: "#/components/responses/problem"}
-            "401": {$ref: "#/components/responses/problem"}
-      /v1/expenses/export.csv:
-        get:
-          summary: The expenses as CSV (the columns of `receipts export --format csv`)
-          parameters:
-            - {name: from, in: query, schema: {type: string, format: date}}
-            - {name: to, in: query, schema: {type: string, format: date}}
-            - {name: category, in: query, schema: {type: string}}
-            - {name: status, in: query, schema: {type: string, enum: [draft, confirmed]}}
-          responses:
-            "200":
-              description: CSV, a header row then one row per expense
-              content:
-                text/csv:
+                      description: {type: string}
+                      quantity: {$ref: "#/components/schemas/Money"}
+                      unitPrice: {$ref: "#/components/schemas/Money"}
+                      amount: {$ref: "#/components/schemas/Money"}
+                confidence:
+                  type: object
+                  properties:
+                    needsReview: {type: boolean}
+                analyzer: {type: string}
+            StoredAnalysis:
+              description: The analysis of an image stored by `?store=true`, with where it is kept
+              allOf:
+                - {$ref: "#/components/schemas/Analysis"}
+                - type: object
+                  required: [receiptId, expenseId]
+                  properties:
+                    receiptId: {type: string, format: uuid}
+                    expenseId: {type: [string, "null"], format: uuid}
+            Expense:
+              type: object
+              required: [id, receiptId, amount, category, status, creationMethod]
+              properties:
+                id: {type: string, format: uuid}
+                receiptId: {type: string, format: uuid}
+                date: {type: [string, "null"], format: date}
+                amount: {$ref: "#/components/schemas/Money"}
+                currency: {type: [string, "null"]}
+                taxAmount: {$ref: "#/components/schemas/Money"}
+                category: {type: string}
+                description: {type: string}
+                isTaxDeductible: {type: boolean}
+                taxDeductiblePercentage: {type: number}
+                creationMethod: {type: string}
+                status: {type: string, enum: [draft, confirmed]}
+                needsReview: {type: boolean}
+                possibleDuplicateOf: {type: [string, "null"]}
+                isUploaded: {type: boolean}
+                lastModified: {type: string, format: date-time}
+            ExpenseWithCorrections:
+              type: object
+              required: [expense, corrections]
+              properties:
+                expense: {$ref: "#/components/schemas/Expense"}
+                corrections:
+                  description: What the analyzer had drafted for each field a person corrected
+                  type: object
+            Record:
+              type: object
+              required: [file, receiptId, ocrStatus, analysis, expense, error, attempts, lastError, createdAt, updatedAt]
+              properties:
+                file: {type: string}
+                receiptId: {type: string, format: uuid}
+                ocrStatus: {type: string, enum: [pending, processing, completed, failed]}
+                analysis:
+                  oneOf:
+                    - {$ref: "#/components/schemas/Analysis"}
+                    - {type: "null"}
+                expense:
+                  oneOf:
+                    - {$ref: "#/components/schemas/Expense"}
+                    - {type: "null"}
+                error: {type: [string, "null"], description: The one-line error of a receipt that failed for good}
+                attempts: {type: integer, description: Times a worker took the receipt}
+                lastError: {type: [string, "null"], description: The last failure, also while a retry waits}
+                createdAt: {type: [string, "null"], format: date-time}
+                updatedAt: {type: [string, "null"], format: date-time}
+        security:
+          - bearer: []
+          - {}
+        paths:
+          /healthz:
+            get:
+              summary: The process is up
+              security: []
+              responses:
+                "200":
+                  description: Up
+                  content:
+                    application/json:
+                      schema: {type: object, properties: {status: {type: string}}}
+                "400": {$ref: "#/components/responses/problem"}
+          /readyz:
+            get:
+              summary: The store can be read and the OCR engine runs
+              security: []
+              responses:
+                "200":
+                  description: Ready
+                  content:
+                    application/json:
+                      schema: {type: object}
+                "400": {$ref: "#/components/responses/problem"}
+                "503": {$ref: "#/components/responses/unavailable"}
+          /metrics:
+            get:
+              summary: Prometheus text metrics (receipts by status, queue depth, store up, HTTP requests and latency)
+              security: []
+              responses:
+                "200":
+                  description: Prometheus text format 0.0.4 (without the store's gauges while it cannot be read)
+                  content:
+                    text/plain:
+                      schema: {type: string}
+                "400": {$ref: "#/components/responses/problem"}
+          /openapi.yaml:
+            get:
+              summary: This document
+              security: []
+              responses:
+                "200":
+                  description: OpenAPI 3.1 YAML
+                  content:
+                    application/yaml:
+                      schema: {type: string}
+                "400": {$ref: "#/components/responses/problem"}
+          /v1/receipts:
+            post:
+              summary: Upload a receipt (image or PDF)
+              description: >
+                The bytes as the body (image/* or application/pdf; named by ?filename= or by
+                Content-Disposition's filename), or the `file` part of multipart/form-data (other parts
+                are ignored; two `file` parts are refused). The same bytes return the same receipt (a
+                failed one is tried again). An Idempotency-Key stands for one image: sent again with it,
+                the same receipt; with other bytes, 422 and nothing is stored. A body over --max-upload-mb
+                is answered 413 with `Connection: close`.
+              parameters:
+                - name: wait
+                  in: query
+                  description: Seconds to wait for the result (more than 30 waits 30)
+                  schema: {type: number, minimum: 0}
+                - name: filename
+                  in: query
+                  description: The receipt's file name (its last path component is kept, at most 255 characters)
                   schema: {type: string}
-            "400": {$ref: "#/components/responses/problem"}
-            "401": {$ref: "#/components/responses/problem"}
-      /v1/expenses/{id}:
-        patch:
-          summary: Correct fields of a drafted expense and confirm it
-          description: >
-            What the analyzer drafted for each corrected field is kept in `corrections`.
-            `status: confirmed` marks the expense reviewed.
-          parameters: [{$ref: "#/components/parameters/id"}]
-          requestBody:
-            required: true
-            content:
-              application/json:
-                schema:
-                  type: object
-                  additionalProperties: false
-                  properties:
-                    date: {type: [string, "null"], format: date}
-                    amount: {type: [number, string, "null"]}
-                    taxAmount: {type: [number, string, "null"]}
-                    currency: {type: [string, "null"]}
-                    category: {type: string, minLength: 1}
-                    description: {type: string, minLength: 1}
-                    isTaxDeductible: {type: boolean}
-                    taxDeductiblePercentage: {type: number, minimum: 0, maximum: 100}
-                    status: {type: string, enum: [draft, confirmed]}
-          responses:
-            "200":
-              description: The expense as corrected, and what the analyzer had drafted
-              content:
-                application/json:
-                  schema:
-                    type: object
-                    required: [expense, corrections]
-                    properties:
-                      expense: {$ref: "#/components/schemas/Expense"}
-                      corrections: {type: object}
-            "400": {$ref: "#/components/responses/problem"}
-            "401": {$ref: "#/components/responses/problem"}
-            "404": {$ref: "#/components/responses/problem"}
-      /v1/analyze:
-        post:
-          summary: Analyze one image synchronously; nothing is stored unless store=true
-          parameters:
-            - name: store
-              in: query
-              description: Also store the receipt and its draft expense (its record is at Location)
-              schema: {type: string, enum: ["true", "false"]}
-          requestBody:
-            required: true
-            content:
-              application/json:
-                schema:
-                  type: object
-                  required: [image]
-                  properties:
-                    image: {type: string, description: base64 bytes}
-                    mimeType: {type: string}
-          responses:
-            "200":
-              description: The analysis
-              content:
-                application/json:
-                  schema: {$ref: "#/components/schemas/Analysis"}
-            "202":
-              description: Stored (store=true) but not read within 30 s; the record is at Location
-              content:
-                application/json:
-                  schema: {$ref: "#/components/schemas/Record"}
-            "400": {$ref: "#/components/responses/problem"}
-            "401": {$ref: "#/components/responses/problem"}
-            "413": {$ref: "#/components/responses/problem"}
-            "415": {$ref: "#/components/responses/problem"}
-            "422": {$ref: "#/components/responses/problem"}
+                - name: Idempotency-Key
+                  in: header
+                  schema: {type: string, minLength: 1, maxLength: 200}
+              requestBody:
+                required: true
+                content:
+                  image/*:
+                    schema: {type: string, format: binary}
+                  application/pdf:
+                    schema: {type: string, format: binary}
+                  multipart/form-data:
+                    schema:
+                      type: object
+                      required: [file]
+                      properties:
+                        file: {type: string, format: binary}
+                    encoding:
+                      file:
+                        contentType: image/jpeg, image/png, image/gif, image/webp, image/tiff, image/bmp, image/heic, image/avif, application/pdf
+              responses:
+                "200":
+                  description: The finished record (done within wait, or already known)
+                  content:
+                    application/json:
+                      schema: {$ref: "#/components/schemas/Record"}
+                "202":
+                  description: Accepted; the record is at Location
+                  headers:
+                    Location:
+                      schema: {type: string}
+                  content:
+                    application/json:
+                      schema: {$ref: "#/components/schemas/Record"}
+                "400": {$ref: "#/components/responses/problem"}
+                "401": {$ref: "#/components/responses/problem"}
+                "404": {$ref: "#/components/responses/problem"}
+                "413": {$ref: "#/components/responses/problem"}
+                "415": {$ref: "#/components/responses/problem"}
+                "422": {$ref: "#/components/responses/problem"}
+                "429": {$ref: "#/components/responses/busy"}
+                "503": {$ref: "#/components/responses/unavailable"}
+            get:
+              summary: List receipts, newest first
+              parameters:
+                - name: status
+                  in: query
+                  schema: {type: string, enum: [pending, processing, completed, failed]}
+                - name: limit
+                  in: query
+                  schema: {type: integer, minimum: 1, maximum: 500}
+                - name: after
+                  in: query
+                  description: The `next` of the previous page (404 when that receipt is gone)
+                  schema: {type: string, format: uuid}
+              responses:
+                "200":
+                  description: A page of records
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [receipts, next]
+                        properties:
+                          receipts:
+                            type: array
+                            items: {$ref: "#/components/schemas/Record"}
+                          next: {type: [string, "null"]}
+                "400": {$ref: "#/components/responses/problem"}
+                "401": {$ref: "#/components/responses/problem"}
+                "404": {$ref: "#/components/responses/problem"}
+                "503": {$ref: "#/components/responses/unavailable"}
+          /v1/receipts/{id}:
+            get:
+              summary: One receipt's record
+              parameters: [{$ref: "#/components/parameters/id"}]
+              responses:
+                "200":
+                  description: The record
+                  content:
+                    application/json:
+                      schema: {$ref: "#/components/schemas/Record"}
+                "400": {$ref: "#/components/responses/problem"}
+                "401": {$ref: "#/components/responses/problem"}
+                "404": {$ref: "#/components/responses/problem"}
+                "503": {$ref: "#/components/responses/unavailable"}
+            delete:
+              summary: Delete the receipt, its image copy and its expense
+              description: >
+                A receipt whose expense is confirmed (a person's record) is kept and 409 answered,
+                unless force=true.
+              parameters:
+                - {$ref: "#/components/parameters/id"}
+                - name: force
+                  in: query
+                  description: Delete even a receipt whose expense is confirmed
+                  schema: {type: boolean}
+              responses:
+                "204": {description: Deleted}
+                "400": {$ref: "#/components/responses/problem"}
+                "401": {$ref: "#/components/responses/problem"}
+                "404": {$ref: "#/components/responses/problem"}
+                "409": {$ref: "#/components/responses/problem"}
+                "503": {$ref: "#/components/responses/unavailable"}
+          /v1/receipts/{id}/image:
+            get:
+              summary: The image as uploaded
+              parameters: [{$ref: "#/components/parameters/id"}]
+              responses:
+                "200":
+                  description: The bytes
+                  content:
+                    "*/*":
+                      schema: {type: string, format: binary}
+                "400": {$ref: "#/components/responses/problem"}
+                "401": {$ref: "#/components/responses/problem"}
+                "404": {$ref: "#/components/responses/problem"}
+                "503": {$ref: "#/components/responses/unavailable"}
+          /v1/receipts/{id}/retry:
+            post:
+              summary: Put a failed receipt back in the queue
+              parameters: [{$ref: "#/components/parameters/id"}]
+              responses:
+                "202":
+                  description: Queued again
+                  content:
+                    application/json:
+                      schema: {$ref: "#/components/schemas/Record"}
+                "400": {$ref: "#/components/responses/problem"}
+                "401": {$ref: "#/components/responses/problem"}
+                "404": {$ref: "#/components/responses/problem"}
+                "409": {$ref: "#/components/responses/problem"}
+                "503": {$ref: "#/components/responses/unavailable"}
+          /v1/expenses:
+            get:
+              summary: Drafted and confirmed expenses, by date
+              parameters:
+                - {$ref: "#/components/parameters/from"}
+                - {$ref: "#/components/parameters/to"}
+                - {$ref: "#/components/parameters/category"}
+                - {$ref: "#/components/parameters/expenseStatus"}
+                - {$ref: "#/components/parameters/needsReview"}
+                - name: limit
+                  in: query
+                  schema: {type: integer, minimum: 1, maximum: 500}
+                - name: after
+                  in: query
+                  description: The `next` of the previous page (404 when that expense is gone)
+                  schema: {type: string, format: uuid}
+              responses:
+                "200":
+                  description: A page of expenses
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [expenses, next]
+                        properties:
+                          expenses:
+                            type: array
+                            items: {$ref: "#/components/schemas/Expense"}
+                          next: {type: [string, "null"]}
+                "400": {$ref: "#/components/responses/problem"}
+                "401": {$ref: "#/components/responses/problem"}
+                "404": {$ref: "#/components/responses/problem"}
+                "503": {$ref: "#/components/responses/unavailable"}
+          /v1/expenses/export.csv:
+            get:
+              summary: The expenses as CSV (what `receipts export --format csv` prints)
+              description: >
+                Columns: date, vendor, category, amount, currency, taxAmount, taxDeductiblePercentage,
+                deductibleAmount (0 when isTaxDeductible is false), status, needsReview,
+                possibleDuplicateOf, receiptFile, receiptId, expenseId, isTaxDeductible, corrections.
+              parameters:
+                - {$ref: "#/components/parameters/from"}
+                - {$ref: "#/components/parameters/to"}
+                - {$ref: "#/components/parameters/category"}
+                - {$ref: "#/components/parameters/expenseStatus"}
+                - {$ref: "#/components/parameters/needsReview"}
+              responses:
+                "200":
+                  description: CSV, a header row then one row per expense
+                  content:
+                    text/csv:
+                      schema: {type: string}
+                "400": {$ref: "#/components/responses/problem"}
+                "401": {$ref: "#/components/responses/problem"}
+                "503": {$ref: "#/components/responses/unavailable"}
+          /v1/expenses/{id}:
+            get:
+              summary: One expense and its corrections
+              description: The `ETag` header is the version to send as `If-Match` with a correction.
+              parameters: [{$ref: "#/components/parameters/id"}]
+              responses:
+                "200":
+                  description: The expense and what the analyzer had drafted for each corrected field
+                  headers:
+                    ETag:
+                      schema: {type: string}
+                  content:
+                    application/json:
+                      schema: {$ref: "#/components/schemas/ExpenseWithCorrections"}
+                "400": {$ref: "#/components/responses/problem"}
+                "401": {$ref: "#/components/responses/problem"}
+                "404": {$ref: "#/components/responses/problem"}
+                "503": {$ref: "#/components/responses/unavailable"}
+            patch:
+              summary: Correct fields of an expense and confirm it
+              description: >
+                What the analyzer drafted for each corrected field is kept in `corrections`.
+                `status: confirmed` marks the expense reviewed. A category is one of the taxonomy's
+                (case-insensitive); a new category brings its deduction (isTaxDeductible,
+                taxDeductiblePercentage) unless the same request sets it; a percentage given alone makes
+                the expense deductible when it is above 0. A currency is an ISO 4217 code. Send the
+                `ETag` of `GET /v1/expenses/{id}` as `If-Match` to save only over that version (412
+                when another correction came first); without it the change applies to the expense as
+                stored.
+              parameters: [{$ref: "#/components/parameters/id"}]
+              requestBody:
+                required: true
+                content:
+                  application/json:
+                    schema:
+                      type: object
+                      additionalProperties: false
+                      properties:
+                        date: {type: [string, "null"], format: date}
+                        amount: {$ref: "#/components/schemas/MoneyInput"}
+                        taxAmount: {$ref: "#/components/schemas/MoneyInput"}
+                        currency: {type: [string, "null"], enum: [\(currencies), null]}
+                        category: {type: string, enum: [\(categories)]}
+                        description: {type: string, minLength: 1, maxLength: \(ExpenseCorrection.maximumDescriptionLength), pattern: "[^ \\\\t\\\\r\\\\n]"}
+                        isTaxDeductible: {type: boolean}
+                        taxDeductiblePercentage:
+                          type: [number, string]
+                          minimum: 0
+                          maximum: 100
+                          multipleOf: 0.0001
+                          pattern: "^(100([.]0{1,4})?|[0-9]{1,2}([.][0-9]{1,4})?)$"
+                        status: {type: string, enum: [draft, confirmed]}
+              responses:
+                "200":
+                  description: The expense as corrected, and what the analyzer had drafted (ETag is its new version)
+                  headers:
+                    ETag:
+                      schema: {type: string}
+                  content:
+                    application/json:
+                      schema: {$ref: "#/components/schemas/ExpenseWithCorrections"}
+                "400": {$ref: "#/components/responses/problem"}
+                "401": {$ref: "#/components/responses/problem"}
+                "404": {$ref: "#/components/responses/problem"}
+                "409": {$ref: "#/components/responses/problem"}
+                "412": {$ref: "#/components/responses/problem"}
+                "413": {$ref: "#/components/responses/problem"}
+                "503": {$ref: "#/components/responses/unavailable"}
+          /v1/analyze:
+            post:
+              summary: Analyze one image synchronously; nothing is stored unless store=true
+              description: >
+                `image` is the image's bytes in base64 (standard or URL-safe, padded or not) or a
+                `data:image/…;base64,…` URL. At most one image per OCR thread is analyzed at once, within
+                --max-pixels of decoded images: others are answered 429 with Retry-After.
+              parameters:
+                - name: store
+                  in: query
+                  description: Also store the receipt and its draft expense (its record is at Location)
+                  schema: {type: boolean}
+              requestBody:
+                required: true
+                content:
+                  application/json:
+                    schema:
+                      type: object
+                      required: [image]
+                      additionalProperties: false
+                      properties:
+                        image: {type: string, minLength: 1, description: The image's bytes in base64, or a data URL}
+                        mimeType: {type: string}
+              responses:
+                "200":
+                  description: The analysis (with receiptId and expenseId when stored)
+                  content:
+                    application/json:
+                      schema:
+                        anyOf:
+                          - {$ref: "#/components/schemas/StoredAnalysis"}
+                          - {$ref: "#/components/schemas/Analysis"}
+                "202":
+                  description: Stored (store=true) but not read within 30 s; the record is at Location
+                  content:
+                    application/json:
+                      schema: {$ref: "#/components/schemas/Record"}
+                "400": {$ref: "#/components/responses/problem"}
+                "401": {$ref: "#/components/responses/problem"}
+                "413": {$ref: "#/components/responses/problem"}
+                "415": {$ref: "#/components/responses/problem"}
+                "422": {$ref: "#/components/responses/problem"}
+                "429": {$ref: "#/components/responses/busy"}
+                "503": {$ref: "#/components/responses/unavailable"}
 
-    """
+        """
+    }
+
+    private static func quoted(_ text: String) -> String {
+        "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+    }
 }

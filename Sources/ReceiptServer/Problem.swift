@@ -8,11 +8,17 @@ import ReceiptKit
 struct Problem: Error, Sendable {
     var status: HTTPResponse.Status
     var detail: String
+    /// Headers the answer needs beside the content type (`Allow`, `Retry-After`, `Connection`).
+    var headers: HTTPFields
 
-    init(_ status: HTTPResponse.Status, _ detail: String) {
+    init(_ status: HTTPResponse.Status, _ detail: String, headers: HTTPFields = [:]) {
         self.status = status
         self.detail = detail.oneLine
+        self.headers = headers
     }
+
+    /// Seconds a client is told to wait (`Retry-After`) after a 429 or a 503.
+    static let retryAfterSeconds = 5
 
     var response: Response {
         let body = JSONValue.object([
@@ -21,16 +27,37 @@ struct Problem: Error, Sendable {
             ("status", .number(String(status.code))),
             ("detail", .string(detail)),
         ])
-        var headers: HTTPFields = [.contentType: "application/problem+json"]
-        if status == .tooManyRequests { headers[.retryAfter] = "5" }
-        if status == .unauthorized { headers[.wwwAuthenticate] = "Bearer" }
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: body.serialized() + "\n")))
+        var fields: HTTPFields = [.contentType: "application/problem+json"]
+        if status == .tooManyRequests || status == .serviceUnavailable { fields[.retryAfter] = String(Self.retryAfterSeconds) }
+        if status == .unauthorized { fields[.wwwAuthenticate] = "Bearer" }
+        for field in headers { fields[field.name] = field.value }
+        return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(string: body.serialized() + "\n")))
+    }
+
+    /// A `ReceiptError` from the layers below, as the status that says what it means: a value
+    /// given that is not valid (400), an unknown record (404), a state that forbids it (409), a
+    /// changed record (412), a store that cannot answer now (503); nil for anything else (a 500
+    /// whose cause goes to the log).
+    init?(_ error: ReceiptError) {
+        switch error.code {
+        case .invalidInput: self.init(.badRequest, error.message)
+        case .notFound: self.init(.notFound, error.message)
+        case .invalidState: self.init(.conflict, error.message)
+        case .preconditionFailed: self.init(.preconditionFailed, error.message)
+        case .locked:
+            self.init(.serviceUnavailable, "the store is busy; try again shortly")
+        default:
+            guard error.isTransient else { return nil }
+            // The store's location masks any password; the cause is one line from the driver.
+            self.init(.serviceUnavailable, "the store cannot be reached: \(error.description)")
+        }
     }
 }
 
-/// Turns every error a route throws into a problem document: ours as they are, Hummingbird's
-/// (unknown route, body too large) with their status, anything else as a 500 whose detail says
-/// only that it failed (the cause goes to the log, never to the client).
+/// Turns every error a route throws into a problem document: ours as they are, the layers' by
+/// their meaning (`Problem(_: ReceiptError)`), Hummingbird's (unknown route) with their status, a
+/// method a path does not serve as 405 with `Allow`, anything else as a 500 whose detail says only
+/// that it failed (the cause goes to the log, never to the client).
 struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
     let logger: Logger
 
@@ -39,70 +66,36 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             return try await next(request, context)
         } catch let problem as Problem {
             return problem.response
+        } catch let error as ReceiptError {
+            if let problem = Problem(error) { return problem.response }
+            return failed(request, error)
+        } catch let error as HTTPError where error.status == .notFound {
+            if let allowed = ReceiptServer.methods(forPath: request.uri.path) {
+                let allow = (allowed + ["OPTIONS"]).joined(separator: ", ")
+                if request.method == .options {
+                    return Response(status: .noContent, headers: [.allow: allow])
+                }
+                if request.method == .head {
+                    // An answer to HEAD has no body.
+                    return Response(status: .methodNotAllowed, headers: [.allow: allow])
+                }
+                return Problem(.methodNotAllowed, "\(request.method) is not served at \(request.uri.path) (it serves \(allowed.joined(separator: ", ")))",
+                               headers: [.allow: allow]).response
+            }
+            return Problem(.notFound, "no such route: \(request.method) \(request.uri.path)").response
         } catch let error as HTTPError {
-            let detail = error.status == .notFound ? "no such route: \(request.method) \(request.uri.path)" : error.status.reasonPhrase
-            return Problem(error.status, detail).response
+            return Problem(error.status, error.status.reasonPhrase).response
         } catch let error as any HTTPResponseError {
             return Problem(error.status, error.status.reasonPhrase).response
         } catch {
-            logger.error("Request failed", metadata: ["http.route": "\(request.method) \(request.uri.path)",
-                                                      "error": "\(String(describing: error).oneLine)"])
-            return Problem(.internalServerError, "the request failed; the server's log has the cause").response
+            return failed(request, error)
         }
     }
-}
 
-/// The `file` part of a `multipart/form-data` body (RFC 7578), or the first part with a filename.
-enum Multipart {
-    struct Part {
-        var name: String?
-        var filename: String?
-        var data: Data
-    }
-
-    static func file(in body: Data, contentType: String) throws -> Part {
-        guard let boundary = contentType.split(separator: ";").lazy
-            .map({ $0.trimmingCharacters(in: .whitespaces) })
-            .first(where: { $0.lowercased().hasPrefix("boundary=") })
-            .map({ String($0.dropFirst("boundary=".count)).trimmingCharacters(in: CharacterSet(charactersIn: "\"")) }),
-            !boundary.isEmpty else {
-            throw Problem(.badRequest, "multipart/form-data without a boundary")
-        }
-        let parts = try self.parts(body, boundary: Data(("--" + boundary).utf8))
-        guard let part = parts.first(where: { $0.name == "file" }) ?? parts.first(where: { $0.filename != nil }) else {
-            throw Problem(.badRequest, "the multipart body has no 'file' part")
-        }
-        return part
-    }
-
-    private static func parts(_ body: Data, boundary: Data) throws -> [Part] {
-        var parts: [Part] = []
-        guard var cursor = body.range(of: boundary)?.upperBound else {
-            throw Problem(.badRequest, "the multipart body does not start with its boundary")
-        }
-        let crlf = Data("\r\n".utf8), headerEnd = Data("\r\n\r\n".utf8), closing = Data("--".utf8)
-        while true {
-            if body[cursor...].starts(with: closing) { return parts }                // the final boundary
-            guard body[cursor...].starts(with: crlf) else { break }
-            cursor += crlf.count
-            guard let headersEnd = body.range(of: headerEnd, in: cursor..<body.endIndex) else { break }
-            let headers = String(decoding: body[cursor..<headersEnd.lowerBound], as: UTF8.self)
-            let contentStart = headersEnd.upperBound
-            guard let next = body.range(of: crlf + boundary, in: contentStart..<body.endIndex) else { break }
-            parts.append(Part(name: parameter("name", in: headers), filename: parameter("filename", in: headers),
-                              data: body[contentStart..<next.lowerBound]))
-            cursor = next.upperBound
-        }
-        throw Problem(.badRequest, "the multipart body is truncated or malformed")
-    }
-
-    private static func parameter(_ key: String, in headers: String) -> String? {
-        for line in headers.split(separator: "\r\n") where line.lowercased().hasPrefix("content-disposition:") {
-            for item in line.split(separator: ";").map({ $0.trimmingCharacters(in: .whitespaces) }) where item.hasPrefix(key + "=") {
-                return String(item.dropFirst(key.count + 1)).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
-            }
-        }
-        return nil
+    private func failed(_ request: Request, _ error: any Error) -> Response {
+        logger.error("Request failed", metadata: ["http.route": "\(request.method) \(request.uri.path)",
+                                                  "error.message": "\(String(describing: error).oneLine)"])
+        return Problem(.internalServerError, "the request failed; the server's log has the cause").response
     }
 }
 

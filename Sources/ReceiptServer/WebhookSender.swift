@@ -33,21 +33,29 @@ public final class WebhookSender: Service, Sendable {
 
     let configuration: Configuration
     let logger: Logger
-    private let stream: AsyncStream<Data>
-    private let continuation: AsyncStream<Data>.Continuation
+    /// A record to deliver and the receipt it is about (for the log).
+    private struct Delivery: Sendable {
+        var body: Data
+        var receiptId: UUID
+    }
+
+    private let stream: AsyncStream<Delivery>
+    private let continuation: AsyncStream<Delivery>.Continuation
 
     public init(configuration: Configuration, logger: Logger) {
         self.configuration = configuration
         self.logger = logger
         // At most 10,000 waiting deliveries; past that the oldest are dropped (and logged).
-        (stream, continuation) = AsyncStream.makeStream(of: Data.self, bufferingPolicy: .bufferingNewest(10_000))
+        (stream, continuation) = AsyncStream.makeStream(of: Delivery.self, bufferingPolicy: .bufferingNewest(10_000))
     }
 
     /// Hands an outcome on for delivery; returns at once (for `ReceiptPipeline.Configuration.onFinished`).
     public func enqueue(_ outcome: ReceiptOutcome) {
-        let body = Data(outcome.record.json.serialized().utf8)
-        if case .dropped = continuation.yield(body) {
-            logger.warning("Webhook queue full: the oldest delivery was dropped", metadata: ["webhook.url": "\(configuration.url.absoluteString)"])
+        let delivery = Delivery(body: Data(outcome.record.json.serialized().utf8), receiptId: outcome.receipt.id)
+        if case let .dropped(oldest) = continuation.yield(delivery) {
+            logger.warning("Webhook queue full: the oldest delivery was dropped",
+                           metadata: ["webhook.url": "\(configuration.url.absoluteString)",
+                                      "receipt.id": "\(oldest.receiptId.uuidString.lowercased())"])
         }
     }
 
@@ -62,8 +70,8 @@ public final class WebhookSender: Service, Sendable {
     public func run() async throws {
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
-                for await body in stream {
-                    group.addTask { await self.deliver(body) }
+                for await delivery in stream {
+                    group.addTask { await self.deliver(delivery) }
                 }
             }
         } onGracefulShutdown: {
@@ -71,33 +79,50 @@ public final class WebhookSender: Service, Sendable {
         }
     }
 
-    private func deliver(_ body: Data) async {
+    private func deliver(_ delivery: Delivery) async {
         var delay = configuration.firstRetryDelay
-        for attempt in 1...configuration.attempts {
+        var metadata: Logger.Metadata = ["webhook.url": "\(configuration.url.absoluteString)",
+                                         "receipt.id": "\(delivery.receiptId.uuidString.lowercased())"]
+        var made = 0
+        var problem = ""
+        while made < configuration.attempts {
+            if Task.isCancelled || (made > 0 && Task.isShuttingDownGracefully) { break }
+            made += 1
             let timestamp = Int(Date().timeIntervalSince1970)
             var request = URLRequest(url: configuration.url)
             request.httpMethod = "POST"
-            request.httpBody = body
+            request.httpBody = delivery.body
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-            request.setValue(Self.signature(body: body, timestamp: timestamp, secret: configuration.secret), forHTTPHeaderField: "Receipts-Signature")
+            request.setValue(Self.signature(body: delivery.body, timestamp: timestamp, secret: configuration.secret),
+                             forHTTPHeaderField: "Receipts-Signature")
             request.timeoutInterval = Double(configuration.timeout.components.seconds)
-            var problem: String
             do {
                 let (_, response) = try await URLSession.shared.data(for: request)
                 let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-                if (200..<300).contains(status) { return }
+                if (200..<300).contains(status) {
+                    logger.debug("Webhook delivered", metadata: metadata.merging(["webhook.attempts": "\(made)"]) { $1 })
+                    return
+                }
                 problem = "HTTP \(status)"
             } catch {
                 problem = error.localizedDescription.oneLine
             }
-            guard attempt < configuration.attempts, !Task.isCancelled else {
-                logger.error("Webhook not delivered", metadata: ["webhook.url": "\(configuration.url.absoluteString)",
-                                                                 "webhook.attempts": "\(attempt)", "error.message": "\(problem)"])
-                return
-            }
-            logger.debug("Webhook delivery failed; retrying", metadata: ["webhook.attempt": "\(attempt)", "error.message": "\(problem)"])
-            try? await Task.sleep(for: delay)
+            guard made < configuration.attempts, !Task.isCancelled, !Task.isShuttingDownGracefully else { break }
+            logger.debug("Webhook delivery failed; retrying",
+                         metadata: metadata.merging(["webhook.attempt": "\(made)", "error.message": "\(problem)"]) { $1 })
+            // A stop ends the wait for the next retry at once.
+            let wait = delay
+            do { try await cancelWhenGracefulShutdown { try await Task.sleep(for: wait) } } catch { break }
             delay *= 2
+        }
+        metadata["webhook.attempts"] = "\(made)"
+        if !problem.isEmpty { metadata["error.message"] = "\(problem)" }
+        if made < configuration.attempts {
+            // The server is stopping: the retries left are not made (deliveries are kept in memory only).
+            metadata["webhook.cancelled"] = "true"
+            logger.error("Webhook not delivered: the server stopped before its retries", metadata: metadata)
+        } else {
+            logger.error("Webhook not delivered", metadata: metadata)
         }
     }
 }

@@ -7,8 +7,11 @@ extension SQLiteReceiptStore: ServerStore {
         let secret = APIToken.newSecret()
         let hash = APIToken.hash(secret)
         try await write { db in
-            if try Bool.fetchOne(db, sql: "SELECT 1 FROM api_token WHERE name = ?", arguments: [name]) == true {
-                throw ReceiptError(.invalidState, "a token named '\(name)' exists; revoke it or choose another name")
+            if let row = try Row.fetchOne(db, sql: "SELECT revokedAt FROM api_token WHERE name = ?", arguments: [name]) {
+                guard (row["revokedAt"] as Date?) != nil else {
+                    throw ReceiptError(.invalidState, "a token named '\(name)' is active; revoke it first or choose another name")
+                }
+                try db.execute(sql: "DELETE FROM api_token WHERE name = ?", arguments: [name])
             }
             try db.execute(sql: "INSERT INTO api_token (name, secretHash, createdAt) VALUES (?, ?, ?)", arguments: [name, hash, now])
         }
@@ -45,24 +48,43 @@ extension SQLiteReceiptStore: ServerStore {
         try await read { db in try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM api_token WHERE revokedAt IS NULL)") ?? false }
     }
 
-    public func receiptId(idempotencyKey: String) async throws -> UUID? {
-        try await read { db in
-            try String.fetchOne(db, sql: "SELECT receiptId FROM idempotency_key WHERE key = ?", arguments: [idempotencyKey]).flatMap(UUID.init)
-        }
-    }
-
-    public func remember(idempotencyKey: String, receiptId: UUID, now: Date) async throws -> UUID {
+    public func claimIdempotencyKey(_ key: String, fingerprint: String, now: Date) async throws -> IdempotencyClaim {
         try await write { db in
-            try db.execute(sql: "INSERT INTO idempotency_key (key, receiptId, createdAt) VALUES (?, ?, ?) ON CONFLICT(key) DO NOTHING",
-                           arguments: [idempotencyKey, StoreRows.text(receiptId), now])
-            let id = try String.fetchOne(db, sql: "SELECT receiptId FROM idempotency_key WHERE key = ?", arguments: [idempotencyKey])
-            return id.flatMap(UUID.init) ?? receiptId
+            try db.execute(sql: """
+                INSERT INTO idempotency_key (key, fingerprint, receiptId, createdAt) VALUES (?, ?, NULL, ?)
+                ON CONFLICT(key) DO NOTHING
+                """, arguments: [key, fingerprint, now])
+            if db.changesCount == 1 { return .claimed }
+            let row = try Row.fetchOne(db, sql: "SELECT fingerprint, receiptId FROM idempotency_key WHERE key = ?", arguments: [key])
+            return .taken(fingerprint: row?["fingerprint"] ?? "", receiptId: row.flatMap { StoreRows.uuid($0, "receiptId") })
         }
     }
 
-    public func correct(_ expense: Expense, changed: [(field: String, drafted: JSONValue)], now: Date) async throws -> JSONValue {
+    public func bindIdempotencyKey(_ key: String, receiptId: UUID) async throws {
+        try await write { db in
+            try db.execute(sql: "UPDATE idempotency_key SET receiptId = ? WHERE key = ?", arguments: [StoreRows.text(receiptId), key])
+        }
+    }
+
+    public func releaseIdempotencyKey(_ key: String, fingerprint: String) async throws {
+        try await write { db in
+            try db.execute(sql: "DELETE FROM idempotency_key WHERE key = ? AND fingerprint = ? AND receiptId IS NULL",
+                           arguments: [key, fingerprint])
+        }
+    }
+
+    public func correct(_ expense: Expense, changed: [(field: String, drafted: JSONValue)], now: Date,
+                        expectedVersion: String?) async throws -> JSONValue {
         let e = expense
         return try await write { db in
+            if let expectedVersion {
+                let current = try Row.fetchOne(db, sql: "SELECT * FROM expense WHERE id = ?", arguments: [StoreRows.text(e.id)])
+                    .map(StoreRows.expense)
+                guard let current else { throw ReceiptError(.notFound, "no expense with id \(StoreRows.text(e.id))") }
+                guard current.etag == expectedVersion else {
+                    throw ReceiptError(.preconditionFailed, "expense \(StoreRows.text(e.id)) was changed since it was read")
+                }
+            }
             let stored = try String.fetchOne(db, sql: "SELECT corrections FROM expense WHERE id = ?", arguments: [StoreRows.text(e.id)])
             var corrections = stored.flatMap { try? JSONValue.parse($0) }?.objectValue ?? []
             for change in changed where !corrections.contains(where: { $0.0 == change.field }) {
@@ -91,15 +113,20 @@ extension SQLiteReceiptStore: ServerStore {
         }
     }
 
-    public func deleteReceipt(id: UUID) async throws -> String? {
+    public func deleteReceipt(id: UUID, force: Bool) async throws -> String? {
         try await write { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT imagePath FROM receipt WHERE id = ?", arguments: [StoreRows.text(id)]) else {
-                throw ReceiptError(.notFound, "no receipt with id \(id.uuidString.lowercased())")
+            let idText = StoreRows.text(id)
+            guard let row = try Row.fetchOne(db, sql: "SELECT imagePath FROM receipt WHERE id = ?", arguments: [idText]) else {
+                throw ReceiptError(.notFound, "no receipt with id \(idText)")
+            }
+            if !force, try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM expense WHERE receiptId = ? AND status = 'confirmed')",
+                                         arguments: [idText]) == true {
+                throw ReceiptError(.invalidState, "receipt \(idText) has a confirmed expense (a person's record); delete it with force to remove both")
             }
             let image: String? = row["imagePath"]
-            try db.execute(sql: "DELETE FROM idempotency_key WHERE receiptId = ?", arguments: [StoreRows.text(id)])
-            try db.execute(sql: "DELETE FROM expense WHERE receiptId = ?", arguments: [StoreRows.text(id)])
-            try db.execute(sql: "DELETE FROM receipt WHERE id = ?", arguments: [StoreRows.text(id)])
+            try db.execute(sql: "DELETE FROM idempotency_key WHERE receiptId = ?", arguments: [idText])
+            try db.execute(sql: "DELETE FROM expense WHERE receiptId = ?", arguments: [idText])
+            try db.execute(sql: "DELETE FROM receipt WHERE id = ?", arguments: [idText])
             guard let image else { return nil }
             let shared = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM receipt WHERE imagePath = ?)", arguments: [image]) ?? false
             return shared ? nil : image

@@ -15,8 +15,9 @@ package enum StoreRows {
         (row[column] as String?).flatMap(UUID.init(uuidString:))
     }
 
+    /// Money kept as text, read back by the one money parser (`Money.amount`).
     package static func decimal(_ row: Row, _ column: String) -> Decimal? {
-        (row[column] as String?).flatMap { Decimal(string: $0, locale: posix) }
+        (row[column] as String?).flatMap { try? Money.amount($0, limits: .stored) }
     }
 
     package static func receipt(_ row: Row) -> Receipt {

@@ -7,6 +7,8 @@ import GRDB
 /// - `v2`: the job queue: where the image bytes are kept, the worker lease, the retry time.
 /// - `v3`: for `receipts serve`: API tokens (only their SHA-256 kept), idempotency keys, and each
 ///   expense's corrections (what the analyzer said of a field a person changed).
+/// - `v4`: an idempotency key keeps the fingerprint of its request (the SHA-256 of the image), and
+///   is claimed before the receipt exists (`receiptId` is set once it does).
 ///
 /// Money is TEXT holding the exact decimal (`23.45`); receipt dates are TEXT `YYYY-MM-DD`
 /// calendar dates; timestamps are GRDB's UTC text `YYYY-MM-DD HH:MM:SS.SSS` (they sort as text).
@@ -22,11 +24,14 @@ package enum StoreSchema {
         migrator.registerMigration("v3") { db in
             try db.execute(sql: v3)
         }
+        migrator.registerMigration("v4") { db in
+            try db.execute(sql: v4)
+        }
         return migrator
     }
 
     /// The newest migration this build knows.
-    package static let latestVersion = "v3"
+    package static let latestVersion = "v4"
 
     package static let v1 = """
         CREATE TABLE receipt (
@@ -92,5 +97,19 @@ package enum StoreSchema {
             receiptId TEXT NOT NULL REFERENCES receipt(id) ON DELETE CASCADE,
             createdAt TEXT NOT NULL
         );
+        """
+
+    package static let v4 = """
+        CREATE TABLE idempotency_key_v4 (
+            key TEXT PRIMARY KEY NOT NULL,
+            fingerprint TEXT NOT NULL,
+            receiptId TEXT REFERENCES receipt(id) ON DELETE CASCADE,
+            createdAt TEXT NOT NULL
+        );
+        INSERT INTO idempotency_key_v4 (key, fingerprint, receiptId, createdAt)
+            SELECT k.key, coalesce(r.contentHash, ''), k.receiptId, k.createdAt
+            FROM idempotency_key k LEFT JOIN receipt r ON r.id = k.receiptId;
+        DROP TABLE idempotency_key;
+        ALTER TABLE idempotency_key_v4 RENAME TO idempotency_key;
         """
 }

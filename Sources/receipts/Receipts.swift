@@ -8,8 +8,12 @@ struct Receipts: AsyncParsableCommand {
             Reads receipt images with Tesseract, finds vendor, date, total, tax, currency and category, \
             and drafts an expense for each. Logs go to stderr; results go to stdout.
             """,
+        version: Receipts.version,
         subcommands: [ProcessCommand.self, OCRCommand.self, EvalCommand.self, ListCommand.self, ShowCommand.self, RetryCommand.self,
-                      ExpensesCommand.self, ExportCommand.self, WatchCommand.self, ServeCommand.self, WorkerCommand.self, TokenCommand.self,
-                      StoreCommand.self]
+                      DeleteCommand.self, ExpensesCommand.self, ExpenseCommand.self, ExportCommand.self, WatchCommand.self,
+                      ServeCommand.self, WorkerCommand.self, TokenCommand.self, StoreCommand.self]
     )
+
+    /// `receipts --version`. The HTTP API's version is the `/v1` in its paths.
+    static let version = "1.1.0"
 }

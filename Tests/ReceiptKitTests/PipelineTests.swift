@@ -33,7 +33,7 @@ import Testing
             #expect(outcome.expense?.amount == Decimal(string: "1\(i).05"))
             #expect(outcome.expense?.receiptId == outcome.receipt.id)
             let record = outcome.record.json
-            #expect(record.objectValue?.map(\.0) == ["file", "receiptId", "ocrStatus", "analysis", "expense", "error"])
+            #expect(record.objectValue?.map(\.0) == ["file", "receiptId", "ocrStatus", "analysis", "expense", "error", "attempts", "lastError", "createdAt", "updatedAt"])
             #expect(record["analysis"]?["total"] == .number("1\(i).05"))
             #expect(record["analysis"]?["date"] == .string("2024-03-01"))
             #expect(record["error"] == .null)

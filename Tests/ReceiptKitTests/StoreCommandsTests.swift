@@ -47,7 +47,8 @@ import Testing
         let lines = csv.out.components(separatedBy: "\r\n").filter { !$0.isEmpty }
         #expect(lines.count == 3)
         #expect(lines[0].hasPrefix("date,vendor,category,amount,currency,taxAmount"))
-        #expect(lines[1].hasPrefix("2024-04-10,\"Smith, \"\"Jones\"\" & Co\",Maintenance,0.1,GBP"))
+        // Money by the currency's minor units (issue 29, item 4).
+        #expect(lines[1].hasPrefix("2024-04-10,\"Smith, \"\"Jones\"\" & Co\",Maintenance,0.10,GBP"))
         #expect(lines[2].contains(",1234.56,"))
         #expect(lines[2].contains(outcomes[1].source))
 

@@ -251,6 +251,12 @@ struct TestStore: Sendable {
         #expect(try await store.revokeToken(name: "app", now: Date()).revokedAt != nil)
         #expect(try await store.activeToken(secret: secret) == nil)
         #expect(try await store.tokens().map(\.name) == ["app"])
+        // A revoked token's name can be used again; an active one's cannot.
+        let renewed = try await store.createToken(name: "app", now: Date())
+        #expect(try await store.activeToken(secret: renewed) == "app")
+        #expect(try await store.activeToken(secret: secret) == nil)
+        await #expect(throws: ReceiptError.self) { try await store.createToken(name: "app", now: Date()) }
+        #expect(try await store.tokens().map(\.name) == ["app"])
 
         let data = Data("image bytes \(UUID())".utf8)
         let hash = ContentHash.hex(of: data)
@@ -258,25 +264,40 @@ struct TestStore: Sendable {
         #expect(try await test.images.load(reference) == data)
         let receipt = try await store.insert(Receipt(filePath: "r.jpg", contentHash: hash), imagePath: reference, deduplicate: true).receipt
         #expect(try await store.imagePath(ofReceipt: receipt.id) == reference)
-        #expect(try await store.remember(idempotencyKey: "k1", receiptId: receipt.id, now: Date()) == receipt.id)
-        #expect(try await store.remember(idempotencyKey: "k1", receiptId: UUID(), now: Date()) == receipt.id)
-        #expect(try await store.receiptId(idempotencyKey: "k1") == receipt.id)
+        // An idempotency key is claimed once, then says which request (fingerprint) and receipt it stands for.
+        #expect(try await store.claimIdempotencyKey("k1", fingerprint: hash, now: Date()) == .claimed)
+        #expect(try await store.claimIdempotencyKey("k1", fingerprint: "other", now: Date()) == .taken(fingerprint: hash, receiptId: nil))
+        try await store.bindIdempotencyKey("k1", receiptId: receipt.id)
+        #expect(try await store.claimIdempotencyKey("k1", fingerprint: hash, now: Date()) == .taken(fingerprint: hash, receiptId: receipt.id))
+        #expect(try await store.claimIdempotencyKey("k2", fingerprint: hash, now: Date()) == .claimed)
+        try await store.releaseIdempotencyKey("k2", fingerprint: hash)
+        #expect(try await store.claimIdempotencyKey("k2", fingerprint: "other", now: Date()) == .claimed, "a released key is free")
 
         _ = try #require(try await store.claimNext(Lease(owner: "w", duration: 60)))
         var expense = try #require(try await store.complete(id: receipt.id, owner: "w", work: work(receipt), now: Date())).1
+        let drafted = try #require(try await store.expense(id: expense.id))
         expense.amount = Decimal(string: "24.00")
         expense.status = .confirmed
-        let corrections = try await store.correct(expense, changed: [("amount", .string("23.45"))], now: Date())
+        let corrections = try await store.correct(expense, changed: [("amount", .string("23.45"))], now: Date(),
+                                                  expectedVersion: drafted.etag)
         #expect(corrections == .object([("amount", .string("23.45"))]))
         #expect(try await store.corrections(ofExpense: expense.id) == corrections)
         #expect(try await store.expense(id: expense.id)?.amount == Decimal(string: "24.00"))
         #expect(try await store.expense(id: expense.id)?.status == .confirmed)
+        // A correction made from a version that is no longer stored is refused (two reviewers).
+        await #expect(throws: ReceiptError.self) {
+            try await store.correct(drafted, changed: [], now: Date(), expectedVersion: drafted.etag)
+        }
+        #expect(try await store.expense(id: expense.id)?.amount == Decimal(string: "24.00"))
 
-        _ = try await store.deleteReceipt(id: receipt.id)
+        // A confirmed expense is a person's record: deleting its receipt needs force.
+        await #expect(throws: ReceiptError.self) { try await store.deleteReceipt(id: receipt.id, force: false) }
+        #expect(try await store.receipt(id: receipt.id) != nil)
+        _ = try await store.deleteReceipt(id: receipt.id, force: true)
         #expect(try await store.receipt(id: receipt.id) == nil)
         #expect(try await store.expense(id: expense.id) == nil)
-        #expect(try await store.receiptId(idempotencyKey: "k1") == nil)
-        await #expect(throws: ReceiptError.self) { try await store.deleteReceipt(id: receipt.id) }
+        #expect(try await store.claimIdempotencyKey("k1", fingerprint: "new", now: Date()) == .claimed, "the key went with its receipt")
+        await #expect(throws: ReceiptError.self) { try await store.deleteReceipt(id: receipt.id, force: true) }
     }
 
     @Test(arguments: StoreKind.available)

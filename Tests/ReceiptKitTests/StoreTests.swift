@@ -15,7 +15,7 @@ import Testing
              try db.tableExists("receipt") && db.tableExists("expense"),
              try String.fetchOne(db, sql: "PRAGMA journal_mode"))
         }
-        #expect(versions == ["v1", "v2", "v3"])
+        #expect(versions == ["v1", "v2", "v3", "v4"])
         #expect(tables)
         #expect(mode == "wal")
     }
@@ -70,7 +70,7 @@ import Testing
         let versions = try await DatabaseQueue(path: path).read { db in
             try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier")
         }
-        #expect(versions == ["v1", "v2", "v3"])
+        #expect(versions == ["v1", "v2", "v3", "v4"])
     }
 
     @Test func aCorruptFileGivesAClearErrorNamingTheFile() throws {

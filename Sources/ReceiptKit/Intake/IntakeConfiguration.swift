@@ -32,12 +32,16 @@ public struct IntakeConfiguration: Sendable {
     /// The level of the line logged for each receipt filed: `.debug` (a library logs its
     /// successes there); `receipts watch` shows it at `.info`.
     public var receiptLogLevel: Logger.Level
+    /// The level of the line logged for a receipt that failed (filed in the failed folder):
+    /// `.debug` by default (a library leaves the level to its caller); `receipts watch` logs it at
+    /// `.error`, so `-q` still shows it.
+    public var failureLogLevel: Logger.Level
 
     public init(directory: String, processedDirectory: String? = nil, failedDirectory: String? = nil, keep: Bool = false,
                 recursive: Bool = true, pollInterval: TimeInterval? = nil, stabilityDelay: TimeInterval = 3,
                 rescanInterval: TimeInterval = 60, ignorePatterns: [String] = [], excludedPaths: [String] = [],
                 once: Bool = false, maxInFlight: Int = 8, shutdownGrace: TimeInterval = 3,
-                receiptLogLevel: Logger.Level = .debug) {
+                receiptLogLevel: Logger.Level = .debug, failureLogLevel: Logger.Level = .debug) {
         let directory = FolderWatcher.absolute(directory)
         self.directory = directory
         self.processedDirectory = FolderWatcher.absolute(processedDirectory ?? directory + "/processed")
@@ -53,6 +57,7 @@ public struct IntakeConfiguration: Sendable {
         self.maxInFlight = max(1, maxInFlight)
         self.shutdownGrace = max(0, shutdownGrace)
         self.receiptLogLevel = receiptLogLevel
+        self.failureLogLevel = failureLogLevel
     }
 
     /// The watcher's configuration: output folders are excluded.

@@ -156,7 +156,8 @@ public final class IntakeService: Service, Sendable {
             metadata["receipt.elapsed"] = "\(Self.seconds(ContinuousClock.now - started))"
             metadata["intake.filedAs"] = "\(destination)"
             if let error = outcome.error { metadata["error.message"] = "\(error)" }
-            logger.log(level: configuration.receiptLogLevel, "Receipt filed", metadata: metadata)
+            logger.log(level: done.ocrStatus == .failed ? configuration.failureLogLevel : configuration.receiptLogLevel,
+                       "Receipt filed", metadata: metadata)
             counts.update {
                 if done.ocrStatus == .failed { $0.failed += 1 } else { $0.completed += 1 }
                 if isDuplicate { $0.duplicates += 1 }

@@ -3,8 +3,9 @@ import Foundation
 /// One receipt's result as printed by `receipts process` (one NDJSON line), kept beside a watched
 /// file as its sidecar, and returned to library users.
 ///
-/// The JSON shape is a contract: `{"file", "receiptId", "ocrStatus", "analysis", "expense", "error"}`;
-/// later work adds keys, never renames or retypes them.
+/// The JSON shape is a contract: `{"file", "receiptId", "ocrStatus", "analysis", "expense", "error",
+/// "attempts", "lastError", "createdAt", "updatedAt"}`; later work adds keys, never renames or
+/// retypes them.
 public struct ReceiptRecord: Sendable, Equatable {
     /// The path as the user gave it.
     public var file: String
@@ -14,25 +15,44 @@ public struct ReceiptRecord: Sendable, Equatable {
     public var expense: Expense?
     /// One line naming the file and the cause.
     public var error: String?
+    /// Times the receipt was taken by a worker (reset when it is retried).
+    public var attempts: Int
+    /// The last failure, also while a transient one waits for its retry (`error` is only set once
+    /// the receipt has failed for good).
+    public var lastError: String?
+    public var createdAt: Date?
+    public var updatedAt: Date?
 
     public init(file: String, receiptId: UUID, ocrStatus: OCRStatus, analysis: ReceiptAnalysis? = nil,
-                expense: Expense? = nil, error: String? = nil) {
+                expense: Expense? = nil, error: String? = nil, attempts: Int = 0, lastError: String? = nil,
+                createdAt: Date? = nil, updatedAt: Date? = nil) {
         self.file = file
         self.receiptId = receiptId
         self.ocrStatus = ocrStatus
         self.analysis = analysis
         self.expense = expense
         self.error = error
+        self.attempts = attempts
+        self.lastError = lastError
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
     }
 
+    /// `{"file", "receiptId", "ocrStatus", "analysis", "expense", "error", "attempts", "lastError",
+    /// "createdAt", "updatedAt"}`; times are ISO 8601 (UTC).
     public var json: JSONValue {
-        .object([
+        let iso = ISO8601DateFormatter()
+        return .object([
             ("file", .string(file)),
             ("receiptId", .string(receiptId.uuidString.lowercased())),
             ("ocrStatus", .string(ocrStatus.rawValue)),
             ("analysis", analysis?.json ?? .null),
             ("expense", expense?.json ?? .null),
             ("error", .optionalString(error)),
+            ("attempts", .int(attempts)),
+            ("lastError", .optionalString(lastError)),
+            ("createdAt", .optionalString(createdAt.map(iso.string(from:)))),
+            ("updatedAt", .optionalString(updatedAt.map(iso.string(from:)))),
         ])
     }
 }

@@ -105,7 +105,7 @@ extension ReceiptQueue {
                     let soon = Date().addingTimeInterval(configuration.pollInterval)
                     await tracker.postpone(id, until: min(until ?? soon, soon))
                 case .notFound:
-                    logger.debug("Receipt disappeared from the store", metadata: ["receipt.id": "\(id)"])
+                    logger.debug("Receipt disappeared from the store", metadata: ["receipt.id": "\(id.uuidString.lowercased())"])
                     _ = await tracker.finish(id)
                 }
             }

@@ -41,7 +41,7 @@ final class ReceiptQueue: Sendable {
         let now = Date()
         let receipt = Receipt(filePath: displayPath, contentHash: hash, uploadTimestamp: now, createdAt: now, updatedAt: now)
         var result = try await store.insert(receipt, imagePath: imagePath, deduplicate: !force)
-        let metadata: Logger.Metadata = ["receipt.id": "\(result.receipt.id)", "receipt.file": "\(displayPath)"]
+        let metadata: Logger.Metadata = ["receipt.id": "\(result.receipt.id.uuidString.lowercased())", "receipt.file": "\(displayPath)"]
         if !result.isNew, result.receipt.ocrStatus == .failed {
             do {
                 result = (try await store.requeue(id: result.receipt.id, now: now), true)
@@ -69,7 +69,7 @@ final class ReceiptQueue: Sendable {
             let receipt = Receipt(filePath: path, uploadTimestamp: now, ocrStatus: .failed, lastError: error.description,
                                   createdAt: now, updatedAt: now)
             let result = try await store.insert(receipt, imagePath: nil, deduplicate: false)
-            logger.debug("Receipt failed", metadata: ["receipt.id": "\(receipt.id)", "receipt.file": "\(path)",
+            logger.debug("Receipt failed", metadata: ["receipt.id": "\(receipt.id.uuidString.lowercased())", "receipt.file": "\(path)",
                                                      "error.message": "\(error.description)"])
             finished.notifyAll()
             return result
@@ -112,7 +112,7 @@ final class ReceiptQueue: Sendable {
     func process(_ job: ClaimedJob, owner: String) async -> Result {
         let receipt = job.receipt
         let started = ContinuousClock.now
-        var metadata: Logger.Metadata = ["receipt.id": "\(receipt.id)", "receipt.file": "\(receipt.filePath)",
+        var metadata: Logger.Metadata = ["receipt.id": "\(receipt.id.uuidString.lowercased())", "receipt.file": "\(receipt.filePath)",
                                          "receipt.attempt": "\(receipt.attempts)"]
         logger.debug("Receipt claimed", metadata: metadata)
 
@@ -140,7 +140,7 @@ final class ReceiptQueue: Sendable {
                 }
                 metadata["receipt.elapsed"] = "\(ContinuousClock.now - started)"
                 metadata["receipt.analyzer"] = "\(processed.analysis.analyzer)"
-                if let duplicate = stored.possibleDuplicateOf { metadata["expense.possibleDuplicateOf"] = "\(duplicate)" }
+                if let duplicate = stored.possibleDuplicateOf { metadata["expense.possibleDuplicateOf"] = "\(duplicate.uuidString.lowercased())" }
                 logger.debug("Receipt completed", metadata: metadata)
                 finished.notifyAll()
                 configuration.onFinished?(ReceiptOutcome(source: done.filePath, receipt: done, expense: stored, isDuplicate: false))
@@ -258,11 +258,11 @@ final class ReceiptQueue: Sendable {
             do { try await Task.sleep(for: interval) } catch { return }
             do {
                 guard try await store.renew(id: id, Lease(owner: owner, duration: leaseDuration)) else {
-                    logger.debug("Receipt lease lost", metadata: ["receipt.id": "\(id)"])
+                    logger.debug("Receipt lease lost", metadata: ["receipt.id": "\(id.uuidString.lowercased())"])
                     return
                 }
             } catch {
-                logger.debug("Receipt lease not renewed", metadata: ["receipt.id": "\(id)", "error.message": "\(error)"])
+                logger.debug("Receipt lease not renewed", metadata: ["receipt.id": "\(id.uuidString.lowercased())", "error.message": "\(error)"])
             }
         }
     }

@@ -53,6 +53,10 @@ struct EvalCommand: AsyncParsableCommand {
     @OptionGroup var pipeline: PipelineOptions
     @OptionGroup var logging: LoggingOptions
 
+    func validate() throws {
+        try pipeline.requireWorkers()
+    }
+
     enum ReportFormat: String, ExpressibleByArgument, CaseIterable {
         case text, json
     }

@@ -7,8 +7,13 @@ struct ExportCommand: AsyncParsableCommand {
         commandName: "export",
         abstract: "Export expenses with their receipt files, for an accountant.",
         discussion: """
-            One row per expense: date, vendor, category, amount, currency, tax, the deductible share and \
-            amount (from the category's rule), review flags, and the receipt file it came from. \
+            One row per expense, the columns of GET /v1/expenses/export.csv: date, vendor, category, \
+            amount, currency, taxAmount, taxDeductiblePercentage, deductibleAmount (amount × percentage, \
+            rounded to the currency's minor units; 0 when isTaxDeductible is false), status, needsReview, \
+            possibleDuplicateOf, receiptFile, receiptId, expenseId, isTaxDeductible and corrections (what \
+            the analyzer had drafted for each field a person corrected, as JSON). Money is printed with \
+            the currency's minor units (12.50 GBP, 1200 JPY). Exit status: 0, 1 when the store or the \
+            output file cannot be used, 2 for usage errors. \
             Example: receipts export --format csv --from 2024-04-06 --to 2025-04-05 > tax-year.csv
             """)
 
@@ -33,10 +38,6 @@ struct ExportCommand: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: ArgumentHelp("Write to this file instead of stdout.", valueName: "file"))
     var output: String?
 
-    static let columns = ["date", "vendor", "category", "amount", "currency", "taxAmount", "taxDeductiblePercentage",
-                          "deductibleAmount", "status", "needsReview", "possibleDuplicateOf", "receiptFile",
-                          "receiptId", "expenseId"]
-
     func validate() throws {
         _ = try StoreOptions.date(from, option: "--from")
         _ = try StoreOptions.date(to, option: "--to")
@@ -46,34 +47,15 @@ struct ExportCommand: AsyncParsableCommand {
         let store = try await storeOptions.openStore()
         let query = ExpenseQuery(from: try StoreOptions.date(from, option: "--from"),
                                  to: try StoreOptions.date(to, option: "--to"), category: category)
-        var records: [JSONValue] = []
-        for expense in try await store.expenses(query) {
-            let receipt = try await store.receipt(id: expense.receiptId)
-            let deductible = expense.amount.map { ($0 * expense.taxDeductiblePercentage / 100).rounded(scale: 2) }
-            records.append(.object([
-                ("date", .optionalString(expense.date?.description)),
-                ("vendor", .string(expense.description)),
-                ("category", .string(expense.category)),
-                ("amount", .decimal(expense.amount)),
-                ("currency", .optionalString(expense.currency)),
-                ("taxAmount", .decimal(expense.taxAmount)),
-                ("taxDeductiblePercentage", .decimal(expense.taxDeductiblePercentage)),
-                ("deductibleAmount", .decimal(deductible)),
-                ("status", .string(expense.status.rawValue)),
-                ("needsReview", .bool(expense.needsReview)),
-                ("possibleDuplicateOf", .optionalString(expense.possibleDuplicateOf?.uuidString.lowercased())),
-                ("receiptFile", .optionalString(receipt?.filePath)),
-                ("receiptId", .string(expense.receiptId.uuidString.lowercased())),
-                ("expenseId", .string(expense.id.uuidString.lowercased())),
-            ]))
-        }
-        let formatter = RecordFormatter(format: format == .csv ? .csv : .json, columns: Self.columns)
-        let text = formatter.render(records)
+        let records = try await ExpenseExport.records(query, store: store)
+        let text = format == .csv ? ExpenseExport.csv(records) : JSONValue.array(records).prettySerialized() + "\n"
         if let output {
             do {
                 try Data(text.utf8).write(to: URL(fileURLWithPath: output), options: .atomic)
             } catch {
-                throw ValidationError("\(output): cannot write the export (\(error.localizedDescription))")
+                // Not a usage error: the file system refused (exit 1, one line naming the file).
+                printError("\(output): cannot write the export (\(error.localizedDescription))")
+                throw ExitCode(1)
             }
             FileHandle.standardError.write(Data("exported \(records.count) expenses to \(output)\n".utf8))
         } else {

@@ -25,10 +25,19 @@ struct ProcessCommand: AsyncParsableCommand {
             json prints the same records as one array, csv and table one row per receipt (table is the \
             default on a terminal). Amounts are exact decimals; dates are YYYY-MM-DD.
 
-            A file that cannot be read (missing, empty, truncated, not an image, a HEIC without its codec, too large) becomes \
-            a failed record naming the file and the cause; the rest of the batch goes on.
+            A file that cannot be read (empty, truncated, not an image, a HEIC without its codec, too large) becomes \
+            a failed record naming the file and the cause; the rest of the batch goes on. A PATH that does \
+            not exist, or a folder with no receipt images in it, is a usage error: nothing is stored.
 
-            Exit status: 0 when every receipt completed, 1 when any failed, 2 for usage errors.
+            A summary goes to stderr at the end (-q leaves it out): receipts completed, failed and \
+            flagged for review, and the time taken. In a table, file paths are shortened from the left \
+            (…/name.jpg) and an error shows its cause.
+
+            --no-work only submits: each receipt is stored as pending (its record says so) for workers \
+            elsewhere (`receipts worker`, `serve`) to read; nothing is read here.
+
+            Exit status: 0 when every receipt completed (or, with --no-work, was submitted), 1 when any \
+            failed, 2 for usage errors (a missing PATH, no images).
             """)
 
     @Argument(help: "Image files or folders.")
@@ -40,38 +49,65 @@ struct ProcessCommand: AsyncParsableCommand {
     @Flag(help: "Read images again even when the store already has them.")
     var force = false
 
+    @Flag(name: .customLong("no-work"), help: "Only submit: store the receipts as pending for other hosts' workers; read nothing here.")
+    var noWork = false
+
     @OptionGroup var pipeline: PipelineOptions
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var logging: LoggingOptions
 
+    func validate() throws {
+        try pipeline.requireWorkers()
+    }
+
     func run() async throws {
         let logger = logging.bootstrap()
         let processor = try pipeline.makeProcessor(logger: logger)
-        try await processor.engine.withRunning { _ in try await process(with: processor, logger: logger) }
+        let files = try collectFiles()
+        if noWork {
+            try await submitOnly(files, processor: processor, logger: logger)
+            return
+        }
+        try await processor.engine.withRunning { _ in try await process(files, with: processor, logger: logger) }
     }
 
-    private func process(with processor: ReceiptProcessor, logger: Logger) async throws {
-        let receiptPipeline: ReceiptPipeline
+    /// The images to read: every PATH must exist, and together they must hold at least one image
+    /// (a usage error otherwise, before anything is stored).
+    private func collectFiles() throws -> [String] {
+        for path in paths where !FileManager.default.fileExists(atPath: path) {
+            printError("\(path): no such file or folder")
+            throw ExitCode(2)
+        }
+        let files = InputCollector().collect(paths)
+        guard !files.isEmpty else {
+            printError("no receipt images found in \(paths.joined(separator: " ")) (looked for \(ReceiptFile.imageExtensions.sorted().map { "." + $0 }.joined(separator: " ")))")
+            throw ExitCode(2)
+        }
+        return files
+    }
+
+    private func openPipeline(_ processor: ReceiptProcessor, logger: Logger) async throws -> ReceiptPipeline {
         do {
-            receiptPipeline = try await ReceiptPipeline.open(
+            return try await ReceiptPipeline.open(
                 try storeOptions.location(), imagesDirectory: storeOptions.images, processor: processor,
                 configuration: .init(taxonomy: processor.options.taxonomy, workers: pipeline.workers), logger: logger)
         } catch {
             printError("\(error)")
             throw ExitCode(1)
         }
+    }
 
-        let files = InputCollector().collect(paths)
-        let writer = RecordWriter(format: format?.value ?? .automatic, columns: Self.columns)
+    private func process(_ files: [String], with processor: ReceiptProcessor, logger: Logger) async throws {
+        let receiptPipeline = try await openPipeline(processor, logger: logger)
+        let started = ContinuousClock.now
+        let writer = RecordWriter(format: format?.value ?? .automatic, columns: Self.columns, baseFolders: paths)
         let progress = ProgressBar(total: files.count)
         writer.begin()
-        var failures = 0
-        // Paths that cannot be receipts at all (missing, folders named like images) are reported
-        // by the store as failed receipts too, so they show up in `receipts list --status failed`.
+        var summary = Summary()
         do {
             for try await outcome in receiptPipeline.process(files: files, force: force) {
                 let failed = outcome.receipt.ocrStatus == .failed
-                if failed { failures += 1 }
+                summary.count(outcome)
                 progress.clear()
                 writer.write(outcome.record.json)
                 progress.advance(failed: failed)
@@ -84,8 +120,57 @@ struct ProcessCommand: AsyncParsableCommand {
         }
         writer.end()
         progress.finish()
-        if files.isEmpty { printError("no receipt images found in \(paths.joined(separator: " "))") }
-        if failures > 0 { throw ExitCode(1) }
+        if !logging.quiet { FileHandle.standardError.write(Data((summary.line(elapsed: ContinuousClock.now - started) + "\n").utf8)) }
+        if summary.failed > 0 { throw ExitCode(1) }
+    }
+
+    /// `--no-work`: each file stored as pending (or found known), its record printed.
+    private func submitOnly(_ files: [String], processor: ReceiptProcessor, logger: Logger) async throws {
+        let receiptPipeline = try await openPipeline(processor, logger: logger)
+        let started = ContinuousClock.now
+        let writer = RecordWriter(format: format?.value ?? .automatic, columns: Self.columns, baseFolders: paths)
+        writer.begin()
+        var summary = Summary()
+        do {
+            for file in files {
+                let receipt = try await receiptPipeline.submit(imageAt: file, force: force)
+                let expense = try await receiptPipeline.expense(forReceipt: receipt.id)
+                let outcome = ReceiptOutcome(source: file, receipt: receipt, expense: expense, isDuplicate: false)
+                summary.count(outcome)
+                writer.write(outcome.record.json)
+            }
+        } catch {
+            writer.end()
+            printError("\(error)")
+            throw ExitCode(1)
+        }
+        writer.end()
+        if !logging.quiet { FileHandle.standardError.write(Data((summary.line(elapsed: ContinuousClock.now - started) + "\n").utf8)) }
+        if summary.failed > 0 { throw ExitCode(1) }
+    }
+
+    /// What a batch came to, for the line printed after it.
+    struct Summary {
+        var completed = 0, failed = 0, flagged = 0, pending = 0
+
+        mutating func count(_ outcome: ReceiptOutcome) {
+            switch outcome.receipt.ocrStatus {
+            case .completed:
+                completed += 1
+                if outcome.expense?.needsReview ?? outcome.analysis?.confidence.needsReview ?? false { flagged += 1 }
+            case .failed: failed += 1
+            case .pending, .processing: pending += 1
+            }
+        }
+
+        /// `3 receipts: 2 completed (1 flagged for review), 1 failed, in 4.2 s`.
+        func line(elapsed: Duration) -> String {
+            let total = completed + failed + pending
+            var parts = ["\(completed) completed (\(flagged) flagged for review)", "\(failed) failed"]
+            if pending > 0 { parts.append("\(pending) submitted for other workers") }
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            return "\(total) \(total == 1 ? "receipt" : "receipts"): \(parts.joined(separator: ", ")), in \(String(format: "%.1f", seconds)) s"
+        }
     }
 
     static let columns: [Column] = [

@@ -12,29 +12,50 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
             Runs an HTTP server (JSON under /v1) beside the queue workers, on the same store as \
             `receipts process`. Records are the NDJSON records `process` prints; errors are RFC 9457 \
-            problem documents (application/problem+json).
+            problem documents (application/problem+json) with a one-line detail.
 
-              POST /v1/receipts[?wait=SECONDS]   the image as the body (image/* or application/pdf) or as \
-            the 'file' part of multipart/form-data. The same bytes return the same receipt (a failed one is \
-            tried again). 200 with the finished record when it is done within wait (at most 30 s), else 202 \
-            with Location: /v1/receipts/{id}.
-              GET  /v1/receipts[?status=&limit=&after=]   newest first; 'next' is the cursor of the next page.
-              GET  /v1/receipts/{id}, GET /v1/receipts/{id}/image, POST /v1/receipts/{id}/retry
-              POST /v1/analyze   {"image": "<base64>", "mimeType": "image/jpeg"} in, the analysis out; nothing stored.
-              GET  /healthz (the process is up), GET /readyz (the store can be read), GET /metrics (Prometheus), \
-            GET /openapi.yaml (OpenAPI 3.1 of all of this)
+              POST   /v1/receipts[?wait=SECONDS&filename=NAME]   the image as the body (image/* or \
+            application/pdf; named by ?filename= or Content-Disposition) or as the one 'file' part of \
+            multipart/form-data. The same bytes return the same receipt (a failed one is tried again). \
+            200 with the finished record when it is done within wait (at most 30 s), else 202 with \
+            Location: /v1/receipts/{id}. Over --max-upload-mb: 413 and the connection is closed.
+              GET    /v1/receipts[?status=&limit=&after=]   newest first; 'next' is the cursor of the next page.
+              GET    /v1/receipts/{id}, GET /v1/receipts/{id}/image, POST /v1/receipts/{id}/retry
+              DELETE /v1/receipts/{id}[?force=true]   the receipt, its image copy and its expense; a \
+            confirmed expense (a person's record) is kept (409) unless force=true.
+              GET    /v1/expenses[?from=&to=&category=&status=&needsReview=&limit=&after=]   by date, paged.
+              GET    /v1/expenses/export.csv[?from=&to=&category=&status=&needsReview=]   what `receipts export` prints.
+              GET    /v1/expenses/{id}   the expense and its corrections; ETag is its version.
+              PATCH  /v1/expenses/{id}   {"amount": "12.50", "category": "Fuel", "status": "confirmed", …}: \
+            correct and confirm; money is a number or a plain decimal string, the category one of the \
+            taxonomy's (a new one brings its deduction), the currency ISO 4217. If-Match: <ETag> saves \
+            only over that version (412 otherwise). What the analyzer had drafted is kept in corrections.
+              POST   /v1/analyze[?store=true]   {"image": "<base64, URL-safe base64 or data: URL>", \
+            "mimeType": "image/jpeg"} in, the analysis out; nothing stored unless store=true (then with \
+            receiptId and expenseId). At most one image per OCR thread at once (--max-analyses), within \
+            --max-pixels of decoded images: others get 429 with Retry-After.
+              GET    /healthz (the process is up), /readyz (the store can be read), /metrics (Prometheus; \
+            served from memory while the store is down), /openapi.yaml (OpenAPI 3.1 of all of this)
 
-              DELETE /v1/receipts/{id}   the receipt, its image copy and its draft expense
-              GET  /v1/expenses[?from=&to=&category=&status=]
+            A query parameter a route does not take is refused (400); a method a path does not serve \
+            gets 405 with Allow (OPTIONS: 204 with Allow). While the store cannot be reached (PostgreSQL \
+            down), /v1 answers 503 with Retry-After at once.
 
             Webhooks (--webhook URL): each record is POSTed as JSON with the header \
             Receipts-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" with the secret>; a \
-            delivery that fails is retried after 1, 2, 4, 8, 16 s, then logged; the queue never waits for it.
+            delivery that fails is retried after 1, 2, 4, 8, 16 s, then logged with the receipt's id; the \
+            queue never waits for it, and a stop ends the retries (logged as such).
 
             API tokens (receipts token create|list|revoke): once one exists, every /v1 route needs \
             Authorization: Bearer <token> (not /healthz or /readyz). Without any, the server listens only \
             on loopback addresses. Idempotency-Key on POST /v1/receipts: the same key returns the same \
-            receipt. SIGTERM or Ctrl-C: stop accepting, finish the receipts in hand, exit.
+            receipt; the same key with other bytes gets 422 and nothing is stored.
+
+            --workers 0 runs no queue workers here (the API only; `receipts worker` on other hosts reads \
+            the receipts); /v1/analyze still reads on one OCR thread. Logs: one line when listening and \
+            when stopped; -v adds a line per receipt this process's workers finish (failures are logged \
+            at error level, shown without -v). SIGTERM or Ctrl-C: stop accepting, finish the receipts in \
+            hand, exit. Exit status: 0 after a stop, 2 for usage errors, a port in use, an unusable store.
 
             Examples:
               receipts serve --port 8080
@@ -52,6 +73,10 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(name: .customLong("max-pending"), help: "Refuse uploads (429) while this many receipts wait to be read.")
     var maxPending = 1000
+
+    @Option(name: .customLong("max-analyses"), help: ArgumentHelp(
+        "POST /v1/analyze requests read at once; more get 429 (default: one per OCR thread, --workers or 1).", valueName: "N"))
+    var maxAnalyses: Int?
 
     @Option(help: ArgumentHelp("POST each receipt's record here when it is completed or has failed for good (signed; see below).", valueName: "URL"))
     var webhook: String?
@@ -71,25 +96,35 @@ struct ServeCommand: AsyncParsableCommand {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535.") }
         guard maxUploadMB > 0 else { throw ValidationError("--max-upload-mb must be positive.") }
         guard maxPending > 0 else { throw ValidationError("--max-pending must be positive.") }
+        if let maxAnalyses, maxAnalyses < 1 { throw ValidationError("--max-analyses must be 1 or more.") }
         if let webhook {
             guard let url = URL(string: webhook), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
                 throw ValidationError("--webhook \(webhook): not an http(s) URL.")
             }
-            guard (try? webhookSecret()) != nil else {
-                throw ValidationError("--webhook needs a signing secret: --webhook-secret-file FILE or RECEIPTS_WEBHOOK_SECRET.")
-            }
+            _ = try webhookSecret()
+        } else if webhookSecretFile != nil {
+            throw ValidationError("--webhook-secret-file is for --webhook URL; give both.")
         }
     }
 
+    /// The webhook signing secret: from --webhook-secret-file (the file must be readable and not
+    /// empty), else from $RECEIPTS_WEBHOOK_SECRET. A usage error naming the file and the cause otherwise.
     private func webhookSecret() throws -> String {
-        let secret: String?
         if let file = webhookSecretFile {
-            secret = try? String(contentsOfFile: file, encoding: .utf8)
-        } else {
-            secret = ProcessInfo.processInfo.environment["RECEIPTS_WEBHOOK_SECRET"]
+            let text: String
+            do {
+                text = try String(contentsOfFile: file, encoding: .utf8)
+            } catch {
+                let reason = FileManager.default.fileExists(atPath: file) ? "cannot be read (check its permissions)" : "no such file"
+                throw ValidationError("--webhook-secret-file \(file): \(reason).")
+            }
+            let secret = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !secret.isEmpty else { throw ValidationError("--webhook-secret-file \(file): the file is empty; put the signing secret in it.") }
+            return secret
         }
-        guard let secret = secret?.trimmingCharacters(in: .whitespacesAndNewlines), !secret.isEmpty else {
-            throw ValidationError("no webhook signing secret")
+        let secret = (ProcessInfo.processInfo.environment["RECEIPTS_WEBHOOK_SECRET"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !secret.isEmpty else {
+            throw ValidationError("--webhook needs a signing secret: --webhook-secret-file FILE, or RECEIPTS_WEBHOOK_SECRET in the environment.")
         }
         return secret
     }
@@ -110,9 +145,10 @@ struct ServeCommand: AsyncParsableCommand {
         }
         var queueConfiguration = ReceiptPipeline.Configuration(taxonomy: processor.options.taxonomy, workers: self.pipeline.workers)
         let metrics = HTTPMetrics()
-        queueConfiguration.onFinished = { outcome in
+        queueConfiguration.onFinished = { [queueLogger] outcome in
             metrics.observe(outcome)
             webhooks?.enqueue(outcome)
+            ReceiptLogLine.log(outcome, to: queueLogger)
         }
         let pipeline: ReceiptPipeline
         let location: StoreLocation
@@ -127,17 +163,20 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let server = try ReceiptServer(
             pipeline: pipeline, processor: processor,
-            configuration: .init(host: host, port: port, maxUploadBytes: Int(maxUploadMB * 1_048_576), maxPending: maxPending),
+            configuration: .init(host: host, port: port, maxUploadBytes: Int(maxUploadMB * 1_048_576), maxPending: maxPending,
+                                 maxConcurrentAnalyses: maxAnalyses ?? 0),
             metrics: metrics,
             logger: logger,
             onListening: { [logger] host, port in
                 logger.info("Listening", metadata: ["http.url": "http://\(host):\(port)", "store.path": "\(location)"])
             })
+        // With --workers 0 this process reads no receipts (other hosts' workers do).
+        let workers: [ServiceGroupConfiguration.ServiceConfiguration] = self.pipeline.workers > 0 ? [.init(service: pipeline)] : []
         var configuration = ServiceGroupConfiguration(
             // Shut down in reverse order: the server stops accepting, the workers finish, then the
             // OCR threads end.
             services: [.init(service: processor.engine)] + (webhooks.map { [.init(service: $0)] } ?? [])
-                + [.init(service: pipeline), .init(service: server)],
+                + workers + [.init(service: server)],
             gracefulShutdownSignals: [.sigterm, .sigint], cancellationSignals: [], logger: queueLogger)
         configuration.maximumGracefulShutdownDuration = .seconds(12)
         do {
@@ -146,5 +185,6 @@ struct ServeCommand: AsyncParsableCommand {
             printError(error.description)
             throw ExitCode(2)
         }
+        logger.info("Stopped", metadata: ["store.path": "\(location)"])
     }
 }

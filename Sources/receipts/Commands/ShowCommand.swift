@@ -5,7 +5,7 @@ import ReceiptKit
 struct ShowCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "show",
-        abstract: "Show one receipt: its state, analysis, OCR text and drafted expense.",
+        abstract: "Show one receipt: its state, analysis, OCR text, drafted expense and corrections.",
         discussion: "ID may be the first characters of the id (at least 4), as `receipts list` prints it.")
 
     @OptionGroup var storeOptions: StoreOptions
@@ -21,7 +21,12 @@ struct ShowCommand: AsyncParsableCommand {
         let receipt = try await store.receipt(idPrefix: id)
         var pairs = receipt.json(includeDetails: true).objectValue ?? []
         pairs.append(("imagePath", .optionalString(try await store.imagePath(ofReceipt: receipt.id))))
-        pairs.append(("expense", try await store.expense(receiptId: receipt.id)?.json ?? .null))
+        let expense = try await store.expense(receiptId: receipt.id)
+        pairs.append(("expense", expense?.json ?? .null))
+        // What the analyzer had drafted for each field a person corrected.
+        var corrections = JSONValue.null
+        if let expense { corrections = try await store.corrections(ofExpense: expense.id) }
+        pairs.append(("corrections", corrections))
         let record = JSONValue.object(pairs)
         print(compact ? record.serialized() : record.prettySerialized())
     }

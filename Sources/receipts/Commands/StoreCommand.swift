@@ -22,7 +22,9 @@ struct StoreCommand: AsyncParsableCommand {
                 ones with `receipts token create --store postgres://…`.
 
                 Idempotent: receipts already in the target are skipped, so an interrupted copy is \
-                finished by running it again. The source is only read.
+                finished by running it again. The source is only read. Into a store that has receipts \
+                of its own, the same bytes stay one receipt: a receipt whose image the target has \
+                already is not copied (each is named on stderr; the target's receipt and expense stay).
 
                 Example:
                   receipts store migrate --from ~/.local/share/receipts/receipts.sqlite --to postgres://me@db/receipts
@@ -67,8 +69,17 @@ struct StoreCommand: AsyncParsableCommand {
                 for file in summary.missingImages {
                     printError("\(file): its stored image was missing from \(source.images.location); copied without it")
                 }
+                if !quiet {
+                    for (file, receipt) in summary.sameImage {
+                        FileHandle.standardError.write(Data("""
+                            \(file): not copied: the same image is receipt \(receipt.uuidString.lowercased()) in \(targetStore.location) already (kept as it is)
+
+                            """.utf8))
+                    }
+                }
+                let same = summary.sameImage.isEmpty ? "" : ", \(summary.sameImage.count) with the same image as a receipt already there"
                 FileHandle.standardError.write(Data("""
-                    \(summary.copied) receipts copied into \(targetStore.location), \(summary.alreadyThere) already there, \
+                    \(summary.copied) receipts copied into \(targetStore.location), \(summary.alreadyThere) already there\(same), \
                     \(summary.images) images
 
                     """.utf8))

@@ -36,8 +36,9 @@ struct WatchCommand: AsyncParsableCommand {
             by content, so a file left behind by a stop or a crash is filed with its stored result (a \
             failed one is tried again).
 
-            One log line per receipt goes to stderr (file, status, vendor, total, elapsed); -v adds the \
-            queue's lines, -vv debug output, -q errors only.
+            One log line per receipt goes to stderr (file, status, vendor, total, elapsed; a failed receipt's \
+            line is at error level, with its cause, so -q still shows it); -v adds the queue's lines, -vv \
+            debug output, -q errors only.
 
             Exit status: 0 after a stop; with --once, 0 when every file completed, 1 when any failed \
             or could not be filed. 2 for usage errors, a missing folder, an unusable store or missing \
@@ -87,6 +88,7 @@ struct WatchCommand: AsyncParsableCommand {
     @OptionGroup var logging: LoggingOptions
 
     func validate() throws {
+        try pipeline.requireWorkers()
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isFolder) else {
             throw ValidationError("\(directory): no such folder; create it or name another.")
@@ -121,7 +123,7 @@ struct WatchCommand: AsyncParsableCommand {
             directory: directory, processedDirectory: processed, failedDirectory: failed, keep: keep,
             recursive: !noRecursive, pollInterval: poll, stabilityDelay: stable, rescanInterval: rescan,
             ignorePatterns: ignore, excludedPaths: excluded, once: once, maxInFlight: max(4, self.pipeline.workers * 2),
-            receiptLogLevel: .info),
+            receiptLogLevel: .info, failureLogLevel: .error),
             logger: logger)
         logger.info("Watching folder", metadata: ["intake.folder": "\(directory)", "store.path": "\(location)"])
 

@@ -17,7 +17,8 @@ struct WorkerCommand: AsyncParsableCommand {
             takes its receipts again. Works on a SQLite store too (workers on this host only).
 
             Runs until SIGINT (Ctrl-C) or SIGTERM: receipts in hand are finished (or, after 10 s, \
-            handed back to the queue), none is lost. One log line per receipt with -v.
+            handed back to the queue), none is lost. One log line per receipt with -v (receipt.id, file, \
+            status, vendor, total); a receipt that failed for good is logged at error level, also without -v.
 
             Exit status: 0 after a stop; 2 for usage errors, an unusable store or missing OCR language data.
 
@@ -35,6 +36,7 @@ struct WorkerCommand: AsyncParsableCommand {
     var lease: Double = 60
 
     func validate() throws {
+        try pipeline.requireWorkers()
         guard lease >= 1 else { throw ValidationError("--lease must be at least 1 second.") }
     }
 
@@ -45,10 +47,11 @@ struct WorkerCommand: AsyncParsableCommand {
         let receiptPipeline: ReceiptPipeline
         do {
             location = try storeOptions.location()
+            var configuration = ReceiptPipeline.Configuration(taxonomy: processor.options.taxonomy, workers: pipeline.workers,
+                                                              leaseDuration: lease)
+            configuration.onFinished = { [logger] outcome in ReceiptLogLine.log(outcome, to: logger) }
             receiptPipeline = try await ReceiptPipeline.open(
-                location, imagesDirectory: storeOptions.images, processor: processor,
-                configuration: .init(taxonomy: processor.options.taxonomy, workers: pipeline.workers, leaseDuration: lease),
-                logger: logger)
+                location, imagesDirectory: storeOptions.images, processor: processor, configuration: configuration, logger: logger)
         } catch let error as ReceiptError {
             printError(error.description)
             throw ExitCode(2)

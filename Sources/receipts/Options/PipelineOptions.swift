@@ -6,7 +6,7 @@ import ReceiptKit
 /// Everything needed to read receipts: OCR, analyzer, taxonomy, store and workers. Shared by the
 /// commands that process receipts (`process`, `watch`, `eval`).
 struct PipelineOptions: ParsableArguments {
-    @Option(help: "Receipts read at once (default: the number of cores).")
+    @Option(help: "Receipts read at once (default: the number of cores). `serve --workers 0` reads none: the API only, other hosts' workers read.")
     var workers: Int = ProcessInfo.processInfo.activeProcessorCount
 
     @Option(help: "Currency (ISO 4217) to assume when a receipt shows none (default: leave it empty).")
@@ -37,11 +37,16 @@ struct PipelineOptions: ParsableArguments {
     @OptionGroup(title: "Analyzer") var remote: RemoteOptions
 
     func validate() throws {
-        guard workers >= 1 && workers <= 256 else { throw ValidationError("--workers must be between 1 and 256.") }
+        guard workers >= 0 && workers <= 256 else { throw ValidationError("--workers must be between 1 and 256 (0 only for serve).") }
         guard ocrPasses >= 1 && ocrPasses <= 10 else { throw ValidationError("--ocr-passes must be between 1 and 10.") }
         if let defaultCurrency, !(defaultCurrency.count == 3 && defaultCurrency.allSatisfy(\.isLetter)) {
             throw ValidationError("--default-currency must be a three-letter ISO 4217 code such as GBP.")
         }
+    }
+
+    /// For the commands that read receipts themselves (all but `serve`).
+    func requireWorkers() throws {
+        guard workers >= 1 else { throw ValidationError("--workers must be between 1 and 256.") }
     }
 
     func parsedRereadPasses() throws -> [OCRPass] {
@@ -68,7 +73,7 @@ struct PipelineOptions: ParsableArguments {
     /// The OCR engine (one thread per worker) and the chosen analyzer, ready to process receipts.
     func makeProcessor(logger: Logger) throws -> ReceiptProcessor {
         let options = try analysisOptions()
-        let engine = try ocr.makeEngine(threads: workers, logger: logger)
+        let engine = try ocr.makeEngine(threads: max(1, workers), logger: logger)
         let analyzer: any ReceiptAnalyzer
         do {
             analyzer = try remote.makeAnalyzer(heuristic: HeuristicAnalyzer(rereadPasses: try parsedRereadPasses()), imagePreparer: engine.imagePreparer, logger: logger)

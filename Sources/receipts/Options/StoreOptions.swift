@@ -8,11 +8,11 @@ struct StoreOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp(
         "The receipts store: a SQLite file (created on first use, images kept in images/ beside it) or a PostgreSQL URL.",
         discussion: """
-            A path or sqlite:PATH is SQLite, the default. postgres://user:password@host:5432/database\
+            A path, sqlite:PATH or file:///PATH is SQLite, the default. postgres://user:password@host:5432/database\
             (?sslmode=disable|prefer|require) is a PostgreSQL database that worker hosts share; the \
             password may instead come from $PGPASSWORD, and it is never printed. Precedence: --store, \
             else $RECEIPTS_STORE, else $XDG_DATA_HOME/receipts/receipts.sqlite, else \
-            ~/.local/share/receipts/receipts.sqlite.
+            ~/.local/share/receipts/receipts.sqlite. Any other scheme:// is refused (exit 2).
             """,
         valueName: "path-or-url"))
     var store: String?
@@ -22,6 +22,15 @@ struct StoreOptions: ParsableArguments {
         discussion: "With PostgreSQL and several hosts, the folder must be shared and mounted at the same path on every host.",
         valueName: "dir"))
     var images: String?
+
+    /// A store named with an unknown scheme (`postgress://`, `mysql://`) is a usage error.
+    func validate() throws {
+        do {
+            _ = try location()
+        } catch let error as ReceiptError {
+            throw ValidationError(error.description)
+        }
+    }
 
     /// The store as given, by the precedence above (may hold a password: never print it).
     func resolvedPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {

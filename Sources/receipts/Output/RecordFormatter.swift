@@ -44,15 +44,7 @@ struct RecordFormatter: Sendable {
         return current
     }
 
-    static func cell(_ value: JSONValue) -> String {
-        switch value {
-        case .null: return ""
-        case let .bool(b): return b ? "true" : "false"
-        case let .number(n): return n
-        case let .string(s): return s
-        case .array, .object: return value.serialized()
-        }
-    }
+    static func cell(_ value: JSONValue) -> String { CSV.text(value) }
 
     // MARK: CSV (RFC 4180)
 
@@ -62,14 +54,27 @@ struct RecordFormatter: Sendable {
         columns.map { Self.csvField(Self.cell(Self.value(record, at: $0))) }.joined(separator: ",")
     }
 
-    /// RFC 4180 quoting, and cells a spreadsheet would run as formulas defused (as `RecordWriter` does).
-    static func csvField(_ text: String) -> String { RecordWriter.csvField(text) }
+    /// RFC 4180 quoting, and cells a spreadsheet would run as formulas defused (`CSV.field`).
+    static func csvField(_ text: String) -> String { CSV.field(text) }
 
     // MARK: Table
 
+    /// Columns holding a file path (shortened from the left in a table: its end tells files apart)
+    /// and an error (shown without the path it starts with, which the path column has).
+    static let pathColumns: Set = ["filePath", "receiptFile", "file"]
+    static let errorColumns: Set = ["lastError", "error"]
+
     func table(_ records: [JSONValue]) -> String {
         let rows = records.map { record in
-            columns.map { Self.tableCell(Self.cell(Self.value(record, at: $0)), max: maxTableWidth) }
+            columns.map { column -> String in
+                let text = Self.cell(Self.value(record, at: column))
+                if Self.pathColumns.contains(column) { return RecordWriter.shortenFromLeft(text, maxTableWidth) }
+                if Self.errorColumns.contains(column) {
+                    let file = Self.pathColumns.lazy.compactMap { record[$0]?.stringValue }.first ?? ""
+                    return Self.tableCell(RecordWriter.withoutFile(text, file: file), max: maxTableWidth)
+                }
+                return Self.tableCell(text, max: maxTableWidth)
+            }
         }
         var widths = columns.map(\.count)
         for row in rows {

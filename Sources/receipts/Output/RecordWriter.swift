@@ -37,15 +37,29 @@ struct Column: Sendable {
 
 /// Writes records to stdout as they come, in one of the output formats. Each record is flushed at
 /// once, so a consumer sees a receipt as soon as it is done.
+///
+/// In a table, a file path is shown relative to the folder it was found in (`baseFolders`, the
+/// folders the user named) and, when still too long, shortened from the left (`…/uk-fuel.jpg`):
+/// the end of a path is what tells receipts apart. An error is shown without the path it starts
+/// with (the file column has it), so its cause fits.
 final class RecordWriter {
     private let format: OutputFormat
     private let columns: [Column]
+    private let baseFolders: [String]
     private var count = 0
     private let out = FileHandle.standardOutput
 
-    init(format: OutputFormat, columns: [Column]) {
+    init(format: OutputFormat, columns: [Column], baseFolders: [String] = []) {
         self.format = format
         self.columns = columns
+        var folders: [String] = []
+        for path in baseFolders {
+            var isFolder: ObjCBool = false
+            if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
+                folders.append(path.hasSuffix("/") ? path : path + "/")
+            }
+        }
+        self.baseFolders = folders
     }
 
     func begin() {
@@ -64,9 +78,35 @@ final class RecordWriter {
             emit((count == 0 ? "\n" : ",\n") + record.prettySerialized().split(separator: "\n", omittingEmptySubsequences: false)
                 .map { "  " + $0 }.joined(separator: "\n"))
         case .csv: emit(columns.map { Self.csvField($0.value(in: record)) }.joined(separator: ",") + "\n")
-        case .table: emit(tableLine(columns.map { $0.value(in: record) }))
+        case .table: emit(tableLine(columns.map { tableCell($0, record) }))
         }
         count += 1
+    }
+
+    private func tableCell(_ column: Column, _ record: JSONValue) -> String {
+        let value = column.value(in: record)
+        switch column.path.last {
+        case "file":
+            let relative = baseFolders.first(where: value.hasPrefix).map { String(value.dropFirst($0.count)) } ?? value
+            return Self.shortenFromLeft(relative, column.width)
+        case "error":
+            return Self.withoutFile(value, file: Column("", "file").value(in: record))
+        default:
+            return value
+        }
+    }
+
+    /// `path` cut from the left to `width` characters: `…/TestReceipts/uk-fuel-unleaded.jpg`.
+    static func shortenFromLeft(_ path: String, _ width: Int) -> String {
+        let flat = path.oneLine
+        guard flat.count > width, width > 1 else { return flat }
+        return "…" + String(flat.suffix(width - 1))
+    }
+
+    /// An error without the `<file>: ` it starts with.
+    static func withoutFile(_ error: String, file: String) -> String {
+        guard !file.isEmpty, error.hasPrefix(file + ": ") else { return error }
+        return String(error.dropFirst(file.count + 2))
     }
 
     func end() {
@@ -86,15 +126,7 @@ final class RecordWriter {
         out.write(Data(text.utf8))
     }
 
-    static func csvField(_ value: String) -> String {
-        var v = value
-        // Spreadsheets run cells starting with these as formulas.
-        if let first = v.first, "=+-@".contains(first), Decimal(string: v) == nil { v = "'" + v }
-        if v.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) {
-            return "\"" + v.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-        }
-        return v
-    }
+    static func csvField(_ value: String) -> String { CSV.field(value) }
 
     static func pad(_ value: String, _ width: Int) -> String {
         let flat = value.replacingOccurrences(of: "\n", with: " ")

@@ -315,7 +315,7 @@ import Testing
         ("-12.50", "-12.50"), ("@SUM(A1)", "'@SUM(A1)"),
     ])
     func csvCells(text: String, cell: String) {
-        #expect(ReceiptServer.csvCell(text) == cell)
+        #expect(CSV.field(text) == cell)
     }
 
     @Test func aWebhookIsSignedAndRetriedUntilTheReceiverTakesIt() async throws {
@@ -450,27 +450,40 @@ import Testing
         #expect(try await server.stop())
     }
 
-    @Test func anIdempotencyKeyReturnsTheSameReceiptEvenUnderConcurrency() async throws {
+    /// Issue 29, item 9: one key, different bytes, at once: one receipt, and every other image
+    /// refused with 422 (never a 202 for an upload that was dropped).
+    @Test func anIdempotencyKeyStandsForOneImageEvenUnderConcurrency() async throws {
         let dir = try TemporaryDirectory()
-        let server = try await Server(store: dir.storePath)
+        let server = try await Server(store: dir.storePath, arguments: ["--workers", "1"])
+        // Ten different images (one receipt with 0–9 bytes appended, which decoders ignore).
         let parking = try Data(contentsOf: URL(fileURLWithPath: ReceiptsCLI.testReceipt("uk-parking.jpg")))
-        let diner = try Data(contentsOf: URL(fileURLWithPath: ReceiptsCLI.testReceipt("us-diner.jpg")))
-        let ids = try await withThrowingTaskGroup(of: String?.self) { group in
+        let images = (0..<10).map { parking + Data(repeating: 0, count: $0) }
+        let answers = try await withThrowingTaskGroup(of: (Int, Int, String?).self) { group in
             for i in 0..<10 {
                 group.addTask {
-                    // The same key with different bytes (a client retrying after a timeout with a re-encoded photo).
-                    let (_, record) = try await server.json("POST", "/v1/receipts", body: i % 2 == 0 ? parking : diner,
-                                                            headers: ["Content-Type": "image/jpeg", "Idempotency-Key": "upload-42"])
-                    return record["receiptId"]?.stringValue
+                    let (status, record) = try await server.json("POST", "/v1/receipts", body: images[i],
+                                                                 headers: ["Content-Type": "image/jpeg", "Idempotency-Key": "upload-42"])
+                    return (i, status, record["receiptId"]?.stringValue)
                 }
             }
-            var ids: [String?] = []
-            for try await id in group { ids.append(id) }
-            return ids
+            var answers: [(Int, Int, String?)] = []
+            for try await answer in group { answers.append(answer) }
+            return answers
         }
-        #expect(Set(ids.compactMap { $0 }).count == 1, "\(ids)")
+        let accepted = answers.filter { [200, 202].contains($0.1) }
+        #expect(accepted.count == 1, "\(answers)")
+        #expect(answers.filter { $0.1 == 422 }.count == 9, "\(answers)")
         let (_, list) = try await server.json("GET", "/v1/receipts")
-        #expect((list["receipts"]?.arrayValue?.count ?? 0) <= 2, "at most the two images, each once")
+        #expect(list["receipts"]?.arrayValue?.map { $0["receiptId"]?.stringValue } == [accepted.first?.2], "only the accepted image is stored")
+        // The same image with the same key again: the same receipt.
+        let winner = try #require(accepted.first)
+        let (status, again) = try await server.json("POST", "/v1/receipts", body: images[winner.0],
+                                                    headers: ["Content-Type": "image/jpeg", "Idempotency-Key": "upload-42"])
+        #expect([200, 202].contains(status) && again["receiptId"]?.stringValue == winner.2)
+        let refused = try await server.send("POST", "/v1/receipts", body: images[(winner.0 + 1) % 10],
+                                            headers: ["Content-Type": "image/jpeg", "Idempotency-Key": "upload-42"])
+        #expect(refused.status == 422)
+        #expect(String(decoding: refused.body, as: UTF8.self).contains("Idempotency-Key 'upload-42' was used for another image"))
         #expect(try await server.stop())
     }
 

@@ -128,6 +128,16 @@ final class PostgresTestServer: @unchecked Sendable {
         try await OffPool.run { try start(listenAddresses: listenAddresses) }
     }
 
+    /// Stops the server (fast shutdown: every connection is cut) and leaves it down, files kept.
+    func pause() async throws {
+        _ = try await OffPool.run { try self.postgresProgram("pg_ctl", ["-D", self.dataDirectory, "-m", "fast", "-w", "-t", "60", "stop"]) }
+    }
+
+    /// Starts a paused server again.
+    func resume() async throws {
+        try await OffPool.run { try self.startServer() }
+    }
+
     /// Restarts the server (fast shutdown: every connection is cut), as an operator's restart would.
     func restart() async throws {
         try await OffPool.run { try self.postgresProgram("pg_ctl", ["-D", self.dataDirectory, "-m", "fast", "-w", "-t", "60", "restart"]) }

@@ -1,0 +1,56 @@
+import Foundation
+import Hummingbird
+import ReceiptKit
+
+/// A request's query, checked: a parameter the route does not take, or one given twice, is a 400
+/// naming it (a mistyped `?needsReveiw=true` must not quietly list everything).
+struct QueryParameters {
+    private var values: [String: String] = [:]
+
+    init(_ request: Request, allowed: [String]) throws {
+        for (key, value) in request.uri.queryParameters {
+            let name = String(key)
+            guard allowed.contains(name) else {
+                let takes = allowed.isEmpty ? "takes no query parameters" : "takes \(allowed.joined(separator: ", "))"
+                throw Problem(.badRequest, "unknown query parameter '\(name)' (\(request.method) \(request.uri.path) \(takes))")
+            }
+            guard values[name] == nil else { throw Problem(.badRequest, "query parameter '\(name)' is given more than once") }
+            values[name] = String(value)
+        }
+    }
+
+    subscript(_ name: String) -> String? { values[name] }
+
+    /// `true` or `false`; anything else is a 400 (`?store=1` must not quietly mean false).
+    func flag(_ name: String) throws -> Bool? {
+        guard let text = values[name] else { return nil }
+        switch text {
+        case "true": return true
+        case "false": return false
+        default: throw Problem(.badRequest, "\(name) must be true or false (got '\(text)')")
+        }
+    }
+
+    /// A whole number in `range` (400 otherwise).
+    func integer(_ name: String, in range: ClosedRange<Int>) throws -> Int? {
+        guard let text = values[name] else { return nil }
+        guard let n = Int(text), range.contains(n) else {
+            throw Problem(.badRequest, "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound) (got '\(text)')")
+        }
+        return n
+    }
+
+    /// A receipt or expense id (400 otherwise).
+    func id(_ name: String) throws -> UUID? {
+        guard let text = values[name] else { return nil }
+        guard let id = UUID(uuidString: text) else { throw Problem(.badRequest, "\(name) must be an id as the API returns it (got '\(text)')") }
+        return id
+    }
+
+    /// A calendar date `YYYY-MM-DD` (400 otherwise).
+    func date(_ name: String) throws -> CalendarDate? {
+        guard let text = values[name] else { return nil }
+        guard let date = CalendarDate(iso: text) else { throw Problem(.badRequest, "\(name) must be a date YYYY-MM-DD (got '\(text)')") }
+        return date
+    }
+}

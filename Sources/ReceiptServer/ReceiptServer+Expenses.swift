@@ -1,0 +1,77 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import ReceiptKit
+
+/// `/v1/expenses`: listing, one expense, the accountant's CSV, and a person's corrections.
+extension ReceiptServer {
+    /// `GET /v1/expenses`: by date; `next` is the id to pass as `after` for the next page.
+    func expenses(_ request: Request) async throws -> Response {
+        let query = try QueryParameters(request, allowed: ["from", "to", "category", "status", "needsReview", "limit", "after"])
+        var expenses = try await pipeline.expenses(try expenseQuery(query))
+        let limit = try query.integer("limit", in: 1...500) ?? 100
+        if let after = try query.id("after") {
+            guard let index = expenses.firstIndex(where: { $0.id == after }) else {
+                throw Problem(.notFound, "after names no expense of this listing (deleted, or not matching the filters)")
+            }
+            expenses = Array(expenses[(index + 1)...])
+        }
+        let page = Array(expenses.prefix(limit))
+        let next = expenses.count > limit ? page.last.map { JSONValue.string($0.id.uuidString.lowercased()) } ?? .null : .null
+        return Self.json(JSONValue.object([("expenses", .array(page.map(\.json))), ("next", next)]))
+    }
+
+    /// The expenses as CSV, one row each, for a spreadsheet or an accountant: exactly what
+    /// `receipts export --format csv` prints (`ExpenseExport`).
+    func exportCSV(_ request: Request) async throws -> Response {
+        let query = try QueryParameters(request, allowed: ["from", "to", "category", "status", "needsReview"])
+        let records = try await ExpenseExport.records(try expenseQuery(query), store: store)
+        return Response(status: .ok, headers: [.contentType: "text/csv; charset=utf-8",
+                                               .contentDisposition: "attachment; filename=\"expenses.csv\""],
+                        body: .init(byteBuffer: ByteBuffer(string: ExpenseExport.csv(records))))
+    }
+
+    private func expenseQuery(_ query: QueryParameters) throws -> ExpenseQuery {
+        var filter = ExpenseQuery(from: try query.date("from"), to: try query.date("to"), category: query["category"])
+        if let status = query["status"] {
+            guard let parsed = ExpenseStatus(rawValue: status) else { throw Problem(.badRequest, "status must be draft or confirmed (got '\(status)')") }
+            filter.status = parsed
+        }
+        filter.needsReview = try query.flag("needsReview")
+        return filter
+    }
+
+    /// `GET /v1/expenses/{id}`: the expense and its corrections, with its `ETag`.
+    func expense(_ id: UUID) async throws -> Response {
+        guard let expense = try await store.expense(id: id) else { throw Self.unknown(id, "expense") }
+        return try await expenseResponse(expense)
+    }
+
+    private func expenseResponse(_ expense: Expense) async throws -> Response {
+        let corrections = try await store.corrections(ofExpense: expense.id)
+        var response = Self.json(JSONValue.object([("expense", expense.json), ("corrections", corrections)]))
+        response.headers[.eTag] = expense.etag
+        return response
+    }
+
+    /// `PATCH /v1/expenses/{id}`, the review step: a person corrects fields of the drafted expense
+    /// (`ExpenseCorrection`: checked against the taxonomy and ISO 4217, money by the one parser)
+    /// and confirms it. What the analyzer drafted for each corrected field is kept
+    /// (`corrections`). With `If-Match`, only when the expense is still the version the client
+    /// read (412 otherwise): two reviewers never overwrite each other silently. Without it, a
+    /// correction applies to the expense as stored when it is saved.
+    func correctExpense(_ request: Request, _ context: ReceiptRequestContext, _ id: UUID) async throws -> Response {
+        _ = try QueryParameters(request, allowed: [])
+        let ifMatch = request.headers[.ifMatch]
+        let body = try await BoundedBody.collect(request, context: context, limit: 64 * 1024, reported: 64 * 1024,
+                                                 what: "the correction", setting: "")
+        guard let json = try? JSONValue.parse([UInt8](buffer: body)) else {
+            throw Problem(.badRequest, "the body is not JSON: send a JSON object of the fields to change")
+        }
+        let correction = try ExpenseCorrection(json: json, taxonomy: taxonomy)
+        guard try await store.expense(id: id) != nil else { throw Self.unknown(id, "expense") }
+        let saved = try await store.correct(expenseId: id, with: correction, taxonomy: taxonomy, ifMatch: ifMatch)
+        return try await expenseResponse(saved)
+    }
+}
