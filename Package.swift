@@ -9,7 +9,8 @@ import PackageDescription
 //          ├─ ReceiptPostgres ─ the same store in PostgreSQL, for several worker hosts
 //          ├─ ReceiptStorage ─ the store protocol, SQLite, the image store
 //          ├─ ReceiptAnalyzers ─ heuristic and remote analyzers, scoring against ground truth
-//          ├─ ReceiptOCR ─ Tesseract and Leptonica (libheif for HEIC/AVIF, poppler for PDF): images in, OCR sessions and results out
+//          ├─ ReceiptOCR ─ Tesseract and Leptonica (libheif for HEIC/AVIF, poppler for PDF), and the neural
+//          │               reader (PP-OCR models through OpenVINO, dlopened): images in, OCR sessions and results out
 //          └─ ReceiptModel ─ Receipt, Expense, Money, CalendarDate, Taxonomy, OCR results,
 //                            the one error type, the page-reading protocol analyzers use
 //
@@ -67,6 +68,12 @@ let package = Package(
             dependencies: ["CTesseract"],
             linkerSettings: [.linkedLibrary("dl")]
         ),
+        // OpenVINO's C API for the neural reader, loaded with dlopen at run time (not linked): the
+        // package builds, and Tesseract reads, on a machine without it (`make neural` installs it).
+        .target(
+            name: "COpenVINO",
+            linkerSettings: [.linkedLibrary("dl")]
+        ),
         .target(
             name: "ReceiptOCR",
             dependencies: [
@@ -75,6 +82,8 @@ let package = Package(
                 "CHeif",
                 "CPoppler",
                 "COCRTuning",
+                "COpenVINO",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
