@@ -96,6 +96,19 @@ import Testing
         #expect(CTCDecoder.words(even).count == 1)
     }
 
+    @Test func aSpaceTheRecognizerHalfSawSplitsANarrowerGap() {
+        // Columns: 2 at 0, blank with the space at 0.2 at 1–4, 0 at 5: a gap of 5, under twice the
+        // usual step (3), split because the space class rose in it; the same gap without it is kept.
+        let winners = [1, 0, 0, 0, 0, 2, 0, 0, 2, 0, 0, 2]
+        var values = Self.probabilities(winners)
+        values[2 * Self.classes.count + 6] = 0.2
+        let characters = values.withUnsafeBufferPointer { CTCDecoder.decode($0, columns: winners.count, classes: Self.classes) }
+        #expect(characters[1].spaceBefore == 0.2 && characters[2].spaceBefore < 0.03)
+        #expect(CTCDecoder.words(characters).map { $0.map(\.text).joined() } == ["2", "000"])
+        let plain = Self.probabilities(winners).withUnsafeBufferPointer { CTCDecoder.decode($0, columns: winners.count, classes: Self.classes) }
+        #expect(CTCDecoder.words(plain).count == 1)
+    }
+
     @Test func characterColumnsMapToWordBoxes() {
         // A box 200×20 at (100, 50), upright; crop 160 wide in columns of 8 pixels (20 columns).
         let box = TextBox(center: Point(200, 60), width: 200, height: 20, angle: 0, score: 1)

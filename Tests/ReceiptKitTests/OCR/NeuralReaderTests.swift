@@ -29,7 +29,7 @@ enum NeuralTestSupport {
 @Suite(.enabled(if: NeuralTestSupport.installed, NeuralTestSupport.skipReason), .serialized)
 struct NeuralReaderTests {
     @Test("The total and the date are in the neural reading", arguments: [
-        ("uk-fuel-diesel.png", "90.70", "02/08/2023"), ("us-diner.jpg", "33.50", "11/23/2024"),
+        ("uk-fuel-diesel.png", "90.70", "02AUG2023"), ("us-diner.jpg", "33.50", "11/23/2024"),
     ])
     func readsTotalAndDate(name: String, total: String, date: String) async throws {
         let reading = try await NeuralTestSupport.session(name).neuralReading()
@@ -70,7 +70,8 @@ struct NeuralReaderTests {
         #expect(closeUp.imageWidth == page.imageWidth)
         let word = try #require(closeUp.words.first { $0.text.contains("33.50") })
         let original = try #require(page.words.first { $0.text.contains("33.50") })
-        #expect(abs(word.box.x - original.box.x) <= 4 && abs(word.box.midY - original.box.midY) <= 4, "\(word.box) vs \(original.box)")
+        #expect(abs(word.box.x - original.box.x) <= original.box.height / 8 && abs(word.box.midY - original.box.midY) <= original.box.height / 8,
+                "\(word.box) vs \(original.box)")
         #expect(session.timesDecoded == 1)
     }
 
