@@ -20,6 +20,19 @@ extension OCRSession {
         try await neuralReadingTimed(pass).result
     }
 
+    /// `PageReader`'s neural reading: `neuralReading(pass)`, nil when this engine has no networks
+    /// or the reading failed.
+    public func neuralRead(_ pass: OCRPass?) async throws -> OCRResult? {
+        guard engine.neural != nil else { return nil }
+        do {
+            return try await neuralReading(pass)
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            return nil
+        }
+    }
+
     /// Neural readings taken so far.
     public var neuralReadingsTaken: Int { neuralReadings.withLock { $0 } }
 

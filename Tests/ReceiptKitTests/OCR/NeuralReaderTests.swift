@@ -73,6 +73,9 @@ struct NeuralReaderTests {
         #expect(abs(word.box.x - original.box.x) <= original.box.height / 8 && abs(word.box.midY - original.box.midY) <= original.box.height / 8,
                 "\(word.box) vs \(original.box)")
         #expect(session.timesDecoded == 1)
+        // The same close-up through the protocol analyzers see.
+        let reader: any PageReader = session
+        #expect(try await reader.neuralRead(OCRPass(scale: 1.5, region: region))?.text.contains("33.50") == true)
     }
 
     @Test func twoOCRThreadsShareOneCompiledNetwork() async throws {
@@ -121,6 +124,7 @@ struct NeuralReaderTests {
             let session = engine.session(imageData: try Data(contentsOf: URL(fileURLWithPath: path)), file: path)
             #expect(try await session.firstReading().text.contains("DIESEL"))
             await #expect(throws: ReceiptError.self) { _ = try await session.neuralReading() }
+            #expect(try await session.neuralRead(nil) == nil, "analyzers see no neural reader, not an error")
         }
     }
 }
