@@ -10,18 +10,21 @@ enum NeuralTestSupport {
     static let installed = FileManager.default.fileExists(atPath: directory + "/MANIFEST")
     static let skipReason: Comment = "the neural reader is not installed: run `make neural` (looked for \(directory)/MANIFEST)"
 
-    /// The one compiled set of networks of the test process (two OCR threads share it).
-    static let models: NeuralModels = try! NeuralModels(configuration: NeuralConfiguration(directory: directory), streams: 2,
-                                                        logger: TestSupport.logger)
-    static let engine: OCREngine = {
-        let engine = try! OCREngine(threads: 2, neural: models, logger: TestSupport.logger)
+    /// The one compiled set of networks of the test process and an engine of two OCR threads using
+    /// it (a load that fails is each test's failure, not a crash).
+    private static let shared = Result { () throws -> (NeuralModels, OCREngine) in
+        let models = try NeuralModels(configuration: NeuralConfiguration(directory: directory), streams: 2, logger: TestSupport.logger)
+        let engine = try OCREngine(threads: 2, neural: models, logger: TestSupport.logger)
         Task.detached { try await engine.run() }
-        return engine
-    }()
+        return (models, engine)
+    }
+
+    static func models() throws -> NeuralModels { try shared.get().0 }
+    static func engine() throws -> OCREngine { try shared.get().1 }
 
     static func session(_ name: String) throws -> OCRSession {
         let path = ReceiptsCLI.testReceipt(name)
-        return engine.session(imageData: try Data(contentsOf: URL(fileURLWithPath: path)), file: path)
+        return try engine().session(imageData: try Data(contentsOf: URL(fileURLWithPath: path)), file: path)
     }
 }
 
@@ -79,7 +82,7 @@ struct NeuralReaderTests {
     }
 
     @Test func twoOCRThreadsShareOneCompiledNetwork() async throws {
-        let models = NeuralTestSupport.models
+        let models = try NeuralTestSupport.models()
         let compiled = NeuralModels.compiledNetworks
         let sessions = try ["uk-fuel-diesel.png", "us-diner.jpg", "uk-parking.jpg", "uk-supermarket.jpg"].map(NeuralTestSupport.session)
         let counts = try await withThrowingTaskGroup(of: Int.self) { group in
@@ -89,7 +92,7 @@ struct NeuralReaderTests {
         #expect(counts.allSatisfy { $0 > 10 })
         #expect(NeuralModels.compiledNetworks == compiled, "reading loads nothing: the networks were compiled once")
         #expect(NeuralModels.compiledNetworks == 2, "one detector and one recognizer in the whole process")
-        #expect(models.requestsMade <= 2 * NeuralTestSupport.engine.threads, "a thread's requests are made once and kept")
+        #expect(models.requestsMade <= 2 * (try NeuralTestSupport.engine().threads), "a thread's requests are made once and kept")
         #expect(models.requestsMade >= 2)
     }
 
