@@ -4,7 +4,8 @@ import Synchronization
 
 /// The OCR of one receipt: its image decoded once, then as many passes as the receipt's budget
 /// allows, each prepared from the decoded image (a whole page at another scale, a close-up of a
-/// few rows, a binarized page). Analyzers see it as a `PageReader`.
+/// few rows, a binarized page). Analyzers see it as a `PageReader`. The neural reader reads the same
+/// decoded image, in the same pixels (`neuralReading`, in OCRSession+Neural.swift).
 ///
 /// Decoding once instead of once a pass saves a JPEG decode, the EXIF rotation and the page-scan
 /// crop on every further pass (up to four a receipt). The decoded image is kept until the session

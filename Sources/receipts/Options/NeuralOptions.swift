@@ -42,8 +42,10 @@ struct NeuralOptions: ParsableArguments {
 
     /// Flag > `RECEIPTS_NEURAL_DIR` > beside the executable.
     var configuration: NeuralConfiguration {
+        // The executable's real path (a link to it in PATH still finds the build folder it is in).
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
         let folder = NeuralConfiguration.resolveDirectory(explicit: directory, environment: ProcessInfo.processInfo.environment,
-                                                          executable: CommandLine.arguments[0].contains("/") ? CommandLine.arguments[0] : "/proc/self/exe")
+                                                          executable: executable)
         return NeuralConfiguration(directory: folder, modelSet: NeuralModelSet.installed.first { $0.name == models }!,
                                    detectorMinimumSide: detectorMinimumSide, detectorMaximumSide: detectorMaximumSide,
                                    batchSize: batchSize, recognizerMinimumWidth: recognizerMinimumWidth, grayInput: gray)
