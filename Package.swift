@@ -10,7 +10,8 @@ import PackageDescription
 //          ├─ ReceiptStorage ─ the store protocol, SQLite, the image store
 //          ├─ ReceiptAnalyzers ─ heuristic and remote analyzers
 //          │    └─ ReceiptEvaluation ─ scoring against labelled receipts, the candidates for training
-//          ├─ ReceiptOCR ─ Tesseract and Leptonica (libheif for HEIC/AVIF, poppler for PDF): images in, OCR sessions and results out
+//          ├─ ReceiptOCR ─ Tesseract and Leptonica (libheif for HEIC/AVIF, poppler for PDF), and the neural
+//          │               reader (PP-OCR models through OpenVINO, dlopened): images in, OCR sessions and results out
 //          └─ ReceiptModel ─ Receipt, Expense, Money, CalendarDate, Taxonomy, OCR results,
 //                            the one error type, the page-reading protocol analyzers use
 //
@@ -69,6 +70,12 @@ let package = Package(
             dependencies: ["CTesseract"],
             linkerSettings: [.linkedLibrary("dl")]
         ),
+        // OpenVINO's C API for the neural reader, loaded with dlopen at run time (not linked): the
+        // package builds, and Tesseract reads, on a machine without it (`make neural` installs it).
+        .target(
+            name: "COpenVINO",
+            linkerSettings: [.linkedLibrary("dl")]
+        ),
         .target(
             name: "ReceiptOCR",
             dependencies: [
@@ -77,6 +84,8 @@ let package = Package(
                 "CHeif",
                 "CPoppler",
                 "COCRTuning",
+                "COpenVINO",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]

@@ -15,4 +15,14 @@ public protocol PageReader: Sendable {
     /// The words among `words` that the OCR language's dictionary holds (`BAKERIES` for a
     /// misread `BAKERLES`). Empty when no dictionary is at hand.
     func dictionaryWords(among words: [String]) async throws -> Set<String>
+    /// The neural reader's reading of the page (`pass` nil) or of `pass.region` at `pass.scale`, in
+    /// the same pixels as the first reading, so both readings can be related word by word. Nil
+    /// when no neural reader is at hand or it could not read; throws only `CancellationError`.
+    /// It takes nothing from the budget of passes.
+    func neuralRead(_ pass: OCRPass?) async throws -> OCRResult?
+}
+
+extension PageReader {
+    /// No neural reader: a reader that has none need not say so.
+    public func neuralRead(_ pass: OCRPass?) async throws -> OCRResult? { nil }
 }

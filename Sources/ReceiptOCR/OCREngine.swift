@@ -16,11 +16,18 @@ import Synchronization
 /// is never blocked by OCR. Work asked of an engine that is not running yet waits for `run()`;
 /// work asked after it stopped fails with `.engineInitFailed`.
 ///
+/// With `neural` networks (compiled once for the process, see `NeuralModels`) the same threads also
+/// run the neural reader: each thread makes its own inference requests on them when it first reads
+/// with it, so N threads use N requests on one compiled model. Without them the engine is
+/// Tesseract only and asking for a neural reading fails with `.neuralReaderNotInstalled`.
+///
 /// Tesseract on Debian uses OpenMP: set `OMP_THREAD_LIMIT=1` in the environment before the process
 /// starts, or OCR is several times slower (the `receipts` executable does this itself).
 public final class OCREngine: Service, Sendable {
     public let configuration: OCRConfiguration
     public let threads: Int
+    /// The neural reader's networks, or nil (Tesseract only).
+    public let neural: NeuralModels?
     private let dataPath: String
     private let queue = JobQueue()
     private let logger: Logger
@@ -28,8 +35,9 @@ public final class OCREngine: Service, Sendable {
     /// Checks the configuration and that every language's data is installed; starts nothing.
     /// - Throws: `ReceiptError` (`.languageNotInstalled`, `.invalidConfiguration`).
     public init(configuration: OCRConfiguration = OCRConfiguration(), threads: Int = ProcessInfo.processInfo.activeProcessorCount,
-                logger: Logger) throws {
+                neural: NeuralModels? = nil, logger: Logger) throws {
         self.configuration = configuration
+        self.neural = neural
         self.threads = max(1, threads)
         self.dataPath = try configuration.resolvedDataPath()
         self.logger = logger
@@ -154,6 +162,11 @@ public final class OCREngine: Service, Sendable {
 
     /// Runs blocking work with a Tesseract engine on one of the engine's threads.
     package func onOCRThread<T: Sendable>(_ body: @escaping @Sendable (TesseractHandle) throws -> T) async throws -> T {
+        try await onOCRWorker { worker in try body(worker.tesseract) }
+    }
+
+    /// Runs blocking work on one of the engine's threads with everything that thread owns.
+    package func onOCRWorker<T: Sendable>(_ body: @escaping @Sendable (OCRWorker) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             let queued = queue.push { handle in
                 guard let handle else {
@@ -170,13 +183,13 @@ public final class OCREngine: Service, Sendable {
 
     private static func workerLoop(queue: JobQueue, handle first: TesseractHandle?, dataPath: String, languages: String,
                                    logger: Logger) {
-        var handle = first
+        var handle = first.map(OCRWorker.init)
         while true {
             // The job (and the session it holds) is released before the memory is trimmed.
             let ran: Bool = {
                 guard let job = queue.pop() else { return false }
                 if handle == nil {
-                    do { handle = try TesseractHandle(dataPath: dataPath, languages: languages) } catch {
+                    do { handle = OCRWorker(try TesseractHandle(dataPath: dataPath, languages: languages)) } catch {
                         logger.error("Cannot start an OCR engine", metadata: ["ocr.error": "\(error)"])
                     }
                 }
@@ -213,7 +226,7 @@ public final class OCREngine: Service, Sendable {
 /// FIFO of OCR jobs shared by the engine's threads. Jobs pushed before `start()` wait for it;
 /// after `close()` nothing more is taken and the threads drain what is queued.
 private final class JobQueue: Sendable {
-    typealias Job = @Sendable (TesseractHandle?) -> Void
+    typealias Job = @Sendable (OCRWorker?) -> Void
 
     private struct State {
         /// Taken jobs are set to nil at once: a job's closure holds its receipt's OCR session (the
@@ -348,3 +361,24 @@ private final class HandOver: Sendable {
         }
     }
 }
+
+/// What one OCR thread owns: its Tesseract engine and, once it has read with the neural reader,
+/// its inference requests on the shared networks. Not thread-safe: it never leaves its thread.
+package final class OCRWorker {
+    package let tesseract: TesseractHandle
+    private var requests: NeuralRequests?
+
+    init(_ tesseract: TesseractHandle) {
+        self.tesseract = tesseract
+    }
+
+    /// This thread's inference requests on `models`, made on first use.
+    package func neuralRequests(_ models: NeuralModels) throws -> NeuralRequests {
+        if let requests { return requests }
+        let made = try models.makeRequests()
+        requests = made
+        return made
+    }
+}
+
+@available(*, unavailable) extension OCRWorker: Sendable {}

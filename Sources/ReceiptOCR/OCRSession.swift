@@ -4,7 +4,8 @@ import Synchronization
 
 /// The OCR of one receipt: its image decoded once, then as many passes as the receipt's budget
 /// allows, each prepared from the decoded image (a whole page at another scale, a close-up of a
-/// few rows, a binarized page). Analyzers see it as a `PageReader`.
+/// few rows, a binarized page). Analyzers see it as a `PageReader`. The neural reader reads the same
+/// decoded image, in the same pixels (`neuralReading`, in OCRSession+Neural.swift).
 ///
 /// Decoding once instead of once a pass saves a JPEG decode, the EXIF rotation and the page-scan
 /// crop on every further pass (up to four a receipt). The decoded image is kept until the session
@@ -19,14 +20,16 @@ public final class OCRSession: PageReader {
 
     public let file: String
     public let maxPasses: Int
-    private let engine: OCREngine
-    private let imageData: Data
+    let engine: OCREngine
+    let imageData: Data
     private let state: Mutex<(taken: Int, read: Int, decoded: Int, textLayer: Bool)>
     /// Held for the whole of a pass: a receipt's passes run one at a time, and `decoded` is
     /// touched only with it held.
-    private let passLock = Mutex(())
+    let passLock = Mutex(())
     /// The decoded image, made by the first pass that needs it.
-    private let decoded = DecodedPage()
+    let decoded = DecodedPage()
+    /// Neural readings taken (they count toward no budget, see `neuralReading`).
+    let neuralReadings = Mutex(0)
 
     /// Prefer `OCREngine.session(imageData:file:maxPasses:)`.
     init(engine: OCREngine, imageData: Data, file: String, maxPasses: Int) {
@@ -120,20 +123,12 @@ public final class OCRSession: PageReader {
     private func recognize(_ pass: OCRPass?, stretchContrast: Bool = false, readDarkBands: Bool = false) async throws -> OCRResult {
         let configuration = engine.configuration
         let psm = pass?.pageSegmentationMode ?? configuration.pageSegmentationMode
-        let loader = {
-            var loader = ImageLoader(maxPixels: configuration.maxPixels, preprocessing: configuration.preprocessing)
-            loader.maxPDFPages = configuration.maxPDFPages
-            return loader
-        }()
-        let (imageData, file) = (self.imageData, self.file)
+        let loader = self.loader
         let result = try await engine.onOCRThread { [self] handle in
             try passLock.withLock { _ -> OCRResult in
-                if decoded.loaded == nil {
-                    decoded.loaded = try loader.decode(imageData, file: file)
-                    state.withLock { $0.decoded += 1 }
-                }
-                guard let page = decoded.loaded else { throw ReceiptError(.badImage, file: file, "cannot decode image") }
+                let page = try decodedPage(loader)
                 var image = loader.prepare(page.image, pass: pass)
+                if pass == nil { decoded.firstPassSize = (image.width, image.height) }
                 if stretchContrast, let stretched = ImageLoader.stretchContrast(image) { image = stretched }
                 let read = handle.recognize(image, pageSegmentationMode: psm)
                 var result = OCRResult(text: read.text, lines: read.lines, meanConfidence: read.meanConfidence,
@@ -158,12 +153,32 @@ public final class OCRSession: PageReader {
         state.withLock { $0.read += 1 }
         return result
     }
+
+    /// The image loader the engine's configuration asks for.
+    var loader: ImageLoader {
+        let configuration = engine.configuration
+        var loader = ImageLoader(maxPixels: configuration.maxPixels, preprocessing: configuration.preprocessing)
+        loader.maxPDFPages = configuration.maxPDFPages
+        return loader
+    }
+
+    /// The decoded image, decoded now if no pass has yet. Call on an OCR thread with `passLock` held.
+    func decodedPage(_ loader: ImageLoader) throws -> ImageLoader.Loaded {
+        if decoded.loaded == nil {
+            decoded.loaded = try loader.decode(imageData, file: file)
+            state.withLock { $0.decoded += 1 }
+        }
+        guard let page = decoded.loaded else { throw ReceiptError(.badImage, file: file, "cannot decode image") }
+        return page
+    }
 }
 
 /// A decoded image held by a session between passes.
 ///
-/// `@unchecked Sendable`: `loaded` is read and written only by `OCRSession.recognize`, inside
-/// its OCR job with the session's `passLock` held.
-private final class DecodedPage: @unchecked Sendable {
+/// `@unchecked Sendable`: its properties are read and written only by the session's passes
+/// (`recognize`, `neuralReading`), inside their OCR jobs with the session's `passLock` held.
+final class DecodedPage: @unchecked Sendable {
     var loaded: ImageLoader.Loaded?
+    /// The size of the first pass's image (what every reading's boxes are measured in), once known.
+    var firstPassSize: (width: Int, height: Int)?
 }

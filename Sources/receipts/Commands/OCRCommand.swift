@@ -5,11 +5,14 @@ import ReceiptKit
 struct OCRCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ocr",
-        abstract: "Print the text Tesseract reads from one image.",
+        abstract: "Print the text Tesseract or the neural reader reads from one image.",
         discussion: """
             Reads IMAGE (JPEG, PNG, TIFF, WebP, BMP or GIF) with the same preprocessing as `process` \
             and prints the recognized text, or with --tsv one row per word with its confidence and box \
-            (Tesseract's TSV layout).
+            (Tesseract's TSV layout). --reader neural prints the neural reader's reading (PP-OCR \
+            models through OpenVINO, installed by `make neural`), in the same pixels as Tesseract's; \
+            --reader both prints Tesseract's, then the neural reader's, each after a line \
+            `# tesseract` or `# neural`.
             """)
 
     @Argument(help: "The image file.")
@@ -18,25 +21,46 @@ struct OCRCommand: AsyncParsableCommand {
     @Flag(help: "Print words with confidence and bounding box (tab-separated) instead of text.")
     var tsv = false
 
+    @Option(help: "Which reader: tesseract, neural or both.")
+    var reader: ReaderChoice = .tesseract
+
+    @Flag(name: .customLong("timing"), help: ArgumentHelp("Print the neural reader's time per stage on stderr.", visibility: .hidden))
+    var timing = false
+
     @OptionGroup var ocr: OCROptions
+    @OptionGroup var neural: NeuralOptions
     @OptionGroup var logging: LoggingOptions
 
     func run() async throws {
         let logger = logging.bootstrap()
-        let engine = try ocr.makeEngine(threads: 1, logger: logger)
-        let result: OCRResult
+        let models = reader == .tesseract ? nil : try neural.load(streams: 1, logger: logger)
+        let engine = try ocr.makeEngine(threads: 1, neural: models, logger: logger)
+        let (reader, timing, image) = (self.reader, self.timing, self.image)
+        let readings: [(name: String, result: OCRResult)]
         do {
-            result = try await engine.withRunning { engine in
-                try await engine.recognize(imageAt: URL(fileURLWithPath: image), file: image)
+            readings = try await engine.withRunning { engine in
+                let data = try ReceiptFile.read(URL(fileURLWithPath: image), file: image)
+                let session = engine.session(imageData: data, file: image, maxPasses: 2)
+                var readings: [(String, OCRResult)] = []
+                if reader != .neural { readings.append(("tesseract", try await session.firstReading())) }
+                if reader != .tesseract {
+                    let (result, stages) = try await session.neuralReadingTimed()
+                    if timing {
+                        let line = String(format: "neural: detection %.3f s, recognition %.3f s, %d boxes\n",
+                                          stages.detection.seconds, stages.recognition.seconds, stages.boxes)
+                        FileHandle.standardError.write(Data(line.utf8))
+                    }
+                    readings.append(("neural", result))
+                }
+                return readings
             }
         } catch {
             printError("\(error)")
             throw ExitCode(1)
         }
-        if tsv {
-            print(result.tesseractTSV, terminator: "")
-        } else {
-            print(result.text, terminator: "")
+        for (name, result) in readings {
+            if reader == .both { print("# \(name)") }
+            print(tsv ? result.tesseractTSV : result.text, terminator: "")
         }
     }
 }

@@ -51,9 +51,9 @@ struct OCROptions: ParsableArguments {
             maxPDFPages: maxPDFPages)
     }
 
-    func makeEngine(threads: Int, logger: Logger) throws -> OCREngine {
+    func makeEngine(threads: Int, neural: NeuralModels? = nil, logger: Logger) throws -> OCREngine {
         do {
-            return try OCREngine(configuration: configuration, threads: threads, logger: logger)
+            return try OCREngine(configuration: configuration, threads: threads, neural: neural, logger: logger)
         } catch let error as ReceiptError {
             printError(error.message)
             throw ExitCode(2)

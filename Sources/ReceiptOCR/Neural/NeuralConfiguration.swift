@@ -1,0 +1,48 @@
+import Foundation
+
+/// How the neural reader runs. A `Sendable` value with defaults for everything but the folder.
+public struct NeuralConfiguration: Sendable, Equatable {
+    /// The folder `make neural` fills: `lib/` (the OpenVINO runtime) and one folder a model set.
+    public var directory: String
+    public var modelSet: NeuralModelSet
+    /// The detector's input: the page is scaled so that its short side is at least `minimumSide`
+    /// and its long side at most `maximumSide`, then to multiples of 32 (RapidOCR's 736 and 2000).
+    public var detectorMinimumSide: Int
+    public var detectorMaximumSide: Int
+    /// Text boxes recognized in one inference (sorted by width, padded to the widest of the batch).
+    public var batchSize: Int
+    /// Narrowest recognizer input in pixels: a batch of short words is padded to it.
+    public var recognizerMinimumWidth: Int
+    /// Feed the models the page in gray (replicated to three channels) even when it is in colour.
+    public var grayInput: Bool
+
+    public init(directory: String, modelSet: NeuralModelSet = .ppocrV4, detectorMinimumSide: Int = 736,
+                detectorMaximumSide: Int = 2000, batchSize: Int = 8, recognizerMinimumWidth: Int = 320, grayInput: Bool = false) {
+        self.directory = directory
+        self.modelSet = modelSet
+        self.detectorMinimumSide = detectorMinimumSide
+        self.detectorMaximumSide = detectorMaximumSide
+        self.batchSize = batchSize
+        self.recognizerMinimumWidth = recognizerMinimumWidth
+        self.grayInput = grayInput
+    }
+
+    /// Where `make neural` installs beside an executable built by SwiftPM:
+    /// `.build/release/receipts` → `.build/neural`. SwiftPM's `release` is a link to
+    /// `<triple>/release`, so from the executable's real folder the one two levels up is taken
+    /// when the one a level up does not exist.
+    public static func directory(besideExecutable executable: String) -> String {
+        let bin = URL(fileURLWithPath: executable).deletingLastPathComponent()
+        let near = bin.deletingLastPathComponent().appendingPathComponent("neural").standardizedFileURL.path
+        let far = bin.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("neural").standardizedFileURL.path
+        return !FileManager.default.fileExists(atPath: near) && FileManager.default.fileExists(atPath: far) ? far : near
+    }
+
+    /// The folder to use: `explicit` (a flag), else the environment's `RECEIPTS_NEURAL_DIR`, else the
+    /// one beside `executable`. The caller (the executable) passes its environment.
+    public static func resolveDirectory(explicit: String?, environment: [String: String], executable: String) -> String {
+        if let explicit, !explicit.isEmpty { return explicit }
+        if let fromEnvironment = environment["RECEIPTS_NEURAL_DIR"], !fromEnvironment.isEmpty { return fromEnvironment }
+        return directory(besideExecutable: executable)
+    }
+}

@@ -1,0 +1,102 @@
+import Crypto
+import Foundation
+import Logging
+import ReceiptModel
+import Synchronization
+
+/// The neural reader's networks, compiled once a process and shared by every OCR thread.
+///
+/// Loading checks each file's SHA-256 against the model set's, then compiles detection and
+/// recognition for the CPU with one stream per OCR thread (`streams`), so that each thread's own
+/// inference request (made lazily on that thread, see `NeuralRequests`) runs beside the others'.
+///
+/// `Sendable`: every stored property is a constant; the compiled networks are `CompiledNetwork`s
+/// (thread-safe in OpenVINO), the counters are atomics.
+public final class NeuralModels: Sendable {
+    public let configuration: NeuralConfiguration
+    /// The recognizer's classes: `""` (CTC's blank), the set's characters, then `" "`.
+    package let classes: [String]
+    let detector: CompiledNetwork
+    let recognizer: CompiledNetwork
+    private let requests = Atomic<Int>(0)
+
+    /// Networks compiled by this process so far (two a load): what a test reads to see that the
+    /// OCR threads share one load.
+    public static var compiledNetworks: Int { compiles.load(ordering: .relaxed) }
+    private static let compiles = Atomic<Int>(0)
+
+    /// Inference requests made on these networks (two an OCR thread that read with them).
+    public var requestsMade: Int { requests.load(ordering: .relaxed) }
+
+    /// Loads the runtime from `<directory>/lib` and compiles the configuration's model set.
+    /// - Parameter streams: inferences that may run at once (the OCR engine's thread count).
+    /// - Throws: `ReceiptError` in one line: `.neuralReaderNotInstalled` (no runtime, no model
+    ///   folder: run `make neural`), `.neuralModelCorrupt` (a file whose SHA-256 is not the set's).
+    public init(configuration: NeuralConfiguration, streams: Int, logger: Logger) throws {
+        let set = configuration.modelSet
+        let folder = URL(fileURLWithPath: configuration.directory).appendingPathComponent(set.name)
+        let library = URL(fileURLWithPath: configuration.directory).appendingPathComponent("lib").path
+        guard FileManager.default.fileExists(atPath: folder.path), FileManager.default.fileExists(atPath: library) else {
+            throw ReceiptError(.neuralReaderNotInstalled,
+                               "neural reader not installed: run `make neural` (looked in \(configuration.directory) for lib/ and \(set.name)/)")
+        }
+        try OpenVINO.load(from: library)
+        let detectorBytes = try Self.verified(set.detector, in: folder)
+        let recognizerBytes = try Self.verified(set.recognizer, in: folder)
+        let characterBytes = try Self.verified(set.characters, in: folder)
+        let characters = String(decoding: characterBytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        classes = [""] + characters.dropLast(characters.last == "" ? 1 : 0).map(String.init) + [" "]
+
+        let started = ContinuousClock.now
+        let core = try OpenVINOCore()
+        let streams = max(1, streams)
+        detector = try core.compile(model: detectorBytes, file: folder.appendingPathComponent(set.detector.name).path,
+                                    threads: streams, streams: streams)
+        recognizer = try core.compile(model: recognizerBytes, file: folder.appendingPathComponent(set.recognizer.name).path,
+                                      threads: streams, streams: streams)
+        Self.compiles.add(2, ordering: .relaxed)
+        self.configuration = configuration
+        logger.debug("Neural reader loaded", metadata: [
+            "neural.models": "\(set.name)", "neural.openvino": "\(OpenVINO.version)", "neural.streams": "\(streams)",
+            "neural.seconds": "\(Self.seconds(ContinuousClock.now - started))",
+        ])
+    }
+
+    /// An OCR thread's own inference requests on these networks.
+    package func makeRequests() throws -> NeuralRequests {
+        let requests = NeuralRequests(detector: try detector.makeRequest(), recognizer: try recognizer.makeRequest())
+        self.requests.add(2, ordering: .relaxed)
+        return requests
+    }
+
+    /// The file's bytes after checking its SHA-256 (the bytes checked are the bytes compiled).
+    private static func verified(_ file: NeuralModelSet.File, in folder: URL) throws -> Data {
+        let url = folder.appendingPathComponent(file.name)
+        guard let data = FileManager.default.contents(atPath: url.path) else {
+            throw ReceiptError(.neuralReaderNotInstalled, file: url.path, "model file missing: run `make neural`")
+        }
+        let digest = SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+        guard digest == file.sha256 else {
+            throw ReceiptError(.neuralModelCorrupt, file: url.path,
+                               "SHA-256 mismatch (expected \(file.sha256.prefix(12))…, found \(digest.prefix(12))…): the file is damaged or not the model expected; run `make neural` to install it again")
+        }
+        return data
+    }
+
+    private static func seconds(_ duration: Duration) -> String {
+        String(format: "%.2f", Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
+    }
+}
+
+/// One OCR thread's inference requests: made on first use by that thread and kept with it.
+package final class NeuralRequests {
+    let detector: InferRequest
+    let recognizer: InferRequest
+
+    init(detector: InferRequest, recognizer: InferRequest) {
+        self.detector = detector
+        self.recognizer = recognizer
+    }
+}
+
+@available(*, unavailable) extension NeuralRequests: Sendable {}
