@@ -73,8 +73,9 @@ bench-store: deps
 eval: build
 	$(RECEIPTS) eval TestReceipts $(wildcard ../shared/receipts/sroie ../shared/receipts/wildreceipt)
 
-# The learned model: every labelled set's candidates (real OCR, first passes cached in
-# .build/ocr-cache), then scripts/train.py (scikit-learn, pinned in scripts/requirements-train.txt)
+# The learned models: every labelled set's candidates as both readers propose them (real OCR, each
+# reader's first reading cached in .build/ocr-cache), then scripts/train.py (a model for both
+# readers and one for each alone) (scikit-learn, pinned in scripts/requirements-train.txt)
 # writes the parameters into the package (a JSON resource), a few scored examples for the test that
 # Swift scores as train.py does, and prints held-out figures (docs/learned-model.md, with
 # the reliability plot docs/reliability.png). The model is fitted on candidates read with the date's
@@ -84,8 +85,8 @@ TRAIN_SETS := $(wildcard ../shared/receipts/sroie ../shared/receipts/sroie-2 ../
 
 train: build
 	python3 -m pip install -q -r scripts/requirements-train.txt
-	$(RECEIPTS) eval $(TRAIN_SETS) --ocr-cache .build/ocr-cache --checks every --dump-candidates .build/candidates.ndjson
-	$(RECEIPTS) eval $(TRAIN_SETS) --ocr-cache .build/ocr-cache --checks none --dump-candidates .build/candidates-unchecked.ndjson
+	$(RECEIPTS) eval $(TRAIN_SETS) --reader both --ocr-cache .build/ocr-cache --checks every --dump-candidates .build/candidates.ndjson
+	$(RECEIPTS) eval $(TRAIN_SETS) --reader both --ocr-cache .build/ocr-cache --checks none --dump-candidates .build/candidates-unchecked.ndjson
 	python3 scripts/train.py .build/candidates.ndjson --unchecked .build/candidates-unchecked.ndjson \
 	  --out Sources/ReceiptAnalyzers/Learned/learned-model.json --examples Tests/Fixtures/learned-model-examples.json \
 	  --report docs/learned-model.md --plot docs/reliability.png

@@ -50,8 +50,10 @@ C = 0.5
 # receipt marks it as a tax (one of these features is 1): a receipt may print no tax.
 TAX_FLOOR = 0.5
 SHOWS_TAX = ["onTaxRow", "rateFits", "totalLessSubtotal"]
-# Each field's feature names, in the order candidates carry their values: the dump's header.
+# Each field's feature names, in the order candidates carry their values, and the readers whose
+# candidates they are: the dump's header.
 FEATURES = {}
+READERS = "tesseract"
 
 
 def family(set_name):
@@ -69,9 +71,11 @@ def load(path):
             if line.strip():
                 r = json.loads(line)
                 if "featureNames" in r:
-                    if FEATURES and FEATURES != r["featureNames"]:
-                        sys.exit(f"{path}: its features differ from the other dump's")
+                    global READERS
+                    if FEATURES and (FEATURES != r["featureNames"] or READERS != r.get("readers", "tesseract")):
+                        sys.exit(f"{path}: its readers or features differ from the other dump's")
                     FEATURES.update(r["featureNames"])
+                    READERS = r.get("readers", "tesseract")
                     continue
                 r["family"] = family(r["set"])
                 r["group"] = r["family"] + ":" + (r.get("vendorTruth") or r["receipt"])
@@ -232,7 +236,7 @@ def as_shipped(receipts, held, field, i):
     p, right, winner = held[field][i]
     if field == "tax":
         found = any(c["field"] == "tax" and c["features"][0] == 1.0 for c in receipts[i]["candidates"])
-        shows = winner is not None and any(winner[FEATURES["tax"].index(n)] == 1 for n in SHOWS_TAX)
+        shows = winner is not None and any(winner[FEATURES["tax"].index(n)] == 1 for n in FEATURES["tax"] if n.split(".")[-1] in SHOWS_TAX)
         return right and (found or p >= TAX_FLOOR or shows)
     return right
 
@@ -333,25 +337,90 @@ def main():
     ap.add_argument("--unchecked", help="the same receipts' candidates read with --checks none: where the held-out "
                     "total flags a receipt, its date and vendor are judged on these, as the analyzer reads them by default")
     ap.add_argument("--report")
-    ap.add_argument("--plot", help="write a reliability plot (PNG) of the held-out probabilities")
+    ap.add_argument("--plot", help="write a reliability plot (PNG) of the held-out probabilities (of the first model)")
     ap.add_argument("--examples", help="write a few receipts' candidates with their scores and probabilities (JSON), "
-                    "for the Swift test that the shipped model scores them the same")
+                    "for the Swift test that the shipped models score them the same")
     a = ap.parse_args()
-    np.random.seed(a.seed)
-    receipts = load(a.candidates)
-    for r in receipts:
-        r["fit"] = r["candidates"]
+    dump = load(a.candidates)
+    unchecked = None
     if a.unchecked:
         unchecked = {(r["set"], r["receipt"]): r for r in load(a.unchecked)}
-        missing = [r["receipt"] for r in receipts if (r["set"], r["receipt"]) not in unchecked]
+        missing = [r["receipt"] for r in dump if (r["set"], r["receipt"]) not in unchecked]
         if missing:
             sys.exit(f"--unchecked: {len(missing)} receipts missing from {a.unchecked}, e.g. {missing[0]}")
-        for r in receipts:
-            r["unchecked"] = unchecked[(r["set"], r["receipt"])]["candidates"]
+    names = dict(FEATURES)
+    # A dump of both readers' candidates trains a model for each choice of readers: both (every
+    # feature), and each reader alone (its block of the features, on the candidates it proposed).
+    modes = ["both", "tesseract", "neural"] if READERS == "both" else [READERS]
     lines = []
     say = lambda s="": (print(s), lines.append(s))
-    say(f"# Learned model: held-out figures ({a.folds}-fold, grouped by shop; {len(receipts)} receipts)")
+    say(f"# Learned model: held-out figures ({a.folds}-fold, grouped by shop; {len(dump)} receipts)")
     say()
+    if len(modes) > 1:
+        say("One model for each choice of readers (`--reader`); " + ", ".join(f"[{m}](#{m})" for m in modes) + ".")
+        say()
+    models, examples = {}, {}
+    for k, mode in enumerate(modes):
+        receipts = view(dump, unchecked, names, mode)
+        np.random.seed(a.seed)
+        if len(modes) > 1:
+            say(f"## {mode}")
+            say()
+        version, fitted, thresholds, held = train_mode(receipts, a, say)
+        models[mode] = (version, fitted, thresholds)
+        examples[mode] = (version, receipts, fitted)
+        if k == 0 and a.plot:
+            plot(held, a.plot)
+    if a.report:
+        with open(a.report, "w") as f:
+            f.write("\n".join(lines) + "\n")
+    if a.out:
+        with open(a.out, "w") as f:
+            f.write(models_json(models, names))
+        print(f"wrote {a.out} (models " + ", ".join(f"{m} {v}" for m, (v, _, _) in models.items()) + ")", file=sys.stderr)
+    if a.examples:
+        with open(a.examples, "w") as f:
+            f.write(examples_json(examples, names))
+        print(f"wrote {a.examples}", file=sys.stderr)
+
+
+def mode_names(names, mode):
+    """Each field's feature names for a choice of readers (CandidateProposer.features(for:readers:))."""
+    if READERS != "both" or mode == "both":
+        return names
+    prefix = mode + "."
+    return {f: [n[len(prefix):] for n in ns if n.startswith(prefix)] for f, ns in names.items()}
+
+
+def view(dump, unchecked, names, mode):
+    """The dump's receipts as the analyzer reads them with `mode`'s readers: for one reader of a
+    dump of both, only the candidates it proposed, with its block of the features."""
+    FEATURES.clear()
+    FEATURES.update(mode_names(names, mode))
+    def cut(cands):
+        if READERS != "both" or mode == "both":
+            return cands
+        out = []
+        for c in cands:
+            ns = names[c["field"]]
+            width = ns.index("inTesseract")
+            start = 0 if mode == "tesseract" else width + 1
+            if c["features"][start + width] == 1.0:
+                out.append(dict(c, features=c["features"][start:start + width]))
+        return out
+    receipts = []
+    for r in dump:
+        r = dict(r, candidates=cut(r["candidates"]))
+        r["fit"] = r["candidates"]
+        if unchecked is not None:
+            r["unchecked"] = cut(unchecked[(r["set"], r["receipt"])]["candidates"])
+        receipts.append(r)
+    return receipts
+
+
+def train_mode(receipts, a, say):
+    """Held-out figures of one model (printed with `say`), then the model fitted on every receipt:
+    (version, fitted parameters per field, review thresholds, held-out probabilities)."""
     held = {f: held_out(receipts, f, a.folds, a.seed) for f in FIELDS}
     best = choose_thresholds(receipts, held, a.target)
     # Judged on the checked candidates: a receipt the analyzer leaves unchecked is one its total
@@ -421,11 +490,7 @@ def main():
         ok = sum(nested[i][1] for i in un)
         say(f"| {name} | {len(ids)} | {len(un)} | {len(un) / max(1, len(ids)) * 100:.1f}% | "
             f"{ok / max(1, len(un)) * 100:.1f}% |")
-    if a.plot:
-        plot(held, a.plot)
-    if a.report:
-        with open(a.report, "w") as f:
-            f.write("\n".join(lines) + "\n")
+    say()
 
     # The shipped model: rankers on everything; calibration on out-of-fold scores.
     # The version names the data's size, the folds, the seed and the feature set (a short hash of
@@ -436,14 +501,7 @@ def main():
     for field in FIELDS:
         ranker, calibration = fit_field(receipts, field, a.folds)
         fitted[field] = (ranker, calibration)
-    if a.out:
-        with open(a.out, "w") as f:
-            f.write(model_json(version, fitted, thresholds))
-        print(f"wrote {a.out} (model {version})", file=sys.stderr)
-    if a.examples:
-        with open(a.examples, "w") as f:
-            f.write(examples_json(version, receipts, fitted))
-        print(f"wrote {a.examples}", file=sys.stderr)
+    return version, fitted, thresholds, held
 
 
 def number(x):
@@ -451,34 +509,49 @@ def number(x):
     return json.dumps(round(float(x), 10))
 
 
-def model_json(version, fitted, thresholds):
-    """The shipped parameters: one feature a line (name, mean, scale, weight), so a retrain reads as
-    a diff; the settings the Swift side applies as train.py does (MAX_MARGIN, TAX_FLOOR, SHOWS_TAX)."""
-    out = ["{", f'  "version": {json.dumps(version)},', f'  "maxMargin": {json.dumps(MAX_MARGIN)},',
-           f'  "taxFloor": {json.dumps(TAX_FLOOR)},', f'  "showsTax": {json.dumps(SHOWS_TAX)},', '  "fields": {']
-    for k, field in enumerate(FIELDS):
-        ranker, calibration = fitted[field]
-        out.append(f'    "{field}": {{')
-        out.append(f'      "intercept": {number(ranker.intercept)},')
-        out.append(f'      "calibration": [{", ".join(number(x) for x in calibration)}],')
-        if field in thresholds:
-            out.append(f'      "reviewBelow": {json.dumps(thresholds[field])},')
-        out.append('      "features": [')
-        names = FEATURES[field]
-        for i, name in enumerate(names):
-            comma = "," if i < len(names) - 1 else ""
-            out.append(f'        {{"name": {json.dumps(name)}, "mean": {number(ranker.mean[i])}, '
-                       f'"scale": {number(ranker.scale[i])}, "weight": {number(ranker.coef[i])}}}{comma}')
-        out.append("      ]")
-        out.append("    }" + ("," if k < len(FIELDS) - 1 else ""))
+def shows_tax(mode):
+    """SHOWS_TAX as the model of `mode` names them."""
+    if READERS == "both" and mode == "both":
+        return [f"{reader}.{n}" for reader in ("tesseract", "neural") for n in SHOWS_TAX]
+    return SHOWS_TAX
+
+
+def models_json(models, names):
+    """The shipped parameters, a model per choice of readers: one feature a line (name, mean, scale,
+    weight), so a retrain reads as a diff; the settings the Swift side applies as train.py does
+    (MAX_MARGIN, TAX_FLOOR, and each model's SHOWS_TAX)."""
+    out = ["{", f'  "maxMargin": {json.dumps(MAX_MARGIN)},', f'  "taxFloor": {json.dumps(TAX_FLOOR)},', '  "readers": {']
+    for m, (mode, (version, fitted, thresholds)) in enumerate(models.items()):
+        feature_names = mode_names(names, mode)
+        out.append(f'    "{mode}": {{')
+        out.append(f'      "version": {json.dumps(version)},')
+        out.append(f'      "showsTax": {json.dumps(shows_tax(mode))},')
+        out.append('      "fields": {')
+        for k, field in enumerate(FIELDS):
+            ranker, calibration = fitted[field]
+            out.append(f'        "{field}": {{')
+            out.append(f'          "intercept": {number(ranker.intercept)},')
+            out.append(f'          "calibration": [{", ".join(number(x) for x in calibration)}],')
+            if field in thresholds:
+                out.append(f'          "reviewBelow": {json.dumps(thresholds[field])},')
+            out.append('          "features": [')
+            fnames = feature_names[field]
+            for i, name in enumerate(fnames):
+                comma = "," if i < len(fnames) - 1 else ""
+                out.append(f'            {{"name": {json.dumps(name)}, "mean": {number(ranker.mean[i])}, '
+                           f'"scale": {number(ranker.scale[i])}, "weight": {number(ranker.coef[i])}}}{comma}')
+            out.append("          ]")
+            out.append("        }" + ("," if k < len(FIELDS) - 1 else ""))
+        out.append("      }")
+        out.append("    }" + ("," if m < len(models) - 1 else ""))
     out += ["  }", "}"]
     return "\n".join(out) + "\n"
 
 
-def examples_json(version, receipts, fitted, count=6):
-    """A few receipts' candidates (every field, the first `count` receipts with a total candidate),
-    with each candidate's score and the winner's probability as computed here, from the parameters
-    as written (rounded), for a Swift test to reproduce."""
+def examples_json(models, names, count=4):
+    """A few receipts' candidates for each model (every field, the first `count` receipts with a
+    total candidate), with each candidate's score and the winner's probability as computed here,
+    from the parameters as written (rounded), for a Swift test to reproduce."""
     def rounded(ranker):
         r = Ranker()
         r.mean = np.array([round(float(x), 10) for x in ranker.mean])
@@ -486,22 +559,24 @@ def examples_json(version, receipts, fitted, count=6):
         r.coef = np.array([round(float(x), 10) for x in ranker.coef])
         r.intercept = round(float(ranker.intercept), 10)
         return r
-    shipped = {f: (rounded(r), [round(x, 10) for x in c]) for f, (r, c) in fitted.items()}
-    chosen = [r for r in receipts if any(c["field"] == "total" for c in r["candidates"])][:count]
     out = []
-    for r in chosen:
-        for field in FIELDS:
-            cands = [c for c in r["candidates"] if c["field"] == field]
-            if not cands:
-                continue
-            ranker, cal = shipped[field]
-            X = np.array([c["features"] for c in cands], dtype=float)
-            b, s, m = ranker.pick(X)
-            head = {"receipt": r["receipt"], "field": field, "chosen": cands[b]["value"], "probability": probability(cal, s, m)}
-            rows = [json.dumps({"value": c["value"], "score": float(sc), "features": c["features"]})
-                    for c, sc in zip(cands, ranker.scores(X))]
-            out.append(json.dumps(head)[:-1] + ', "candidates": [\n    ' + ",\n    ".join(rows) + "\n  ]}")
-    return '{"version": ' + json.dumps(version) + ', "examples": [\n  ' + ",\n  ".join(out) + "\n]}\n"
+    for mode, (version, receipts, fitted) in models.items():
+        shipped = {f: (rounded(r), [round(x, 10) for x in c]) for f, (r, c) in fitted.items()}
+        chosen = [r for r in receipts if any(c["field"] == "total" for c in r["fit"])][:count]
+        for r in chosen:
+            for field in FIELDS:
+                cands = [c for c in r["fit"] if c["field"] == field]
+                if not cands:
+                    continue
+                ranker, cal = shipped[field]
+                X = np.array([c["features"] for c in cands], dtype=float)
+                b, s, m = ranker.pick(X)
+                head = {"readers": mode, "version": version, "receipt": r["receipt"], "field": field,
+                        "chosen": cands[b]["value"], "probability": probability(cal, s, m)}
+                rows = [json.dumps({"value": c["value"], "score": float(sc), "features": c["features"]})
+                        for c, sc in zip(cands, ranker.scores(X))]
+                out.append(json.dumps(head)[:-1] + ', "candidates": [\n    ' + ",\n    ".join(rows) + "\n  ]}")
+    return '{"examples": [\n  ' + ",\n  ".join(out) + "\n]}\n"
 
 
 def plot(held, path):

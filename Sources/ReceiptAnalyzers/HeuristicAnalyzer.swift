@@ -34,9 +34,10 @@ public struct HeuristicAnalyzer: ReceiptAnalyzer {
         OCRPass(pageSegmentationMode: 6, scale: 0.8, binarize: true),
     ]
 
-    /// The learned model that chooses among the rules' candidates and gives calibrated confidences;
-    /// nil keeps the rules' own picks and confidences (`receipts eval --rules-only`, for comparison).
-    package var model: LearnedModel? = LearnedModel.shipped
+    /// The learned models (one for each choice of readers) that choose among the rules'
+    /// candidates and give calibrated confidences; nil keeps the rules' own picks and confidences
+    /// (`receipts eval --rules-only`, for comparison).
+    package var models: LearnedModels? = LearnedModels.shipped
 
     /// The scale of the vendor's and the date's third reading, when the first two differ (chosen
     /// on `sroie` and `wildreceipt`, measured on `sroie-2` and `wildreceipt-2`: docs/experiments.md).
@@ -50,10 +51,15 @@ public struct HeuristicAnalyzer: ReceiptAnalyzer {
 
     public func analyze(_ input: AnalysisInput, options: AnalysisOptions) async throws -> ReceiptAnalysis {
         let options = options.resolvingToday()
+        let model = models?[input.readers]
         var reading = try await FirstReading(rereadPasses: rereadPasses, dateRereadPasses: dateRereadPasses)
             .read(input, options: options)
-        // The checks read no amounts: these candidates serve both the plan and the choice.
-        let totals = model != nil ? CandidateProposer.totals(reading) : []
+        // The neural reader's reading, beside Tesseract's: weighed with it, not read again.
+        let neural = input.neural.map { Reading(ocr: $0, options: options) }
+        // The checks read no amounts: these candidates serve both the plan and the choice. (They are
+        // proposed whenever models are in use, also for readers no model is shipped for yet: what
+        // `make train` learns from.)
+        let totals = models != nil ? Self.totals(reading, neural) : []
         var checks = Checks()
         if let reader = input.reader {
             if CheckPlan.wanted(options.checks, model: model, totals: totals) {
@@ -62,9 +68,16 @@ public struct HeuristicAnalyzer: ReceiptAnalyzer {
             }
             reading.vendor = await NameMending.mend(reading.vendor, with: reader)
         }
-        var analysis = result(reading, totals: totals, checks: checks, options: options)
+        var analysis = result(reading, neural: neural, totals: totals, checks: checks, model: model,
+                              propose: models != nil, options: options)
         analysis.ocrPasses = input.reader?.passesRead
         return analysis
+    }
+
+    /// The total's candidates of one reading, or of both readings together.
+    private static func totals(_ reading: Reading, _ neural: Reading?) -> [Candidate] {
+        guard let neural else { return CandidateProposer.totals(reading) }
+        return CandidateProposer.combined(.total, tesseract: CandidateProposer.totals(reading), neural: CandidateProposer.totals(neural))
     }
 
     /// Analyzes one OCR result with no further passes (synchronous; for benchmarks and tools).
@@ -78,25 +91,53 @@ public struct HeuristicAnalyzer: ReceiptAnalyzer {
     }
 
     private func analyze(_ reading: Reading, options: AnalysisOptions) -> ReceiptAnalysis {
-        result(reading, totals: model != nil ? CandidateProposer.totals(reading) : [], checks: Checks(), options: options)
+        result(reading, neural: nil, totals: models != nil ? CandidateProposer.totals(reading) : [], checks: Checks(),
+               model: models?[.tesseract], propose: models != nil, options: options)
     }
 
     /// The last stages: the tax, currency and category, the candidates and the choice among them,
-    /// the review decision, and the analysis.
-    private func result(_ reading: Reading, totals: [Candidate], checks: Checks, options: AnalysisOptions) -> ReceiptAnalysis {
-        let tax = TaxFinder.find(reading.rows, total: reading.total?.value)
-            ?? reading.otherRows.lazy.compactMap { TaxFinder.find($0, total: reading.total?.value) }.first
-        let category = CategoryClassifier.forTaxonomy(options.taxonomy).classify(reading.document, vendor: reading.vendor?.name)
-        var currency = (code: reading.currency?.code, confidence: reading.currency?.confidence ?? 0)
+    /// the review decision, and the analysis. `reading` is the first reading (Tesseract's, or the
+    /// neural reader's alone); `neural` the neural reader's beside Tesseract's.
+    private func result(_ reading: Reading, neural: Reading?, totals: [Candidate], checks: Checks, model: LearnedModel?,
+                        propose: Bool, options: AnalysisOptions) -> ReceiptAnalysis {
+        func tax(_ reading: Reading) -> TaxFinding? {
+            TaxFinder.find(reading.rows, total: reading.total?.value)
+                ?? reading.otherRows.lazy.compactMap { TaxFinder.find($0, total: reading.total?.value) }.first
+        }
+        let rulesTax = tax(reading)
+        let currencyFinding = reading.currency ?? neural?.currency
+        var currency = (code: currencyFinding?.code, confidence: currencyFinding?.confidence ?? 0)
         if currency.code == nil, let fallback = options.defaultCurrency { currency = (fallback, 0.3) }
-        var choice = Choice.rules(reading, tax: tax, currencyConfidence: currency.confidence, categoryConfidence: category.confidence)
-        // Proposed only for the model (the rows' dates cost a date search per row).
-        let candidates = model.map { _ in FieldCandidates(reading, totals: totals, checks: checks, tax: tax, options: options) }
-        if let model, let candidates { choice = .learned(model, candidates: candidates, from: choice) }
+        let rulesVendor = reading.vendor ?? neural?.vendor
+        let category = CategoryClassifier.forTaxonomy(options.taxonomy).classify(reading.document, vendor: rulesVendor?.name)
+        var choice = Choice.rules(reading, tax: rulesTax, currencyConfidence: currency.confidence, categoryConfidence: category.confidence)
+        // Proposed only when models are in use (the rows' dates cost a date search per row).
+        var candidates: FieldCandidates?
+        if propose {
+            var proposed = FieldCandidates(reading, totals: totals, checks: checks, tax: rulesTax, options: options)
+            if let neural {
+                let second = FieldCandidates(neural, totals: [], checks: Checks(), tax: tax(neural), options: options)
+                proposed = FieldCandidates(tesseract: proposed, neural: second, totals: totals)
+            }
+            candidates = proposed
+        }
+        if let model, let candidates {
+            choice = .learned(model, candidates: candidates, from: choice)
+        } else if let neural {
+            // No model: the rules' reading of Tesseract, its gaps filled from the neural reader's.
+            choice.vendor = choice.vendor ?? neural.vendor?.name
+            choice.total = choice.total ?? neural.total?.value
+            choice.date = choice.date ?? neural.date?.date
+        }
         var confidence = choice.confidence
-        confidence.needsReview = ReviewDecision.needsReview(choice, vendor: reading.vendor)
-        var analysis = ReceiptAnalysis(vendor: reading.vendor?.name, date: choice.date, total: choice.total, tax: choice.tax,
-                                       currency: currency.code, category: category.name, lineItems: reading.lineItems,
+        confidence.needsReview = ReviewDecision.needsReview(choice)
+        let vendor = choice.vendor
+        let finalCategory = vendor == rulesVendor?.name ? category
+            : CategoryClassifier.forTaxonomy(options.taxonomy).classify(reading.document, vendor: vendor)
+        confidence.category = finalCategory.confidence
+        var analysis = ReceiptAnalysis(vendor: vendor, date: choice.date, total: choice.total, tax: choice.tax,
+                                       currency: currency.code, category: finalCategory.name,
+                                       lineItems: reading.lineItems.isEmpty ? neural?.lineItems ?? [] : reading.lineItems,
                                        confidence: confidence, analyzer: name)
         analysis.candidates = candidates.map { Array($0.all.joined()) } ?? []
         return analysis

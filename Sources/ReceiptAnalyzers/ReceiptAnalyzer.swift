@@ -16,19 +16,34 @@ public protocol ReceiptAnalyzer: Sendable {
 public struct AnalysisInput: Sendable {
     /// The file the receipt came from, for error messages and logs (may be a display name).
     public var source: String
-    /// The first OCR pass.
+    /// The first reading: Tesseract's first pass, or the neural reader's reading when it reads
+    /// alone (`readers == .neural`).
     public var ocr: OCRResult
+    /// The neural reader's reading of the page beside Tesseract's (`readers == .both`).
+    public var neural: OCRResult?
     /// Reads the image again (further, targeted passes within the receipt's budget) and looks
     /// words up in the OCR language's dictionary. Nil when the image is not at hand.
     public var reader: (any PageReader)?
     /// The image bytes, for analyzers that send the image itself.
     public var imageData: Data?
 
-    public init(source: String, ocr: OCRResult, reader: (any PageReader)? = nil, imageData: Data? = nil) {
+    public init(source: String, ocr: OCRResult, neural: OCRResult? = nil, ocrIsNeural: Bool = false,
+                reader: (any PageReader)? = nil, imageData: Data? = nil) {
         self.source = source
         self.ocr = ocr
+        self.neural = neural
+        self.ocrIsNeural = ocrIsNeural
         self.reader = reader
         self.imageData = imageData
+    }
+
+    /// `ocr` is the neural reader's reading (it read alone).
+    public var ocrIsNeural: Bool
+
+    /// Which readers' readings this input holds.
+    public var readers: ReaderChoice {
+        if neural != nil { return .both }
+        return ocrIsNeural ? .neural : .tesseract
     }
 }
 

@@ -6,11 +6,15 @@ import ReceiptModel
 /// field's features, then one line per receipt: the set, the receipt, which fields the truth knows,
 /// and each candidate with its features and whether the scorer counts it right.
 public enum CandidateDump {
-    /// The first line: every field's feature names, in the order candidates carry their values.
-    public static var header: String {
-        JSONValue.object([("featureNames", .object(CandidateProposer.featureNames.map { field, names in
-            (field.rawValue, .array(names.map { .string($0) }))
-        }))]).serialized()
+    /// The first line: the readers whose candidates the dump holds, and every field's feature names
+    /// for them, in the order candidates carry their values.
+    public static func header(readers: ReaderChoice) -> String {
+        JSONValue.object([
+            ("readers", .string(readers.rawValue)),
+            ("featureNames", .object(LearnedField.allCases.map { field in
+                (field.rawValue, .array(CandidateProposer.features(for: field, readers: readers).map { .string($0) }))
+            })),
+        ]).serialized()
     }
 
     public static func line(set: String, receipt: LabelledReceipt, analysis: ReceiptAnalysis) -> String {

@@ -21,11 +21,6 @@ package enum CandidateProposer {
         }
     }
 
-    /// Every field's feature names (the header of a candidate dump, which `scripts/train.py` reads).
-    package static var featureNames: [(LearnedField, [String])] {
-        LearnedField.allCases.map { ($0, features(for: $0)) }
-    }
-
     /// The amounts of the rows that pass `test`.
     static func amounts(_ rows: [AmountLine], _ test: (AmountLine) -> Bool) -> [Decimal] {
         rows.filter(test).flatMap { $0.amounts.map(\.value) }

@@ -1,9 +1,10 @@
 import Foundation
 import ReceiptModel
 
-/// The trained parameters that choose among the rules' candidates and turn scores into calibrated
-/// probabilities. Made by `make train` (`scripts/train.py`, scikit-learn) from the labelled
-/// receipts and shipped as the package resource `learned-model.json`; read here with Swift only.
+/// The trained parameters, for one choice of readers, that choose among the rules' candidates and
+/// turn scores into calibrated probabilities. Made by `make train` (`scripts/train.py`,
+/// scikit-learn) from the labelled receipts and shipped as the package resource
+/// `learned-model.json` (a model per `ReaderChoice`, see `LearnedModels`); read here with Swift only.
 ///
 /// Per field: a logistic regression over standardized candidate features gives each candidate a
 /// score; the highest wins; a second logistic regression (Platt scaling over the winner's score and
@@ -30,6 +31,8 @@ package struct LearnedModel: Sendable {
     }
 
     package var version: String
+    /// The readers whose candidates it scores.
+    package var readers: ReaderChoice
     package var fields: [LearnedField: Field]
     /// Probability below which a field marks the receipt for review.
     package var reviewBelow: [LearnedField: Double]
@@ -42,19 +45,14 @@ package struct LearnedModel: Sendable {
     /// printed rate, the total less the subtotal).
     package var showsTaxFeatures: [String]
 
-    /// The model shipped with the package (`learned-model.json`); nil when it does not load, and
-    /// the rules then decide alone.
-    package static let shipped: LearnedModel? = Bundle.module.url(forResource: "learned-model", withExtension: "json")
-        .flatMap { try? String(contentsOf: $0, encoding: .utf8) }
-        .flatMap { try? LearnedModel(json: $0) }
-
-    package init(json text: String) throws {
-        let json = try JSONValue.parse(text)
-        guard let version = json["version"]?.stringValue, let fieldsJSON = json["fields"],
-              let maxMargin = json["maxMargin"]?.doubleValue, let taxFloor = json["taxFloor"]?.doubleValue else {
-            throw ReceiptError(.configuration, "learned model: no version, fields, maxMargin or taxFloor")
+    /// The model of `readers` in `learned-model.json`'s format (`LearnedModels`): `json` is that
+    /// reader choice's entry, `maxMargin` and `taxFloor` the file's settings.
+    package init(json: JSONValue, readers: ReaderChoice, maxMargin: Double, taxFloor: Double) throws {
+        guard let version = json["version"]?.stringValue, let fieldsJSON = json["fields"] else {
+            throw ReceiptError(.configuration, "learned model (\(readers.rawValue)): no version or fields")
         }
         self.version = version
+        self.readers = readers
         self.maxMargin = maxMargin
         self.taxFloor = taxFloor
         showsTaxFeatures = json["showsTax"]?.arrayValue?.compactMap(\.stringValue) ?? []
@@ -64,7 +62,7 @@ package struct LearnedModel: Sendable {
             guard let f = fieldsJSON[field.rawValue] else { continue }
             let entries = f["features"]?.arrayValue ?? []
             let names = entries.compactMap { $0["name"]?.stringValue }
-            guard names == CandidateProposer.features(for: field) else {
+            guard names == CandidateProposer.features(for: field, readers: readers) else {
                 throw ReceiptError(.configuration, "learned model \(version): the \(field.rawValue) features differ from this build's; run make train")
             }
             func numbers(_ key: String) -> [Double] { entries.compactMap { $0[key]?.doubleValue } }
@@ -78,7 +76,7 @@ package struct LearnedModel: Sendable {
             fields[field] = parsed
             if let t = f["reviewBelow"]?.doubleValue { review[field] = t }
         }
-        guard showsTaxFeatures.allSatisfy(CandidateProposer.features(for: .tax).contains) else {
+        guard showsTaxFeatures.allSatisfy(CandidateProposer.features(for: .tax, readers: readers).contains) else {
             throw ReceiptError(.configuration, "learned model \(version): showsTax names features the tax has not")
         }
         self.fields = fields
@@ -116,9 +114,44 @@ package struct LearnedModel: Sendable {
     /// A tax candidate the receipt itself marks as a tax (`showsTaxFeatures`).
     package func showsTax(_ candidate: Candidate) -> Bool {
         guard candidate.field == .tax else { return false }
-        let names = CandidateProposer.features(for: .tax)
+        let names = CandidateProposer.features(for: .tax, readers: readers)
         return showsTaxFeatures.contains { name in
             names.firstIndex(of: name).map { candidate.features[$0] == 1 } ?? false
         }
     }
+}
+
+/// The shipped models, one for each choice of readers: what Tesseract alone reads, what the neural
+/// reader alone reads, and both readings weighed together (whose features say whether the two
+/// agree). The file (`learned-model.json`):
+/// `{"maxMargin": 10, "taxFloor": 0.5, "readers": {"both": {"version", "showsTax", "fields"}, …}}`.
+package struct LearnedModels: Sendable {
+    package var models: [ReaderChoice: LearnedModel]
+
+    package subscript(readers: ReaderChoice) -> LearnedModel? { models[readers] }
+
+    package init(json text: String) throws {
+        let json = try JSONValue.parse(text)
+        guard let maxMargin = json["maxMargin"]?.doubleValue, let taxFloor = json["taxFloor"]?.doubleValue,
+              let readers = json["readers"] else {
+            throw ReceiptError(.configuration, "learned model: no maxMargin, taxFloor or readers")
+        }
+        var models: [ReaderChoice: LearnedModel] = [:]
+        for choice in ReaderChoice.allCases {
+            guard let entry = readers[choice.rawValue] else { continue }
+            models[choice] = try LearnedModel(json: entry, readers: choice, maxMargin: maxMargin, taxFloor: taxFloor)
+        }
+        self.models = models
+    }
+
+    /// The models shipped with the package (`learned-model.json`); nil when they do not load, and
+    /// the rules then decide alone.
+    package static let shipped: LearnedModels? = Bundle.module.url(forResource: "learned-model", withExtension: "json")
+        .flatMap { try? String(contentsOf: $0, encoding: .utf8) }
+        .flatMap { try? LearnedModels(json: $0) }
+}
+
+extension LearnedModel {
+    /// The shipped model for Tesseract's reading alone.
+    package static var shipped: LearnedModel? { LearnedModels.shipped?[.tesseract] }
 }

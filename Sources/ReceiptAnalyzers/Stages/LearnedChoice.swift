@@ -11,14 +11,24 @@ package struct FieldCandidates {
     /// The fields' lists in `LearnedField`'s order.
     package var all: [[Candidate]] { [total, date, vendor, tax] }
 
+    /// One reading's candidates.
     /// - Parameters:
     ///   - totals: the total's candidates, proposed earlier for the checks' plan.
-    ///   - tax: the rules' tax; `rulesTotal` the rules' total, which the tax's features relate to.
+    ///   - tax: the rules' tax, whose features relate it to the reading's rules' total.
     package init(_ reading: Reading, totals: [Candidate], checks: Checks, tax: TaxFinding?, options: AnalysisOptions) {
         total = totals
         date = CandidateProposer.dates(reading, check: checks.date, options: options)
         vendor = CandidateProposer.vendor(reading, check: checks.vendor)
         self.tax = CandidateProposer.taxes(reading, finding: tax, total: reading.total?.value)
+    }
+
+    /// Tesseract's and the neural reader's candidates as one list a field
+    /// (`CandidateProposer.combined`); `totals` are the total's, combined earlier for the checks' plan.
+    package init(tesseract: FieldCandidates, neural: FieldCandidates, totals: [Candidate]) {
+        total = totals
+        date = CandidateProposer.combined(.date, tesseract: tesseract.date, neural: neural.date)
+        vendor = CandidateProposer.combined(.vendor, tesseract: tesseract.vendor, neural: neural.vendor)
+        tax = CandidateProposer.combined(.tax, tesseract: tesseract.tax, neural: neural.tax)
     }
 }
 
@@ -26,6 +36,7 @@ package struct FieldCandidates {
 /// confidence: the rules' own (`rules`), or the learned model's choice among the candidates and
 /// its calibrated probabilities (`learned`).
 package struct Choice {
+    package var vendor: String?
     package var total: Decimal?
     package var date: CalendarDate?
     package var tax: Decimal?
@@ -37,15 +48,15 @@ package struct Choice {
 
     /// The rules' picks and confidences.
     package static func rules(_ reading: Reading, tax: TaxFinding?, currencyConfidence: Double, categoryConfidence: Double) -> Choice {
-        Choice(total: reading.total?.value, date: reading.date?.date, tax: tax?.value,
+        Choice(vendor: reading.vendor?.name, total: reading.total?.value, date: reading.date?.date, tax: tax?.value,
                confidence: FieldConfidence(vendor: reading.vendor?.confidence ?? 0, date: reading.date?.confidence ?? 0,
                                            total: reading.total?.confidence ?? 0, tax: tax?.confidence ?? 0,
                                            currency: currencyConfidence, category: categoryConfidence),
                flaggedByModel: nil)
     }
 
-    /// The learned model's choice of total, date and tax among the candidates, and its calibrated
-    /// probabilities for total, date, vendor and tax, starting from the rules' `choice` (kept for a
+    /// The learned model's choice of total, date, vendor and tax among the candidates, and its
+    /// calibrated probabilities for them, starting from the rules' `choice` (kept for a
     /// field with no candidates).
     package static func learned(_ model: LearnedModel, candidates: FieldCandidates, from rules: Choice) -> Choice {
         var choice = rules
@@ -62,6 +73,7 @@ package struct Choice {
                 choice.confidence.date = p
                 flagged = flagged || model.flagsReview(field, probability: p)
             case .vendor:
+                choice.vendor = best.value
                 choice.confidence.vendor = p
             case .tax:
                 // Where the rules found a tax, the model chooses among the amounts; where they found

@@ -2,7 +2,9 @@ import Foundation
 import Logging
 
 /// The real `ReceiptProcessing`: an OCR session per receipt (the image decoded once), its first
-/// pass, then an analyzer that may ask the session for further passes within the budget.
+/// reading (Tesseract's first pass and, with `readers` `.both`, the neural reader's reading of the
+/// same pixels; or the neural reader's alone), then an analyzer that may ask the session for
+/// further passes within the budget.
 public struct ReceiptProcessor: ReceiptProcessing {
     public let engine: OCREngine
     public let analyzer: any ReceiptAnalyzer
@@ -10,24 +12,32 @@ public struct ReceiptProcessor: ReceiptProcessing {
     public let logger: Logger
     /// OCR passes per receipt, the first included (`OCRSession.defaultMaxPasses` by default).
     public let maxPasses: Int
+    /// Which readers read each receipt; the neural reader needs an engine made with its networks.
+    public let readers: ReaderChoice
 
     /// The engine must be running (`OCREngine.run()` in the same `ServiceGroup`, or `withRunning`).
     public init(engine: OCREngine, analyzer: any ReceiptAnalyzer, options: AnalysisOptions = AnalysisOptions(),
-                maxPasses: Int = OCRSession.defaultMaxPasses, logger: Logger) {
+                maxPasses: Int = OCRSession.defaultMaxPasses, readers: ReaderChoice = .tesseract, logger: Logger) {
         self.engine = engine
         self.analyzer = analyzer
         self.options = options
         self.maxPasses = max(1, maxPasses)
+        self.readers = readers
         self.logger = logger
+    }
+
+    /// A copy reading with `readers`.
+    public func reading(with readers: ReaderChoice) -> ReceiptProcessor {
+        ReceiptProcessor(engine: engine, analyzer: analyzer, options: options, maxPasses: maxPasses, readers: readers, logger: logger)
     }
 
     public func process(imageData: Data, displayPath: String) async throws -> ProcessedReceipt {
         let clock = ContinuousClock()
         let start = clock.now
         let session = engine.session(imageData: imageData, file: displayPath, maxPasses: maxPasses)
-        let ocr = try await session.firstReading()
+        let (ocr, neural) = try await firstReadings(session)
         let ocrDone = clock.now
-        var analysis = try await analyze(AnalysisInput(source: displayPath, ocr: ocr, reader: session, imageData: imageData))
+        var analysis = try await analyze(input(ocr: ocr, neural: neural, session: session, imageData: imageData, displayPath: displayPath))
         let end = clock.now
         // How long this receipt took (OCR includes waiting for a free OCR thread; further passes
         // count as analysis).
@@ -40,12 +50,45 @@ public struct ReceiptProcessor: ReceiptProcessing {
         Int(d / .milliseconds(1))
     }
 
-    /// Runs the analyzer on a first pass read earlier (`ocr`, e.g. from a cache); further passes
-    /// read `imageData` through a new session whose first pass counts as taken.
-    public func analyze(ocr: OCRResult, imageData: Data, displayPath: String) async throws -> ReceiptAnalysis {
+    /// The first readings of a receipt as `readers` asks: Tesseract's first pass (a PDF's text
+    /// layer, when it has one), and the neural reader's beside it; or the neural reader's alone. A
+    /// neural reading that fails beside Tesseract's leaves Tesseract's alone (and is logged); an
+    /// image neither can read fails the receipt.
+    public func firstReadings(_ session: OCRSession) async throws -> (ocr: OCRResult, neural: OCRResult?) {
+        switch readers {
+        case .tesseract:
+            return (try await session.firstReading(), nil)
+        case .neural:
+            return (try await session.neuralReading(), nil)
+        case .both:
+            let ocr = try await session.firstReading()
+            // A PDF's text layer is exact: nothing to weigh it against.
+            guard !session.readFromTextLayer else { return (ocr, nil) }
+            do {
+                return (ocr, try await session.neuralReading())
+            } catch is CancellationError {
+                throw CancellationError()
+            } catch {
+                logger.warning("Neural reading failed; Tesseract's reading alone is analyzed",
+                               metadata: ["receipt.file": "\(session.file)", "error": "\(error)"])
+                return (ocr, nil)
+            }
+        }
+    }
+
+    /// Runs the analyzer on first readings read earlier (`ocr` and `neural`, e.g. from a cache, as
+    /// `readers` would read them); further passes read `imageData` through a new session whose
+    /// first pass counts as taken.
+    public func analyze(ocr: OCRResult, neural: OCRResult? = nil, imageData: Data, displayPath: String) async throws -> ReceiptAnalysis {
         let session = engine.session(imageData: imageData, file: displayPath, maxPasses: maxPasses)
-        session.countFirstPass()
-        return try await analyze(AnalysisInput(source: displayPath, ocr: ocr, reader: session, imageData: imageData))
+        if readers != .neural { session.countFirstPass() }
+        return try await analyze(input(ocr: ocr, neural: neural, session: session, imageData: imageData, displayPath: displayPath))
+    }
+
+    private func input(ocr: OCRResult, neural: OCRResult?, session: OCRSession, imageData: Data, displayPath: String) -> AnalysisInput {
+        // The neural reader alone reads the page once: Tesseract's further passes are not its to ask.
+        AnalysisInput(source: displayPath, ocr: ocr, neural: neural, ocrIsNeural: readers == .neural,
+                      reader: readers == .neural ? nil : session, imageData: imageData)
     }
 
     private func analyze(_ input: AnalysisInput) async throws -> ReceiptAnalysis {

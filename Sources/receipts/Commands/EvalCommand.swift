@@ -74,9 +74,9 @@ struct EvalCommand: AsyncParsableCommand {
         }
         var processor = try pipeline.makeProcessor(logger: logger)
         if rulesOnly, var rules = processor.analyzer as? HeuristicAnalyzer {
-            rules.model = nil
+            rules.models = nil
             processor = ReceiptProcessor(engine: processor.engine, analyzer: rules, options: processor.options,
-                                         maxPasses: processor.maxPasses, logger: logger)
+                                         maxPasses: processor.maxPasses, readers: processor.readers, logger: logger)
         }
         try await processor.engine.withRunning { _ in try await evaluate(sets, with: processor, logger: logger) }
     }
@@ -86,7 +86,7 @@ struct EvalCommand: AsyncParsableCommand {
 
         var reports: [FolderReport] = []
         var firstPasses: [OCRResult] = []
-        var dump = CandidateDump.header + "\n"
+        var dump = CandidateDump.header(readers: processor.readers) + "\n"
         var calibration = ReliabilityTable()
 
         let started = Date()
@@ -186,21 +186,47 @@ struct EvalCommand: AsyncParsableCommand {
     /// Raised when the first pass changes: 2 reads bands of white-on-dark print again (`DarkBands`).
     static let firstPassVersion = 2
 
-    /// The receipt's analysis and its first OCR pass.
+    /// The receipt's analysis and its first OCR pass. With a cache folder, each reader's first
+    /// reading is kept there (Tesseract's as `<name>.tsv`, the neural reader's in a folder named
+    /// for its model set) and read back on the next run.
     static func analyze(_ receipt: LabelledReceipt, processor: ReceiptProcessor, cacheDir: String?) async throws -> (ReceiptAnalysis, OCRResult) {
         guard let cacheDir else {
             let processed = try await processor.process(imageAt: receipt.image, displayPath: receipt.name)
             return (processed.analysis, processed.ocr)
         }
         let data = try ReceiptFile.read(receipt.image, file: receipt.name)
-        let cacheFile = "\(cacheDir)/\(receipt.name).tsv"
-        let ocr: OCRResult
-        if let tsv = try? String(contentsOfFile: cacheFile, encoding: .utf8) {
-            ocr = OCRResult(tesseractTSV: tsv)
-        } else {
-            ocr = try await processor.engine.recognize(imageData: data, file: receipt.name)
-            try? ocr.tesseractTSV.write(toFile: cacheFile, atomically: true, encoding: .utf8)
+        let readers = processor.readers
+        let tesseractFile = "\(cacheDir)/\(receipt.name).tsv"
+        let neuralFile = processor.engine.neural.map { models in
+            "\(cacheDir)/neural-\(models.configuration.modelSet.name)-v\(neuralReadingVersion)/\(receipt.name).tsv"
         }
-        return (try await processor.analyze(ocr: ocr, imageData: data, displayPath: receipt.name), ocr)
+        var tesseract = readers == .neural ? nil : (try? String(contentsOfFile: tesseractFile, encoding: .utf8)).map(OCRResult.init(tesseractTSV:))
+        var neural = readers == .tesseract ? nil : neuralFile.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) }
+        if (readers != .neural && tesseract == nil) || (readers != .tesseract && neural == nil) {
+            let session = processor.engine.session(imageData: data, file: receipt.name, maxPasses: 2)
+            let (ocr, read) = try await processor.firstReadings(session)
+            if readers == .neural {
+                neural = ocr.tesseractTSV
+            } else {
+                tesseract = ocr
+                try? ocr.tesseractTSV.write(toFile: tesseractFile, atomically: true, encoding: .utf8)
+                neural = read?.tesseractTSV ?? noNeuralReading
+            }
+            if let neuralFile, let neural {
+                try? FileManager.default.createDirectory(atPath: (neuralFile as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                try? neural.write(toFile: neuralFile, atomically: true, encoding: .utf8)
+            }
+        }
+        let neuralReading = neural.flatMap { $0 == noNeuralReading ? nil : OCRResult(tesseractTSV: $0) }
+        let first = readers == .neural ? neuralReading ?? OCRResult(tesseractTSV: "") : tesseract ?? OCRResult(tesseractTSV: "")
+        let analysis = try await processor.analyze(ocr: first, neural: readers == .both ? neuralReading : nil,
+                                                   imageData: data, displayPath: receipt.name)
+        return (analysis, first)
     }
+
+    /// Kept for a receipt the neural reader did not read beside Tesseract (a PDF's text layer).
+    static let noNeuralReading = "# no neural reading\n"
+
+    /// Raised when the neural reader reads differently (its models or its pre- and post-processing).
+    static let neuralReadingVersion = 1
 }

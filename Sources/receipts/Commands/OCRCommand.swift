@@ -9,10 +9,10 @@ struct OCRCommand: AsyncParsableCommand {
         discussion: """
             Reads IMAGE (JPEG, PNG, TIFF, WebP, BMP or GIF) with the same preprocessing as `process` \
             and prints the recognized text, or with --tsv one row per word with its confidence and box \
-            (Tesseract's TSV layout). --reader neural prints the neural reader's reading (PP-OCR \
-            models through OpenVINO, installed by `make neural`), in the same pixels as Tesseract's; \
-            --reader both prints Tesseract's, then the neural reader's, each after a line \
-            `# tesseract` or `# neural`.
+            (Tesseract's TSV layout). By default (--reader both) it prints Tesseract's reading, then \
+            the neural reader's (PP-OCR models through OpenVINO, installed by `make neural`), in the \
+            same pixels, each after a line `# tesseract` or `# neural`; --reader tesseract or \
+            --reader neural prints one reading alone.
             """)
 
     @Argument(help: "The image file.")
@@ -21,8 +21,9 @@ struct OCRCommand: AsyncParsableCommand {
     @Flag(help: "Print words with confidence and bounding box (tab-separated) instead of text.")
     var tsv = false
 
-    @Option(help: "Which reader: tesseract, neural or both.")
-    var reader: ReaderChoice = .tesseract
+    @Option(help: ArgumentHelp("Which reader: tesseract, neural, or both (each reading after a line `# tesseract` or `# neural`).",
+                               valueName: "tesseract|neural|both"))
+    var reader: ReaderChoice = .both
 
     @Flag(name: .customLong("timing"), help: ArgumentHelp("Print the neural reader's time per stage on stderr.", visibility: .hidden))
     var timing = false

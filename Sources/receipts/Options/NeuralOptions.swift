@@ -3,10 +3,7 @@ import Foundation
 import Logging
 import ReceiptKit
 
-/// Which reader reads the image.
-enum ReaderChoice: String, ExpressibleByArgument, CaseIterable {
-    case tesseract, neural, both
-}
+extension ReaderChoice: ExpressibleByArgument {}
 
 /// The neural reader's flags (PP-OCR models through OpenVINO, installed by `make neural`).
 struct NeuralOptions: ParsableArguments {

@@ -33,7 +33,13 @@ struct PipelineOptions: ParsableArguments {
         visibility: .hidden))
     var rereadPasses: String?
 
+    @Option(help: ArgumentHelp(
+        "Which text readers read each receipt: tesseract; neural (PP-OCR models, installed by `make neural`); or both, whose two readings the analyzer weighs against each other (where they agree on a value, it is far more likely right).",
+        valueName: "tesseract|neural|both"))
+    var reader: ReaderChoice = .both
+
     @OptionGroup(title: "OCR") var ocr: OCROptions
+    @OptionGroup(title: "Neural reader") var neural: NeuralOptions
     @OptionGroup(title: "Analyzer") var remote: RemoteOptions
 
     func validate() throws {
@@ -73,7 +79,10 @@ struct PipelineOptions: ParsableArguments {
     /// The OCR engine (one thread per worker) and the chosen analyzer, ready to process receipts.
     func makeProcessor(logger: Logger) throws -> ReceiptProcessor {
         let options = try analysisOptions()
-        let engine = try ocr.makeEngine(threads: max(1, workers), logger: logger)
+        let threads = max(1, workers)
+        // The networks are compiled once for the process; every OCR thread runs them.
+        let models = reader == .tesseract ? nil : try neural.load(streams: threads, logger: logger)
+        let engine = try ocr.makeEngine(threads: threads, neural: models, logger: logger)
         let analyzer: any ReceiptAnalyzer
         do {
             analyzer = try remote.makeAnalyzer(heuristic: HeuristicAnalyzer(rereadPasses: try parsedRereadPasses()), imagePreparer: engine.imagePreparer, logger: logger)
@@ -81,7 +90,7 @@ struct PipelineOptions: ParsableArguments {
             printError(error.message)
             throw ExitCode(2)
         }
-        return ReceiptProcessor(engine: engine, analyzer: analyzer, options: options, maxPasses: ocrPasses, logger: logger)
+        return ReceiptProcessor(engine: engine, analyzer: analyzer, options: options, maxPasses: ocrPasses, readers: reader, logger: logger)
     }
 }
 

@@ -128,13 +128,19 @@ import Testing
             #"{"name":"\#(name)","mean":0,"scale":1,"weight":\#(name == "onTotalRow" ? 2.0 : 0.0)}"#
         }
         return """
-        {"version":"test","maxMargin":10,"taxFloor":0.5,"showsTax":[],"fields":{"total":{"features":[\(entries.joined(separator: ","))],
-        "intercept":-1,"calibration":[\(calibration.map { "\($0)" }.joined(separator: ","))],"reviewBelow":0.6}}}
+        {"maxMargin":10,"taxFloor":0.5,"readers":{"tesseract":{"version":"test","showsTax":[],"fields":{"total":{
+        "features":[\(entries.joined(separator: ","))],
+        "intercept":-1,"calibration":[\(calibration.map { "\($0)" }.joined(separator: ","))],"reviewBelow":0.6}}}}}
         """
     }
 
+    /// The Tesseract model of `parameters`' JSON.
+    static func model(_ json: String) throws -> LearnedModel {
+        try #require(try LearnedModels(json: json)[.tesseract])
+    }
+
     @Test func aModelScoresCandidatesAndGivesTheWinnersProbability() throws {
-        let model = try LearnedModel(json: Self.parameters())
+        let model = try Self.model(Self.parameters())
         #expect(model.reviewBelow[.total] == 0.6)
         let candidates = CandidateProposer.totals(Self.reading())
         let (best, p) = try #require(model.choose(candidates))
@@ -145,15 +151,15 @@ import Testing
 
     @Test func parametersForOtherFeaturesAreRefused() {
         #expect {
-            _ = try LearnedModel(json: Self.parameters(features: ["rulesPick", "somethingElse"]))
+            _ = try LearnedModels(json: Self.parameters(features: ["rulesPick", "somethingElse"]))
         } throws: { error in
             "\(error)".contains("features differ") && "\(error)".contains("make train")
         }
-        #expect(throws: ReceiptError.self) { _ = try LearnedModel(json: #"{"fields":{}}"#) }
+        #expect(throws: ReceiptError.self) { _ = try LearnedModels(json: #"{"readers":{}}"#) }
     }
 
     @Test func theLearnedChoiceSetsTheTotalItsConfidenceAndReview() throws {
-        let model = try LearnedModel(json: Self.parameters(calibration: [0, 0, -3]))
+        let model = try Self.model(Self.parameters(calibration: [0, 0, -3]))
         let reading = Self.reading()
         let rules = Choice.rules(reading, tax: nil, currencyConfidence: 0, categoryConfidence: 0)
         let candidates = FieldCandidates(reading, totals: CandidateProposer.totals(reading), checks: Checks(), tax: nil,
@@ -164,19 +170,22 @@ import Testing
         // σ(−3) ≈ 0.047, below the 0.6 the parameters ask for: the receipt is flagged.
         #expect(abs(confidence.total - 1 / (1 + exp(3.0))) < 1e-9)
         #expect(choice.flaggedByModel == true)
-        #expect(ReviewDecision.needsReview(choice, vendor: reading.vendor))
+        #expect(ReviewDecision.needsReview(choice))
     }
 
     /// The shipped model scores a few receipts' candidates as `scripts/train.py` did when it wrote
     /// the parameters (`make train` writes the examples beside them).
-    @Test func theShippedModelScoresCandidatesAsTrainingDid() throws {
+    @Test func theShippedModelsScoreCandidatesAsTrainingDid() throws {
         let url = AccuracyGateTests.repoRoot.appendingPathComponent("Tests/Fixtures/learned-model-examples.json")
         let json = try JSONValue.parse(String(contentsOf: url, encoding: .utf8))
-        let model = try #require(LearnedModel.shipped)
-        #expect(json["version"]?.stringValue == model.version, "the examples are of another model: run make train")
+        let models = try #require(LearnedModels.shipped)
         let examples = try #require(json["examples"]?.arrayValue)
-        #expect(Set(examples.compactMap { $0["field"]?.stringValue }) == Set(LearnedField.allCases.map(\.rawValue)))
+        #expect(Set(examples.compactMap { $0["readers"]?.stringValue }) == Set(models.models.keys.map(\.rawValue)),
+                "examples for every shipped model")
         for example in examples {
+            let readers = try #require(example["readers"]?.stringValue.flatMap(ReaderChoice.init(rawValue:)))
+            let model = try #require(models[readers])
+            #expect(example["version"]?.stringValue == model.version, "the examples are of another model: run make train")
             let field = try #require(example["field"]?.stringValue.flatMap(LearnedField.init(rawValue:)))
             let parameters = try #require(model.fields[field])
             let listed = example["candidates"]?.arrayValue ?? []
@@ -185,11 +194,11 @@ import Testing
             }
             for (candidate, c) in zip(candidates, listed) {
                 let expected = try #require(c["score"]?.doubleValue)
-                #expect(abs(parameters.score(candidate.features) - expected) < 1e-9, "\(field.rawValue) \(candidate.value)")
+                #expect(abs(parameters.score(candidate.features) - expected) < 1e-9, "\(readers) \(field.rawValue) \(candidate.value)")
             }
             let (chosen, p) = try #require(model.choose(candidates))
             #expect(chosen.value == example["chosen"]?.stringValue)
-            #expect(abs(p - (example["probability"]?.doubleValue ?? -1)) < 1e-9, "\(field.rawValue): p \(p)")
+            #expect(abs(p - (example["probability"]?.doubleValue ?? -1)) < 1e-9, "\(readers) \(field.rawValue): p \(p)")
         }
     }
 
@@ -201,7 +210,7 @@ import Testing
         let text = "CORNER SHOP\n12/03/2024\nTOTAL 4.20"
         let learned = HeuristicAnalyzer().analyze(text: text)
         var rulesOnly = HeuristicAnalyzer()
-        rulesOnly.model = nil
+        rulesOnly.models = nil
         let rules = rulesOnly.analyze(text: text)
         #expect(learned.total == rules.total)
         #expect(learned.confidence.total != rules.confidence.total, "the confidence is the model's probability")

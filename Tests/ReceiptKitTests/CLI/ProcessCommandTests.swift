@@ -126,21 +126,21 @@ import ReceiptEvaluation
     }
 
     @Test func ocrPrintsTextAndTSV() async throws {
-        let text = try await ReceiptsCLI.run(["ocr", ReceiptsCLI.testReceipt("uk-parking.jpg")])
+        let text = try await ReceiptsCLI.run(["ocr", "--reader", "tesseract", ReceiptsCLI.testReceipt("uk-parking.jpg")])
         #expect(text.status == 0)
         #expect(text.out.contains("CASTLEGATE PARKING"))
-        let tsv = try await ReceiptsCLI.run(["ocr", "--tsv", ReceiptsCLI.testReceipt("uk-parking.jpg")])
+        let tsv = try await ReceiptsCLI.run(["ocr", "--reader", "tesseract", "--tsv", ReceiptsCLI.testReceipt("uk-parking.jpg")])
         #expect(tsv.out.hasPrefix(OCRResult.tsvHeader))
         let parsed = OCRResult(tesseractTSV: tsv.out)
         #expect(parsed.words.count > 10)
-        let bad = try await ReceiptsCLI.run(["ocr", ReceiptsCLI.testReceipt("bad/text.jpg")])
+        let bad = try await ReceiptsCLI.run(["ocr", "--reader", "tesseract", ReceiptsCLI.testReceipt("bad/text.jpg")])
         #expect(bad.status == 1)
         #expect(bad.err.contains("bad/text.jpg: not an image"))
     }
 
     @Test func theExecutableSetsOpenMPThreadLimitItself() async throws {
         // Started without OMP_THREAD_LIMIT, it re-executes itself with it; nothing warns about it.
-        let result = try await ReceiptsCLI.run(["ocr", ReceiptsCLI.testReceipt("uk-parking.jpg")],
+        let result = try await ReceiptsCLI.run(["ocr", "--reader", "tesseract", ReceiptsCLI.testReceipt("uk-parking.jpg")],
                                          environment: ["OMP_THREAD_LIMIT": ""])
         #expect(result.status == 0)
         #expect(!result.err.contains("OMP_THREAD_LIMIT"))

@@ -115,14 +115,16 @@ import ReceiptEvaluation
         }
         let dump = dir.appendingPathComponent("candidates.ndjson")
         // As make train reads the receipts it fits the model on: with every receipt's checks.
-        let result = try await ReceiptsCLI.run(["eval", dir.path, "--checks", "every", "--dump-candidates", dump.path, "--workers", "2"])
+        let result = try await ReceiptsCLI.run(["eval", dir.path, "--reader", "both", "--checks", "every", "--dump-candidates", dump.path, "--workers", "2"])
         #expect(result.status == 0, "\(result.err)")
         let lines = try String(contentsOf: dump, encoding: .utf8).split(separator: "\n")
         #expect(lines.count == 3)
-        // The header names every field's features, which make train reads.
+        // The header names the readers and every field's features, which make train reads.
         let header = try JSONValue.parse(String(try #require(lines.first)))
+        #expect(header["readers"]?.stringValue == "both")
         for field in LearnedField.allCases {
-            #expect(header["featureNames"]?[field.rawValue]?.arrayValue?.compactMap(\.stringValue) == CandidateProposer.features(for: field))
+            #expect(header["featureNames"]?[field.rawValue]?.arrayValue?.compactMap(\.stringValue)
+                    == CandidateProposer.features(for: field, readers: .both))
         }
         for line in lines.dropFirst() {
             let receipt = try JSONValue.parse(String(line))
@@ -134,7 +136,7 @@ import ReceiptEvaluation
                 let mine = candidates.filter { $0["field"]?.stringValue == field.rawValue }
                 // Each field's right value is among its candidates, marked so, with every feature the model reads.
                 #expect(mine.contains { $0["right"]?.boolValue == true }, "\(name): no right \(field.rawValue) candidate")
-                #expect(mine.allSatisfy { $0["features"]?.arrayValue?.count == CandidateProposer.features(for: field).count }, "\(name) \(field.rawValue)")
+                #expect(mine.allSatisfy { $0["features"]?.arrayValue?.count == CandidateProposer.features(for: field, readers: .both).count }, "\(name) \(field.rawValue)")
             }
         }
     }

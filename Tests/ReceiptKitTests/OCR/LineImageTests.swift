@@ -15,8 +15,8 @@ import Testing
 
     @Test func aProgramCanOptOutOfTheOverrideAndReadsTheSameText() async throws {
         let image = ReceiptsCLI.testReceipt("uk-parking.jpg")
-        let tuned = try await ReceiptsCLI.run(["ocr", image])
-        let plain = try await ReceiptsCLI.run(["ocr", image], environment: ["RECEIPTS_COMPRESSED_LINE_IMAGES": "1"])
+        let tuned = try await ReceiptsCLI.run(["ocr", "--reader", "tesseract", image])
+        let plain = try await ReceiptsCLI.run(["ocr", "--reader", "tesseract", image], environment: ["RECEIPTS_COMPRESSED_LINE_IMAGES": "1"])
         #expect(tuned.status == 0 && plain.status == 0)
         #expect(!tuned.out.isEmpty)
         #expect(plain.out == tuned.out)

@@ -157,7 +157,7 @@ struct NeuralReaderCLITests {
         let neural = try await ReceiptsCLI.run(["ocr", "--reader", "neural", image], environment: elsewhere)
         #expect(neural.status == 2)
         #expect(neural.err.split(separator: "\n").count == 1 && neural.err.contains("run `make neural`") && neural.err.contains("/nonexistent/neural"), "\(neural.err)")
-        let tesseract = try await ReceiptsCLI.run(["ocr", image], environment: elsewhere)
+        let tesseract = try await ReceiptsCLI.run(["ocr", "--reader", "tesseract", image], environment: elsewhere)
         #expect(tesseract.status == 0 && tesseract.out.contains("DIESEL"))
     }
 }
