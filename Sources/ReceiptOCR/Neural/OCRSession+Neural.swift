@@ -48,7 +48,7 @@ extension OCRSession {
                 let page = try decodedPage(loader)
                 let image = loader.prepare(page.image, pass: pass.map { OCRPass(scale: $0.scale, region: $0.region) })
                 if pass == nil, decoded.firstPassSize == nil { decoded.firstPassSize = (image.width, image.height) }
-                let full = try decoded.firstPassSize ?? {
+                let full = decoded.firstPassSize ?? {
                     let first = loader.prepare(page.image, pass: nil)
                     decoded.firstPassSize = (first.width, first.height)
                     return (first.width, first.height)
