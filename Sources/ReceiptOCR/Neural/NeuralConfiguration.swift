@@ -9,6 +9,10 @@ public struct NeuralConfiguration: Sendable, Equatable {
     /// and its long side at most `maximumSide`, then to multiples of 32 (RapidOCR's 736 and 2000).
     public var detectorMinimumSide: Int
     public var detectorMaximumSide: Int
+    /// …and at most this many pixels in all, whatever its sides: the detector's time and working
+    /// memory grow with its input's pixels, and a tall receipt keeps its print size better scaled
+    /// evenly than by its long side alone.
+    public var detectorMaximumPixels: Int
     /// Text boxes recognized in one inference (sorted by width, padded to the widest of the batch).
     public var batchSize: Int
     /// Narrowest recognizer input in pixels: a batch of short words is padded to it.
@@ -17,11 +21,12 @@ public struct NeuralConfiguration: Sendable, Equatable {
     public var grayInput: Bool
 
     public init(directory: String, modelSet: NeuralModelSet = .ppocrV4, detectorMinimumSide: Int = 736,
-                detectorMaximumSide: Int = 2000, batchSize: Int = 8, recognizerMinimumWidth: Int = 320, grayInput: Bool = false) {
+                detectorMaximumSide: Int = 2000, detectorMaximumPixels: Int = 800_000, batchSize: Int = 8, recognizerMinimumWidth: Int = 320, grayInput: Bool = false) {
         self.directory = directory
         self.modelSet = modelSet
         self.detectorMinimumSide = detectorMinimumSide
         self.detectorMaximumSide = detectorMaximumSide
+        self.detectorMaximumPixels = detectorMaximumPixels
         self.batchSize = batchSize
         self.recognizerMinimumWidth = recognizerMinimumWidth
         self.grayInput = grayInput

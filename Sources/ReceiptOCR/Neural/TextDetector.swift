@@ -12,12 +12,14 @@ package struct TextDetector: Sendable {
     package var normalization: NeuralModelSet.Normalization
     package var minimumSide: Int
     package var maximumSide: Int
+    package var maximumPixels: Int
 
     package init(configuration: NeuralConfiguration) {
         postProcess = DBPostProcess(configuration.modelSet)
         normalization = configuration.modelSet.detectorNormalization
         minimumSide = configuration.detectorMinimumSide
         maximumSide = configuration.detectorMaximumSide
+        maximumPixels = configuration.detectorMaximumPixels
     }
 
     /// The network's input size for a page of `width × height`.
@@ -26,6 +28,8 @@ package struct TextDetector: Sendable {
         let short = Double(min(width, height)), long = Double(max(width, height))
         if short < Double(minimumSide) { ratio = Double(minimumSide) / short }
         if long * ratio > Double(maximumSide) { ratio = Double(maximumSide) / long }
+        let budget = Double(maximumPixels)
+        if short * long * ratio * ratio > budget { ratio = (budget / (short * long)).squareRoot() }
         func rounded(_ side: Int) -> Int { max(32, Int((Double(side) * ratio / 32).rounded()) * 32) }
         return (rounded(width), rounded(height))
     }

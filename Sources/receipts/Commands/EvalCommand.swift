@@ -197,9 +197,7 @@ struct EvalCommand: AsyncParsableCommand {
         let data = try ReceiptFile.read(receipt.image, file: receipt.name)
         let readers = processor.readers
         let tesseractFile = "\(cacheDir)/\(receipt.name).tsv"
-        let neuralFile = processor.engine.neural.map { models in
-            "\(cacheDir)/neural-\(models.configuration.modelSet.name)-v\(neuralReadingVersion)/\(receipt.name).tsv"
-        }
+        let neuralFile = processor.engine.neural.map { models in "\(cacheDir)/\(neuralCacheKey(models.configuration))/\(receipt.name).tsv" }
         var tesseract = readers == .neural ? nil : (try? String(contentsOfFile: tesseractFile, encoding: .utf8)).map(OCRResult.init(tesseractTSV:))
         var neural = readers == .tesseract ? nil : neuralFile.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) }
         if (readers != .neural && tesseract == nil) || (readers != .tesseract && neural == nil) {
@@ -227,6 +225,16 @@ struct EvalCommand: AsyncParsableCommand {
     /// Kept for a receipt the neural reader did not read beside Tesseract (a PDF's text layer).
     static let noNeuralReading = "# no neural reading\n"
 
-    /// Raised when the neural reader reads differently (its models or its pre- and post-processing).
+    /// Raised when the neural reader reads differently (its pre- and post-processing).
     static let neuralReadingVersion = 1
+
+    /// The folder of the neural readings made with `configuration`: named for the model set and a
+    /// fingerprint of every setting that changes what it reads.
+    static func neuralCacheKey(_ configuration: NeuralConfiguration) -> String {
+        let settings = "\(configuration.modelSet.name) \(configuration.detectorMinimumSide) \(configuration.detectorMaximumSide) "
+            + "\(configuration.detectorMaximumPixels) \(configuration.batchSize) \(configuration.recognizerMinimumWidth) \(configuration.grayInput)"
+        var hash: UInt64 = 14_695_981_039_346_656_037
+        for byte in settings.utf8 { hash = (hash ^ UInt64(byte)) &* 1_099_511_628_211 }
+        return "neural-\(configuration.modelSet.name)-v\(neuralReadingVersion)-" + String(hash % 0xFFFFFF, radix: 16)
+    }
 }

@@ -20,6 +20,9 @@ struct NeuralOptions: ParsableArguments {
     @Option(name: .customLong("det-min-side"), help: ArgumentHelp("Shortest side of the neural detector's input, in pixels (smaller pages are scaled up).", visibility: .hidden))
     var detectorMinimumSide = NeuralConfiguration(directory: "").detectorMinimumSide
 
+    @Option(name: .customLong("det-max-pixels"), help: ArgumentHelp("Most pixels of the neural detector's input.", visibility: .hidden))
+    var detectorMaximumPixels = NeuralConfiguration(directory: "").detectorMaximumPixels
+
     @Option(name: .customLong("rec-batch"), help: ArgumentHelp("Text boxes the neural recognizer reads at once.", visibility: .hidden))
     var batchSize = NeuralConfiguration(directory: "").batchSize
 
@@ -45,6 +48,7 @@ struct NeuralOptions: ParsableArguments {
                                                           executable: executable)
         return NeuralConfiguration(directory: folder, modelSet: NeuralModelSet.installed.first { $0.name == models }!,
                                    detectorMinimumSide: detectorMinimumSide, detectorMaximumSide: detectorMaximumSide,
+                                   detectorMaximumPixels: detectorMaximumPixels,
                                    batchSize: batchSize, recognizerMinimumWidth: recognizerMinimumWidth, grayInput: gray)
     }
 

@@ -184,4 +184,33 @@ struct NeuralReaderCLITests {
         let tesseract = try await ReceiptsCLI.run(["ocr", "--reader", "tesseract", image], environment: elsewhere)
         #expect(tesseract.status == 0 && tesseract.out.contains("DIESEL"))
     }
+
+    /// The default pipeline reads with both readers: on a machine without the neural reader it
+    /// says in one line how to install it, stores nothing, and Tesseract alone still reads.
+    @Test func withoutTheNeuralReaderTheDefaultPipelineSaysHowToInstallIt() async throws {
+        let dir = try TemporaryDirectory()
+        let elsewhere = ["RECEIPTS_NEURAL_DIR": "/nonexistent/neural"]
+        let image = ReceiptsCLI.testReceipt("uk-fuel-diesel.png")
+        let both = try await ReceiptsCLI.run(["process", image, "--store", dir.storePath, "--format", "ndjson"], environment: elsewhere)
+        #expect(both.status == 2)
+        #expect(both.err.split(separator: "\n").count == 1 && both.err.contains("run `make neural`"), "\(both.err)")
+        #expect(both.out.isEmpty)
+        let tesseract = try await ReceiptsCLI.run(["process", image, "--store", dir.storePath, "--format", "ndjson", "--reader", "tesseract"],
+                                                  environment: elsewhere)
+        #expect(tesseract.status == 0, "\(tesseract.err)")
+        #expect(tesseract.out.contains("\"total\": 90.70") || tesseract.out.contains("\"total\":90.70"), "\(tesseract.out)")
+    }
+
+    /// The neural reader alone reads every field of every TestReceipt right.
+    @Test func theNeuralReaderAloneReadsTestReceipts() async throws {
+        let result = try await ReceiptsCLI.run(["eval", ReceiptsCLI.repositoryRoot.appendingPathComponent("TestReceipts").path,
+                                                "--reader", "neural", "--format", "json", "--workers", "2"])
+        #expect(result.status == 0, "\(result.err)")
+        let report = try JSONValue.parse(result.out)
+        let folder = try #require(report["folders"]?.arrayValue?.first)
+        for field in ["vendor", "date", "total", "tax", "currency", "category"] {
+            let scores = try #require(folder["fields"]?[field], "\(field) not scored")
+            #expect(scores["correct"]?.doubleValue == scores["scored"]?.doubleValue, "\(field): \(scores.serialized())")
+        }
+    }
 }
