@@ -82,8 +82,8 @@ public final class OpenAICompatibleAnalyzer: ReceiptAnalyzer {
         if let key = configuration.apiKey { request.setValue("Bearer \(key.secret)", forHTTPHeaderField: "Authorization") }
         request.httpBody = Data(JSONValue.object(pairs).serialized().utf8)
 
-        let retryWithoutSchema: ((ServerError) -> URLRequest?)? = configuration.useResponseSchema ? { error in
-            let text = (error.message ?? "").lowercased()
+        let retryWithoutSchema: ((RemoteErrorAnswer) -> URLRequest?)? = configuration.useResponseSchema ? { answer in
+            let text = (answer.message ?? "").lowercased()
             guard text.contains("response_format") || text.contains("json_schema") else { return nil }
             var plain = request
             plain.httpBody = Data(withoutSchema.serialized().utf8)

@@ -86,7 +86,7 @@ package final class RemoteClient: Sendable {
     /// successful reply and the number of attempts it took. `onBadRequest` may return a changed
     /// request to try once more after a 400 (used to drop an unsupported `response_format`).
     package func send(_ request: URLRequest, source: String,
-              onBadRequest: ((ServerError) -> URLRequest?)? = nil) async throws -> RemoteExchange {
+              onBadRequest: ((RemoteErrorAnswer) -> URLRequest?)? = nil) async throws -> RemoteExchange {
         var request = request
         request.timeoutInterval = Self.timeoutInterval(configuration.timeout)
         var attempt = 0
@@ -114,7 +114,7 @@ package final class RemoteClient: Sendable {
                     if let name = name as? String, let value = value as? String { headers[name.lowercased()] = value }
                 }
                 let reply = HTTPReply(status: http.statusCode, headers: headers, body: data)
-                if reply.status == 400, !adjusted, let onBadRequest, let changed = onBadRequest(ServerError(reply: reply)) {
+                if reply.status == 400, !adjusted, let onBadRequest, let changed = onBadRequest(RemoteErrorAnswer(reply: reply)) {
                     adjusted = true
                     attempt -= 1                  // a changed request, not a retry
                     request = changed
@@ -166,12 +166,12 @@ package final class RemoteClient: Sendable {
 
     private func judge(_ reply: HTTPReply) -> Verdict {
         if (200..<300).contains(reply.status) { return .accept(reply) }
-        let error = ServerError(reply: reply)
-        let separator = error.code == nil && error.reason == nil ? ": " : " "
-        let detail = error.summary.isEmpty ? "" : separator + error.summary
+        let answer = RemoteErrorAnswer(reply: reply)
+        let separator = answer.code == nil && answer.reason == nil ? ": " : " "
+        let detail = answer.summary.isEmpty ? "" : separator + answer.summary
         let status = "HTTP \(reply.status)\(detail)"
         let model = configuration.model
-        if [400, 401].contains(reply.status), error.isKeyRejected {
+        if [400, 401].contains(reply.status), answer.isKeyRejected {
             if configuration.apiKey == nil {
                 return .fail("\(provider.displayName) needs an API key (\(status)); set \(provider.keyHint)")
             }
@@ -179,14 +179,14 @@ package final class RemoteClient: Sendable {
         }
         switch reply.status {
         case 429:
-            if error.isDailyQuota {
-                let quota = error.quotas.first.map { ", quota \($0)" } ?? ""
+            if answer.isDailyQuota {
+                let quota = answer.quotas.first.map { ", quota \($0)" } ?? ""
                 return .fail("\(provider.displayName) daily quota exhausted for model '\(model)'\(quota) (\(status)); "
                              + "wait for the quota to reset or use another key or model")
             }
-            return .retry(after: error.retryDelay, why: "rate limited by \(provider.displayName) (\(status))")
+            return .retry(after: answer.retryDelay, why: "rate limited by \(provider.displayName) (\(status))")
         case 408, 500, 502, 503, 504:
-            return .retry(after: nil, why: "\(provider.displayName) server error (\(status))")
+            return .retry(after: nil, why: "\(provider.displayName) server answer (\(status))")
         case 403:
             return .fail("\(provider.displayName) refused access (\(status)); the key may lack access to model '\(model)' "
                          + "or the API is not enabled for its project")
