@@ -23,6 +23,7 @@ let package = Package(
         .library(name: "ReceiptKit", targets: ["ReceiptKit"]),
         .library(name: "ReceiptModel", targets: ["ReceiptModel"]),
         .library(name: "ReceiptAnalyzers", targets: ["ReceiptAnalyzers"]),
+        .library(name: "ReceiptRemoteAnalyzers", targets: ["ReceiptRemoteAnalyzers"]),
         .library(name: "ReceiptEvaluation", targets: ["ReceiptEvaluation"]),
         .library(name: "ReceiptOCR", targets: ["ReceiptOCR"]),
         .library(name: "ReceiptStorage", targets: ["ReceiptStorage"]),
@@ -90,6 +91,16 @@ let package = Package(
             // The learned model's parameters, written by `make train`.
             resources: [.copy("Learned/learned-model.json")]
         ),
+        // Gemini and OpenAI-compatible analyzers: the only library target that links an HTTP client
+        // (URLSession, FoundationNetworking).
+        .target(
+            name: "ReceiptRemoteAnalyzers",
+            dependencies: [
+                "ReceiptModel",
+                "ReceiptAnalyzers",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // Scoring against labelled receipts and loading labelled folders (`receipts eval`, the
         // accuracy gate), and the candidate dump `make train` learns from.
         .target(
@@ -143,6 +154,7 @@ let package = Package(
             name: "receipts",
             dependencies: [
                 "ReceiptKit",
+                "ReceiptRemoteAnalyzers",
                 "ReceiptEvaluation",
                 "ReceiptServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -164,6 +176,7 @@ let package = Package(
             name: "ReceiptKitTests",
             dependencies: [
                 "ReceiptKit",
+                "ReceiptRemoteAnalyzers",
                 "ReceiptEvaluation",
                 "ReceiptServer",
                 "CTesseract",

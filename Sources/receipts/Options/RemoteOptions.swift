@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import ReceiptKit
+import ReceiptRemoteAnalyzers
 
 extension AnalyzerKind: ExpressibleByArgument {}
 extension RemoteInput: ExpressibleByArgument {}

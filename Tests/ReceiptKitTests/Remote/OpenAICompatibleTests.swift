@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ReceiptKit
+import ReceiptRemoteAnalyzers
 
 @Suite struct OpenAICompatibleTests {
     private func analyzer(_ server: ScriptedHTTPServer, baseURL: URL? = nil, key: String? = Remote.key,

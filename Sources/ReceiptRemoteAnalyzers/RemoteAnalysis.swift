@@ -1,4 +1,5 @@
 import Foundation
+import ReceiptAnalyzers
 import ReceiptModel
 
 /// What the two remote analyzers share once the HTTP exchange is done.

@@ -1,4 +1,5 @@
 import Foundation
+import ReceiptAnalyzers
 import ReceiptModel
 #if canImport(FoundationNetworking)
 import FoundationNetworking
