@@ -28,6 +28,7 @@ let package = Package(
         .library(name: "ReceiptOCR", targets: ["ReceiptOCR"]),
         .library(name: "ReceiptStorage", targets: ["ReceiptStorage"]),
         .library(name: "ReceiptPostgres", targets: ["ReceiptPostgres"]),
+        .library(name: "ReceiptServerStore", targets: ["ReceiptServerStore"]),
         .library(name: "ReceiptServer", targets: ["ReceiptServer"]),
         .executable(name: "receipts", targets: ["receipts"]),
     ],
@@ -113,14 +114,29 @@ let package = Package(
                 "ReceiptModel",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // The shared store for several hosts: PostgreSQL (postgres-nio, no libpq).
+        // What `receipts serve` keeps beside the receipts (API tokens, idempotency keys): the
+        // protocol and its SQLite queries. Below the server and the PostgreSQL store, so that
+        // PostgreSQL implements it beside its other queries without linking Hummingbird.
+        .target(
+            name: "ReceiptServerStore",
+            dependencies: [
+                "ReceiptModel",
+                "ReceiptStorage",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        // The shared store for several hosts: PostgreSQL (postgres-nio, no libpq). Opt-in: a
+        // program that wants it depends on this product and passes `PostgresStoreDriver()`.
         .target(
             name: "ReceiptPostgres",
             dependencies: [
                 "ReceiptModel",
                 "ReceiptStorage",
+                "ReceiptServerStore",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
@@ -133,7 +149,6 @@ let package = Package(
                 "ReceiptOCR",
                 "ReceiptAnalyzers",
                 "ReceiptStorage",
-                "ReceiptPostgres",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -143,6 +158,7 @@ let package = Package(
             name: "ReceiptServer",
             dependencies: [
                 "ReceiptKit",
+                "ReceiptServerStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -155,6 +171,8 @@ let package = Package(
             dependencies: [
                 "ReceiptKit",
                 "ReceiptRemoteAnalyzers",
+                "ReceiptPostgres",
+                "ReceiptServerStore",
                 "ReceiptEvaluation",
                 "ReceiptServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -168,6 +186,7 @@ let package = Package(
             name: "receipts-queue-helper",
             dependencies: [
                 "ReceiptKit",
+                "ReceiptPostgres",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ]
@@ -177,6 +196,8 @@ let package = Package(
             dependencies: [
                 "ReceiptKit",
                 "ReceiptRemoteAnalyzers",
+                "ReceiptPostgres",
+                "ReceiptServerStore",
                 "ReceiptEvaluation",
                 "ReceiptServer",
                 "CTesseract",

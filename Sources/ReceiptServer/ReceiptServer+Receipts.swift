@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import ReceiptKit
+import ReceiptServerStore
 
 /// `/v1/receipts`: uploads, listing, one receipt, its image, retrying and deleting.
 extension ReceiptServer {

@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import ReceiptKit
+import ReceiptServerStore
 import ServiceLifecycle
 
 /// `receipts serve`: the pipeline over HTTP, for backends in any language.
@@ -54,19 +55,17 @@ public final class ReceiptServer: Service, Sendable {
     var taxonomy: Taxonomy { pipeline.configuration.taxonomy }
 
     /// - Parameters:
+    ///   - pipeline: the queue uploads go to.
+    ///   - store: the pipeline's store, as the `ServerStore` it is (API tokens, idempotency keys):
+    ///     open the store once and give it to both (`ReceiptPipeline(store:images:…)`).
     ///   - processor: reads `POST /v1/analyze` images synchronously, outside the queue.
+    ///   - metrics: what `/metrics` reports; pass the one the pipeline's `onFinished` feeds to have
+    ///     OCR and analysis times.
     ///   - onListening: called once the socket is bound, with the port actually bound.
-    /// Throws `.invalidConfiguration` when the pipeline's store cannot keep tokens and idempotency
-    /// keys (`ServerStore`).
-    /// - metrics: what `/metrics` reports; pass the one the pipeline's `onFinished` feeds to have
-    ///   OCR and analysis times.
-    public init(pipeline: ReceiptPipeline, processor: any ReceiptProcessing, configuration: Configuration = Configuration(),
-                metrics: HTTPMetrics = HTTPMetrics(), logger: Logger,
-                onListening: @escaping @Sendable (_ host: String, _ port: Int) async -> Void = { _, _ in }) throws {
+    public init(pipeline: ReceiptPipeline, store: any ServerStore, processor: any ReceiptProcessing,
+                configuration: Configuration = Configuration(), metrics: HTTPMetrics = HTTPMetrics(), logger: Logger,
+                onListening: @escaping @Sendable (_ host: String, _ port: Int) async -> Void = { _, _ in }) {
         self.metrics = metrics
-        guard let store = pipeline.store as? any ServerStore else {
-            throw ReceiptError(.invalidConfiguration, "this store cannot serve HTTP (it keeps no API tokens)", file: pipeline.store.location)
-        }
         self.store = store
         self.pipeline = pipeline
         self.processor = processor

@@ -89,7 +89,7 @@ struct ProcessCommand: AsyncParsableCommand {
     private func openPipeline(_ processor: ReceiptProcessor, logger: Logger) async throws -> ReceiptPipeline {
         do {
             return try await ReceiptPipeline.open(
-                try storeOptions.location(), imagesDirectory: storeOptions.images, processor: processor,
+                try storeOptions.location(), imagesDirectory: storeOptions.images, drivers: StoreOptions.drivers, processor: processor,
                 configuration: .init(taxonomy: processor.options.taxonomy, workers: pipeline.workers), logger: logger)
         } catch {
             printError("\(error)")

@@ -150,19 +150,19 @@ struct ServeCommand: AsyncParsableCommand {
             webhooks?.enqueue(outcome)
             ReceiptLogLine.log(outcome, to: queueLogger)
         }
-        let pipeline: ReceiptPipeline
+        let opened: StoreOptions.Opened
         let location: StoreLocation
         do {
             location = try storeOptions.location()
-            pipeline = try await ReceiptPipeline.open(
-                location, imagesDirectory: storeOptions.images, processor: processor, configuration: queueConfiguration,
-                logger: queueLogger)
+            opened = try await storeOptions.open(maximumConnections: queueConfiguration.workers + 4, logger: queueLogger)
         } catch let error as ReceiptError {
             printError(error.description)
             throw ExitCode(2)
         }
-        let server = try ReceiptServer(
-            pipeline: pipeline, processor: processor,
+        let pipeline = ReceiptPipeline(store: opened.store, images: opened.images, processor: processor,
+                                       configuration: queueConfiguration, logger: queueLogger)
+        let server = ReceiptServer(
+            pipeline: pipeline, store: opened.store, processor: processor,
             configuration: .init(host: host, port: port, maxUploadBytes: Int(maxUploadMB * 1_048_576), maxPending: maxPending,
                                  maxConcurrentAnalyses: maxAnalyses ?? 0),
             metrics: metrics,

@@ -107,7 +107,7 @@ struct WatchCommand: AsyncParsableCommand {
         do {
             location = try storeOptions.location()
             pipeline = try await ReceiptPipeline.open(
-                location, imagesDirectory: storeOptions.images, processor: processor,
+                location, imagesDirectory: storeOptions.images, drivers: StoreOptions.drivers, processor: processor,
                 configuration: .init(taxonomy: processor.options.taxonomy, workers: self.pipeline.workers), logger: queueLogger)
         } catch let error as ReceiptError {
             printError(error.description)

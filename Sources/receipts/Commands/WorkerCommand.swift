@@ -51,7 +51,8 @@ struct WorkerCommand: AsyncParsableCommand {
                                                               leaseDuration: lease)
             configuration.onFinished = { [logger] outcome in ReceiptLogLine.log(outcome, to: logger) }
             receiptPipeline = try await ReceiptPipeline.open(
-                location, imagesDirectory: storeOptions.images, processor: processor, configuration: configuration, logger: logger)
+                location, imagesDirectory: storeOptions.images, drivers: StoreOptions.drivers, processor: processor,
+                configuration: configuration, logger: logger)
         } catch let error as ReceiptError {
             printError(error.description)
             throw ExitCode(2)
