@@ -186,7 +186,7 @@ package final class RemoteClient: Sendable {
             }
             return .retry(after: answer.retryDelay, why: "rate limited by \(provider.displayName) (\(status))")
         case 408, 500, 502, 503, 504:
-            return .retry(after: nil, why: "\(provider.displayName) server answer (\(status))")
+            return .retry(after: nil, why: "\(provider.displayName) server error (\(status))")
         case 403:
             return .fail("\(provider.displayName) refused access (\(status)); the key may lack access to model '\(model)' "
                          + "or the API is not enabled for its project")
