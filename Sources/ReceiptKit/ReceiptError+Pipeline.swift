@@ -16,3 +16,11 @@ extension ReceiptError.Code {
     /// The `keep` ledger cannot be read or written.
     public static let ledger = Self("ledger")
 }
+
+/// Remedies a program names in its own terms (its flags), appended by its `ErrorAdvice`.
+extension ReceiptError.Hint {
+    /// inotify cannot watch: watch by polling (`IntakeConfiguration.pollInterval`).
+    public static let poll = Self("poll")
+    /// The ledger of files kept in place (`IntakeConfiguration.keep`) cannot be read or written.
+    public static let keepLedger = Self("keepLedger")
+}

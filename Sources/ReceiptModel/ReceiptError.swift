@@ -6,6 +6,10 @@ import Foundation
 /// `description` is one line, `<file>: <message> (<cause>)`: what a user sees in a result, a
 /// sidecar or a log. Layers add codes (`ReceiptError.Code` is extensible, like a string enum
 /// that any module may extend); they never add error types.
+///
+/// A library says what is wrong in its own terms. Where the remedy is a setting only the program
+/// in front knows how to spell (the CLI's `--max-pixels`), the error carries a `hint`, and that
+/// program appends its advice (`ErrorAdvice`) where the error becomes text someone reads.
 public struct ReceiptError: Error, CustomStringConvertible, Sendable {
     /// What kind of failure. Extensible: `extension ReceiptError.Code { static let mine = Code("mine") }`.
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
@@ -32,19 +36,34 @@ public struct ReceiptError: Error, CustomStringConvertible, Sendable {
     /// The underlying error (`strerror`, a library's message), for the end of the line.
     public var cause: String?
     public var retry: Retry
+    /// What the program in front may add in its own terms (see `ErrorAdvice`); nil once added.
+    public var hint: Hint?
+
+    /// Names a remedy that only the program in front of the library can spell (a flag, a command).
+    /// Extensible like `Code`, and declared by the layer that raises it:
+    /// `extension ReceiptError.Hint { static let maxPixels = Hint("maxPixels") }`.
+    public struct Hint: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        public var rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public init(_ rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+    }
 
     /// `ReceiptError(.badImage, file: "a.jpg", "file is empty (0 bytes)")`.
-    public init(_ code: Code, file: String?, _ message: String, cause: String? = nil, retry: Retry = .never) {
+    public init(_ code: Code, file: String?, _ message: String, cause: String? = nil, retry: Retry = .never,
+                hint: Hint? = nil) {
         self.code = code
         self.file = file
         self.message = message
         self.cause = cause
         self.retry = retry
+        self.hint = hint
     }
 
     /// `ReceiptError(.notFound, "no receipt with id …", file: storePath)`.
-    public init(_ code: Code, _ message: String, file: String? = nil, cause: String? = nil, retry: Retry = .never) {
-        self.init(code, file: file, message, cause: cause, retry: retry)
+    public init(_ code: Code, _ message: String, file: String? = nil, cause: String? = nil, retry: Retry = .never,
+                hint: Hint? = nil) {
+        self.init(code, file: file, message, cause: cause, retry: retry, hint: hint)
     }
 
     /// Trying again may succeed.

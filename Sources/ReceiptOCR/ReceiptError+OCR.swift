@@ -13,3 +13,13 @@ extension ReceiptError.Code {
     /// The OCR engine could not start.
     public static let engineInitFailed = Self("engineInitFailed")
 }
+
+/// Remedies a program names in its own terms (its flags), appended by its `ErrorAdvice`.
+extension ReceiptError.Hint {
+    /// An image above `OCRConfiguration.maxPixels`.
+    public static let maxPixels = Self("maxPixels")
+    /// A PDF above `OCRConfiguration.maxPDFPages`.
+    public static let maxPDFPages = Self("maxPDFPages")
+    /// No Tesseract language data where `OCRConfiguration.dataPath` (or the usual places) points.
+    public static let tessdata = Self("tessdata")
+}

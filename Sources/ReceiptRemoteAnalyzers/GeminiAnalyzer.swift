@@ -29,7 +29,7 @@ public final class GeminiAnalyzer: ReceiptAnalyzer {
         self.prompts = prompts
         self.logger = logger
         self.client = RemoteClient(
-            provider: RemoteProvider(name: "gemini", displayName: "Gemini", keyHint: "GEMINI_API_KEY or --api-key-file"),
+            provider: RemoteProvider(name: "gemini", displayName: "Gemini", keyHint: "GEMINI_API_KEY"),
             configuration: configuration, logger: logger)
     }
 

@@ -29,7 +29,7 @@ public final class OpenAICompatibleAnalyzer: ReceiptAnalyzer {
         self.logger = logger
         self.client = RemoteClient(
             provider: RemoteProvider(name: "openai", displayName: "the OpenAI-compatible server",
-                                     keyHint: "OPENAI_API_KEY or --api-key-file"),
+                                     keyHint: "OPENAI_API_KEY"),
             configuration: configuration, logger: logger)
     }
 

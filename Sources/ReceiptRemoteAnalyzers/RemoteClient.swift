@@ -26,7 +26,8 @@ package struct RemoteProvider: Sendable {
     package var name: String
     /// `Gemini`, `the OpenAI-compatible server`.
     package var displayName: String
-    /// Where the user sets the key.
+    /// Where the user sets the key (the environment variable; a program adds its own ways through
+    /// the `.apiKey` hint).
     package var keyHint: String
 }
 
@@ -79,7 +80,7 @@ package final class RemoteClient: Sendable {
         case accept(HTTPReply)
         /// Worth another attempt, after the server's delay or (nil) after backoff.
         case retry(after: Duration?, why: String)
-        case fail(String)
+        case fail(String, hint: ReceiptError.Hint? = nil)
     }
 
     /// Sends `request` until it succeeds, fails for good or runs out of retries. Returns the
@@ -132,10 +133,10 @@ package final class RemoteClient: Sendable {
             switch verdict {
             case .accept(let reply):
                 return RemoteExchange(reply: reply, attempts: attempt, requestChanged: adjusted)
-            case .fail(let message):
+            case .fail(let message, let hint):
                 // Sending the same request again (now or in an hour) meets the same answer.
                 let tail = retried ? " (after \(attempt) attempts)" : ""
-                throw ReceiptError(.remoteFailed, redact(message) + tail, file: source, retry: .never)
+                throw ReceiptError(.remoteFailed, redact(message) + tail, file: source, retry: .never, hint: hint)
             case .retry(let after, let why):
                 let why = redact(why)
                 // Transient, but not worth waiting for here: the queue may try the receipt later.
@@ -173,9 +174,9 @@ package final class RemoteClient: Sendable {
         let model = configuration.model
         if [400, 401].contains(reply.status), answer.isKeyRejected {
             if configuration.apiKey == nil {
-                return .fail("\(provider.displayName) needs an API key (\(status)); set \(provider.keyHint)")
+                return .fail("\(provider.displayName) needs an API key (\(status)); set \(provider.keyHint)", hint: .apiKey)
             }
-            return .fail("\(provider.displayName) rejected the API key (\(status)); check \(provider.keyHint)")
+            return .fail("\(provider.displayName) rejected the API key (\(status)); check \(provider.keyHint)", hint: .apiKey)
         }
         switch reply.status {
         case 429:
@@ -191,7 +192,7 @@ package final class RemoteClient: Sendable {
             return .fail("\(provider.displayName) refused access (\(status)); the key may lack access to model '\(model)' "
                          + "or the API is not enabled for its project")
         case 404:
-            return .fail("model '\(model)' not found at \(configuration.baseURL.absoluteString) (\(status)); check --model and the base URL")
+            return .fail("model '\(model)' not found at \(configuration.baseURL.absoluteString) (\(status))", hint: .modelNotFound)
         case 400:
             return .fail("\(provider.displayName) rejected the request (\(status))")
         default:

@@ -27,13 +27,17 @@ public final class ReceiptServer: Service, Sendable {
         public var maxPending: Int
         /// `POST /v1/analyze` requests read at once; more are refused with 429 (0: one per OCR thread).
         public var maxConcurrentAnalyses: Int
-        /// Pixels `POST /v1/analyze` decodes at once, in all (0: `--max-pixels`, so at most one
-        /// image of the largest size allowed at a time).
+        /// Pixels `POST /v1/analyze` decodes at once, in all (0: the OCR engine's `maxPixels`, so at
+        /// most one image of the largest size allowed at a time).
         public var analyzePixelBudget: Int
+        /// What the program adds to problem documents and errors in its own terms (`receipts
+        /// serve`: its flags; see `ErrorAdvice`).
+        public var advice: ErrorAdvice
 
         public init(host: String = "127.0.0.1", port: Int = 8080, maxUploadBytes: Int = 20 << 20, maxWaitSeconds: Double = 30,
-                    maxPending: Int = 1000, maxConcurrentAnalyses: Int = 0, analyzePixelBudget: Int = 0) {
+                    maxPending: Int = 1000, maxConcurrentAnalyses: Int = 0, analyzePixelBudget: Int = 0, advice: ErrorAdvice = .none) {
             self.maxPending = maxPending
+            self.advice = advice
             self.host = host
             self.port = port
             self.maxUploadBytes = maxUploadBytes
@@ -72,7 +76,7 @@ public final class ReceiptServer: Service, Sendable {
         self.configuration = configuration
         self.logger = logger
         self.onListening = onListening
-        let engine = (processor as? ReceiptProcessor)?.engine
+        let engine = processor.ocrEngine
         analyses = AnalysisGate(
             slots: configuration.maxConcurrentAnalyses > 0 ? configuration.maxConcurrentAnalyses : engine?.threads ?? 1,
             pixelBudget: configuration.analyzePixelBudget > 0 ? configuration.analyzePixelBudget
@@ -87,7 +91,7 @@ public final class ReceiptServer: Service, Sendable {
     public func run() async throws {
         let (host, port, onListening) = (configuration.host, configuration.port, self.onListening)
         if !Self.isLoopback(host), try await !store.hasActiveTokens() {
-            throw ReceiptError(.invalidConfiguration, "refusing to listen on \(host) without API tokens: create one with `receipts token create --name NAME`, or listen on 127.0.0.1")
+            throw ReceiptError(.invalidConfiguration, "refusing to listen on \(host) without API tokens", hint: .apiTokens)
         }
         let app = Application(
             router: makeRouter(),
@@ -97,10 +101,11 @@ public final class ReceiptServer: Service, Sendable {
         do {
             try await app.run()
         } catch let error as IOError where error.errnoCode == EADDRINUSE || error.errnoCode == EACCES || error.errnoCode == EADDRNOTAVAIL {
-            let why = error.errnoCode == EADDRINUSE ? "another process listens on it; stop it or pass another --port"
-                : error.errnoCode == EACCES ? "not allowed (ports below 1024 need privileges); pass another --port"
-                : "the address is not one of this host's; pass another --host"
-            throw ReceiptError(.invalidConfiguration, "cannot listen on \(host):\(port): \(why)", cause: String(cString: strerror(error.errnoCode)))
+            let (why, hint): (String, ReceiptError.Hint) = error.errnoCode == EADDRINUSE ? ("another process listens on it; stop it", .portInUse)
+                : error.errnoCode == EACCES ? ("not allowed (ports below 1024 need privileges)", .portPrivileged)
+                : ("the address is not one of this host's", .hostAddress)
+            throw ReceiptError(.invalidConfiguration, "cannot listen on \(host):\(port): \(why)", cause: String(cString: strerror(error.errnoCode)),
+                               hint: hint)
         }
         logger.info("Stopped listening", metadata: ["http.host": "\(host)", "http.port": "\(port)"])
     }
@@ -188,7 +193,7 @@ public final class ReceiptServer: Service, Sendable {
         } catch {
             throw Problem(.serviceUnavailable, "the store cannot be read: \((error as? ReceiptError)?.message ?? String(describing: error).oneLine)")
         }
-        if let engine = (processor as? ReceiptProcessor)?.engine, !engine.isRunning {
+        if let engine = processor.ocrEngine, !engine.isRunning {
             throw Problem(.serviceUnavailable, "the OCR engine is not running (starting or stopping)")
         }
         return Self.json(["status": .string("ready"), "store": .string("ok"), "ocr": .string("ok")])

@@ -27,3 +27,16 @@ extension ReceiptError.Code {
     /// The record changed since the caller read it (an `If-Match` that no longer matches).
     public static let preconditionFailed = Self("preconditionFailed")
 }
+
+/// Remedies a program names in its own terms (where its users name the store), appended by its
+/// `ErrorAdvice`.
+extension ReceiptError.Hint {
+    /// A store opened read-only does not exist yet.
+    public static let storeMissing = Self("storeMissing")
+    /// The folder for a new SQLite store cannot be created.
+    public static let storeFolder = Self("storeFolder")
+    /// The SQLite file is another program's.
+    public static let storeOfAnotherProgram = Self("storeOfAnotherProgram")
+    /// SQLite cannot open the file (path, permissions).
+    public static let storeUnopenable = Self("storeUnopenable")
+}

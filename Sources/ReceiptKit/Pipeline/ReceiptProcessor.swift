@@ -5,6 +5,7 @@ import Logging
 /// pass, then an analyzer that may ask the session for further passes within the budget.
 public struct ReceiptProcessor: ReceiptProcessing {
     public let engine: OCREngine
+    public var ocrEngine: OCREngine? { engine }
     public let analyzer: any ReceiptAnalyzer
     public let options: AnalysisOptions
     public let logger: Logger

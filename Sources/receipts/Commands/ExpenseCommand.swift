@@ -107,7 +107,7 @@ struct ExpenseCommand: AsyncParsableCommand {
             let record = JSONValue.object([("expense", saved.json), ("corrections", try await store.corrections(ofExpense: saved.id))])
             print(record.prettySerialized())
         } catch let error as ReceiptError {
-            printError(error.description)
+            printError(error)
             throw ExitCode(1)
         }
     }

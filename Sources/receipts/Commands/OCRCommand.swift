@@ -30,7 +30,7 @@ struct OCRCommand: AsyncParsableCommand {
                 try await engine.recognize(imageAt: URL(fileURLWithPath: image), file: image)
             }
         } catch {
-            printError("\(error)")
+            printError(error)
             throw ExitCode(1)
         }
         if tsv {

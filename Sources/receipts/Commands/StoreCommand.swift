@@ -86,7 +86,7 @@ struct StoreCommand: AsyncParsableCommand {
 
                     """.utf8))
             } catch let error as ReceiptError {
-                printError(error.description)
+                printError(error)
                 throw ExitCode(1)
             }
         }

@@ -30,7 +30,7 @@ struct StoreOptions: ParsableArguments {
         do {
             _ = try location()
         } catch let error as ReceiptError {
-            throw ValidationError(error.description)
+            throw ValidationError(error.advised.description)
         }
     }
 
@@ -76,8 +76,13 @@ struct StoreOptions: ParsableArguments {
         }
     }
 
+    /// The store, for commands that only read and change records; its errors name `--store`.
     func openStore() async throws -> any ServerStore {
-        try await open().store
+        do {
+            return try await open().store
+        } catch let error as ReceiptError {
+            throw error.advised
+        }
     }
 }
 
