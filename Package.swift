@@ -3,19 +3,24 @@ import PackageDescription
 
 // Layers, each depending only on the ones below it (the compiler enforces the architecture):
 //
-//   receipts (CLI)
-//     ├─ ReceiptServer ─ `receipts serve`: the pipeline over HTTP (Hummingbird)
+//   receipts (CLI) ─ opens --store (SQLite or PostgreSQL), adds its flags to the libraries' errors
+//     ├─ ReceiptServer ─ `receipts serve`: the pipeline over HTTP (Hummingbird), /metrics (swift-prometheus)
+//     │    └─ ReceiptServerStore ─ what the server keeps beside the receipts: API tokens, idempotency keys
+//     ├─ ReceiptPostgres ─ opt-in: the store in PostgreSQL (PostgresNIO, NIOSSL) for several worker
+//     │                    hosts, with the server's queries and `store migrate`  → Storage, ServerStore
+//     ├─ ReceiptRemoteAnalyzers ─ opt-in: Gemini and OpenAI-compatible servers (URLSession)  → Analyzers
+//     ├─ ReceiptEvaluation ─ scoring against labelled receipts, the candidates for training  → Analyzers
 //     └─ ReceiptKit ─ queue, pipeline, watched-folder intake: the facade a backend imports
-//          ├─ ReceiptPostgres ─ the same store in PostgreSQL, for several worker hosts
-//          ├─ ReceiptStorage ─ the store protocol, SQLite, the image store
-//          ├─ ReceiptAnalyzers ─ heuristic and remote analyzers
-//          │    └─ ReceiptEvaluation ─ scoring against labelled receipts, the candidates for training
+//          ├─ ReceiptStorage ─ the store protocol, SQLite, store locations and drivers, the image store
+//          ├─ ReceiptAnalyzers ─ the heuristic analyzer and its learned model, the fallback analyzer
 //          ├─ ReceiptOCR ─ Tesseract and Leptonica (libheif for HEIC/AVIF, poppler for PDF): images in, OCR sessions and results out
 //          └─ ReceiptModel ─ Receipt, Expense, Money, CalendarDate, Taxonomy, OCR results,
-//                            the one error type, the page-reading protocol analyzers use
+//                            the one error type and its advice, the page-reading protocol analyzers use
 //
 // ReceiptAnalyzers and ReceiptStorage do not depend on ReceiptOCR: a backend that only wants the
-// parser links neither Tesseract nor GRDB.
+// parser links neither Tesseract nor GRDB. ReceiptKit links neither PostgresNIO and NIOSSL nor an
+// HTTP client: a backend adds ReceiptPostgres (and passes `PostgresStoreDriver()`) or
+// ReceiptRemoteAnalyzers when it wants them.
 let package = Package(
     name: "receipts",
     platforms: [.macOS(.v15)],
