@@ -3,20 +3,25 @@ import PackageDescription
 
 // Layers, each depending only on the ones below it (the compiler enforces the architecture):
 //
-//   receipts (CLI)
-//     ├─ ReceiptServer ─ `receipts serve`: the pipeline over HTTP (Hummingbird)
+//   receipts (CLI) ─ opens --store (SQLite or PostgreSQL), adds its flags to the libraries' errors
+//     ├─ ReceiptServer ─ `receipts serve`: the pipeline over HTTP (Hummingbird), /metrics (swift-prometheus)
+//     │    └─ ReceiptServerStore ─ what the server keeps beside the receipts: API tokens, idempotency keys
+//     ├─ ReceiptPostgres ─ opt-in: the store in PostgreSQL (PostgresNIO, NIOSSL) for several worker
+//     │                    hosts, with the server's queries and `store migrate`  → Storage, ServerStore
+//     ├─ ReceiptRemoteAnalyzers ─ opt-in: Gemini and OpenAI-compatible servers (URLSession)  → Analyzers
+//     ├─ ReceiptEvaluation ─ scoring against labelled receipts, the candidates for training  → Analyzers
 //     └─ ReceiptKit ─ queue, pipeline, watched-folder intake: the facade a backend imports
-//          ├─ ReceiptPostgres ─ the same store in PostgreSQL, for several worker hosts
-//          ├─ ReceiptStorage ─ the store protocol, SQLite, the image store
-//          ├─ ReceiptAnalyzers ─ heuristic and remote analyzers
-//          │    └─ ReceiptEvaluation ─ scoring against labelled receipts, the candidates for training
+//          ├─ ReceiptStorage ─ the store protocol, SQLite, store locations and drivers, the image store
+//          ├─ ReceiptAnalyzers ─ the heuristic analyzer and its learned models, the fallback analyzer
 //          ├─ ReceiptOCR ─ Tesseract and Leptonica (libheif for HEIC/AVIF, poppler for PDF), and the neural
 //          │               reader (PP-OCR models through OpenVINO, dlopened): images in, OCR sessions and results out
 //          └─ ReceiptModel ─ Receipt, Expense, Money, CalendarDate, Taxonomy, OCR results,
-//                            the one error type, the page-reading protocol analyzers use
+//                            the one error type and its advice, the page-reading protocol analyzers use
 //
 // ReceiptAnalyzers and ReceiptStorage do not depend on ReceiptOCR: a backend that only wants the
-// parser links neither Tesseract nor GRDB.
+// parser links neither Tesseract nor GRDB. ReceiptKit links neither PostgresNIO and NIOSSL nor an
+// HTTP client: a backend adds ReceiptPostgres (and passes `PostgresStoreDriver()`) or
+// ReceiptRemoteAnalyzers when it wants them.
 let package = Package(
     name: "receipts",
     platforms: [.macOS(.v15)],
@@ -24,10 +29,12 @@ let package = Package(
         .library(name: "ReceiptKit", targets: ["ReceiptKit"]),
         .library(name: "ReceiptModel", targets: ["ReceiptModel"]),
         .library(name: "ReceiptAnalyzers", targets: ["ReceiptAnalyzers"]),
+        .library(name: "ReceiptRemoteAnalyzers", targets: ["ReceiptRemoteAnalyzers"]),
         .library(name: "ReceiptEvaluation", targets: ["ReceiptEvaluation"]),
         .library(name: "ReceiptOCR", targets: ["ReceiptOCR"]),
         .library(name: "ReceiptStorage", targets: ["ReceiptStorage"]),
         .library(name: "ReceiptPostgres", targets: ["ReceiptPostgres"]),
+        .library(name: "ReceiptServerStore", targets: ["ReceiptServerStore"]),
         .library(name: "ReceiptServer", targets: ["ReceiptServer"]),
         .executable(name: "receipts", targets: ["receipts"]),
     ],
@@ -41,6 +48,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         .target(
@@ -99,6 +107,16 @@ let package = Package(
             // The learned model's parameters, written by `make train`.
             resources: [.copy("Learned/learned-model.json")]
         ),
+        // Gemini and OpenAI-compatible analyzers: the only library target that links an HTTP client
+        // (URLSession, FoundationNetworking).
+        .target(
+            name: "ReceiptRemoteAnalyzers",
+            dependencies: [
+                "ReceiptModel",
+                "ReceiptAnalyzers",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // Scoring against labelled receipts and loading labelled folders (`receipts eval`, the
         // accuracy gate), and the candidate dump `make train` learns from.
         .target(
@@ -111,14 +129,29 @@ let package = Package(
                 "ReceiptModel",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // The shared store for several hosts: PostgreSQL (postgres-nio, no libpq).
+        // What `receipts serve` keeps beside the receipts (API tokens, idempotency keys): the
+        // protocol and its SQLite queries. Below the server and the PostgreSQL store, so that
+        // PostgreSQL implements it beside its other queries without linking Hummingbird.
+        .target(
+            name: "ReceiptServerStore",
+            dependencies: [
+                "ReceiptModel",
+                "ReceiptStorage",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        // The shared store for several hosts: PostgreSQL (postgres-nio, no libpq). Opt-in: a
+        // program that wants it depends on this product and passes `PostgresStoreDriver()`.
         .target(
             name: "ReceiptPostgres",
             dependencies: [
                 "ReceiptModel",
                 "ReceiptStorage",
+                "ReceiptServerStore",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
@@ -131,7 +164,6 @@ let package = Package(
                 "ReceiptOCR",
                 "ReceiptAnalyzers",
                 "ReceiptStorage",
-                "ReceiptPostgres",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -141,8 +173,10 @@ let package = Package(
             name: "ReceiptServer",
             dependencies: [
                 "ReceiptKit",
+                "ReceiptServerStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -152,6 +186,9 @@ let package = Package(
             name: "receipts",
             dependencies: [
                 "ReceiptKit",
+                "ReceiptRemoteAnalyzers",
+                "ReceiptPostgres",
+                "ReceiptServerStore",
                 "ReceiptEvaluation",
                 "ReceiptServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -165,6 +202,7 @@ let package = Package(
             name: "receipts-queue-helper",
             dependencies: [
                 "ReceiptKit",
+                "ReceiptPostgres",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ]
@@ -173,6 +211,9 @@ let package = Package(
             name: "ReceiptKitTests",
             dependencies: [
                 "ReceiptKit",
+                "ReceiptRemoteAnalyzers",
+                "ReceiptPostgres",
+                "ReceiptServerStore",
                 "ReceiptEvaluation",
                 "ReceiptServer",
                 "CTesseract",

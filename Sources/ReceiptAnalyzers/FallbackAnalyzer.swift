@@ -10,11 +10,14 @@ import Logging
 public struct FallbackAnalyzer: ReceiptAnalyzer {
     public let primary: any ReceiptAnalyzer
     public let fallback: any ReceiptAnalyzer
+    /// What the program adds to the primary's error in `fallbackReason` (see `ErrorAdvice`).
+    public let advice: ErrorAdvice
     private let logger: Logger
 
-    public init(primary: any ReceiptAnalyzer, fallback: any ReceiptAnalyzer, logger: Logger) {
+    public init(primary: any ReceiptAnalyzer, fallback: any ReceiptAnalyzer, advice: ErrorAdvice = .none, logger: Logger) {
         self.primary = primary
         self.fallback = fallback
+        self.advice = advice
         self.logger = logger
     }
 
@@ -28,7 +31,7 @@ public struct FallbackAnalyzer: ReceiptAnalyzer {
         } catch is CancellationError {
             throw CancellationError()
         } catch let error as ReceiptError {
-            reason = error.message
+            reason = advice.apply(to: error).message
         } catch {
             reason = String(describing: error)
         }

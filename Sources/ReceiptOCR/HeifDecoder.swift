@@ -31,7 +31,7 @@ enum HeifDecoder {
         let (w, h) = (Int(heif_image_handle_get_width(handle)), Int(heif_image_handle_get_height(handle)))
         guard w > 0, h > 0 else { throw ReceiptError(.badImage, file: file, "corrupt \(kind) image: it has no size") }
         guard w * h <= maxPixels else {
-            throw ReceiptError(.tooLarge, file: file, String(format: "image is %d×%d pixels (%.1f megapixels), above the limit of %.1f megapixels (--max-pixels)", w, h, Double(w * h) / 1e6, Double(maxPixels) / 1e6))
+            throw ReceiptError(.tooLarge, file: file, String(format: "image is %d×%d pixels (%.1f megapixels), above the limit of %.1f megapixels", w, h, Double(w * h) / 1e6, Double(maxPixels) / 1e6), hint: .maxPixels)
         }
         let compression = format == .avif ? heif_compression_AV1 : heif_compression_HEVC
         guard heif_have_decoder_for_format(compression) != 0 else {

@@ -59,7 +59,7 @@ package struct ImageLoader {
         }
         let pixels = Int(w) * Int(h)
         guard pixels <= maxPixels else {
-            throw ReceiptError(.tooLarge, file: file, String(format: "image is %d×%d pixels (%.1f megapixels), above the limit of %.1f megapixels (--max-pixels)", w, h, Double(pixels) / 1e6, Double(maxPixels) / 1e6))
+            throw ReceiptError(.tooLarge, file: file, String(format: "image is %d×%d pixels (%.1f megapixels), above the limit of %.1f megapixels", w, h, Double(pixels) / 1e6, Double(maxPixels) / 1e6), hint: .maxPixels)
         }
 
         if format == .jpeg && !Self.hasEndOfImageMarker(data) {

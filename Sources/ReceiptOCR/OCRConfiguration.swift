@@ -73,7 +73,8 @@ extension OCRConfiguration {
         let fm = FileManager.default
         guard let dir = candidates.first(where: { fm.fileExists(atPath: "\($0)/eng.traineddata") || fm.fileExists(atPath: "\($0)/\(langs[0]).traineddata") }) ?? dataPath else {
             throw ReceiptError(.languageNotInstalled,
-                           "no Tesseract language data found (looked in \(candidates.joined(separator: ", "))): install the Debian package tesseract-ocr-\(langs[0]) or pass --tessdata DIR")
+                           "no Tesseract language data found (looked in \(candidates.joined(separator: ", "))): install the Debian package tesseract-ocr-\(langs[0])",
+                           hint: .tessdata)
         }
         for lang in langs where !fm.fileExists(atPath: "\(dir)/\(lang).traineddata") {
             throw ReceiptError(.languageNotInstalled,

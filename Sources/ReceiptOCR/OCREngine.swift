@@ -124,8 +124,8 @@ public final class OCREngine: Service, Sendable {
         guard let (w, h) = Self.dimensions(of: data) else { return }
         let pixels = w * h, limit = configuration.maxPixels
         guard pixels > limit else { return }
-        throw ReceiptError(.tooLarge, file: file, String(format: "image is %d×%d pixels (%.1f megapixels), above the limit of %.1f megapixels (--max-pixels)",
-                                                         w, h, Double(pixels) / 1e6, Double(limit) / 1e6))
+        throw ReceiptError(.tooLarge, file: file, String(format: "image is %d×%d pixels (%.1f megapixels), above the limit of %.1f megapixels",
+                                                         w, h, Double(pixels) / 1e6, Double(limit) / 1e6), hint: .maxPixels)
     }
 
     /// Width and height from the image's header, without decoding it; nil for PDF, HEIC and AVIF

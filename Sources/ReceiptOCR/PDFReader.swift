@@ -43,7 +43,7 @@ final class PDFReader {
             throw ReceiptError(.badImage, file: file, "empty PDF: it has no pages")
         }
         guard pageCount <= maxPages else {
-            throw ReceiptError(.tooLarge, file: file, "PDF has \(pageCount) pages, above the limit of \(maxPages) for one receipt (--max-pdf-pages)")
+            throw ReceiptError(.tooLarge, file: file, "PDF has \(pageCount) pages, above the limit of \(maxPages) for one receipt", hint: .maxPDFPages)
         }
     }
 

@@ -20,7 +20,7 @@ import ReceiptStorage
 ///
 /// Leases and retry times are compared with the times the queue passes (the hosts' clocks): keep
 /// the hosts' clocks synchronized (NTP), as any lease-based queue needs.
-public final class PostgresReceiptStore: ServerStore, Sendable {
+public final class PostgresReceiptStore: ReceiptStore, Sendable {
     public let location: String
     public let postgres: PostgresLocation
     let logger: Logger

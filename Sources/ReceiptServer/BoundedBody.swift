@@ -15,10 +15,11 @@ enum BoundedBody {
     static let closeAfter: TimeAmount = .seconds(2)
 
     /// The body, up to `limit` bytes. Beyond it (or when `Content-Length` says so) the rest is read
-    /// and thrown away, up to `drainLimit` bytes or `drainTime`, then a 413 naming `reported` is
-    /// thrown with `Connection: close`, and the connection is closed soon after the answer.
+    /// and thrown away, up to `drainLimit` bytes or `drainTime`, then a 413 naming `reported` (and
+    /// `setting`, the program's advice on the limit) is thrown with `Connection: close`, and the
+    /// connection is closed soon after the answer.
     static func collect(_ request: Request, context: ReceiptRequestContext, limit: Int, reported: Int,
-                        what: String = "the upload", setting: String = " (--max-upload-mb)") async throws -> ByteBuffer {
+                        what: String = "the upload", setting: String = "") async throws -> ByteBuffer {
         var iterator = request.body.makeAsyncIterator()
         var buffer = ByteBuffer()
         let declared = request.headers[.contentLength].flatMap(Int.init)

@@ -3,6 +3,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import ReceiptKit
+import ReceiptServerStore
 
 /// An HTTP error as an RFC 9457 problem document: `type`, `title`, `status`, `detail`.
 struct Problem: Error, Sendable {

@@ -14,7 +14,7 @@ extension ReceiptServer {
     func analyze(_ request: Request, _ context: ReceiptRequestContext) async throws -> Response {
         let store = try QueryParameters(request, allowed: ["store"]).flag("store") ?? false
         let body = try await BoundedBody.collect(request, context: context, limit: configuration.maxUploadBytes * 4 / 3 + 4096,
-                                                 reported: configuration.maxUploadBytes)
+                                                 reported: configuration.maxUploadBytes, setting: configuration.advice[.maxUploadSize])
         guard let json = try? JSONValue.parse([UInt8](buffer: body)) else {
             throw Problem(.badRequest, "the body is not JSON: send {\"image\": \"<base64>\", \"mimeType\": \"image/jpeg\"}")
         }
@@ -59,7 +59,7 @@ extension ReceiptServer {
             return Self.json(processed.analysis.json)
         } catch let error as ReceiptError {
             // A pixel bomb, a broken or encrypted file: the request was understood, the content cannot be read.
-            throw Problem(.unprocessableContent, error.message)
+            throw Problem(.unprocessableContent, configuration.advice.apply(to: error).message)
         }
     }
 

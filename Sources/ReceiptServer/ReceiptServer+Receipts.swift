@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import ReceiptKit
+import ReceiptServerStore
 
 /// `/v1/receipts`: uploads, listing, one receipt, its image, retrying and deleting.
 extension ReceiptServer {
@@ -55,7 +56,7 @@ extension ReceiptServer {
     private func submit(_ bytes: Data, filename: String) async throws -> Receipt {
         let counts = try await store.statusCounts()
         if (counts[.pending] ?? 0) + (counts[.processing] ?? 0) >= configuration.maxPending {
-            throw Problem(.tooManyRequests, "\(configuration.maxPending) receipts are waiting to be read (--max-pending); try again shortly")
+            throw Problem(.tooManyRequests, "\(configuration.maxPending) receipts are waiting to be read\(configuration.advice[.maxPending]); try again shortly")
         }
         return try await pipeline.submit(imageData: bytes, filename: filename)
     }
@@ -150,7 +151,7 @@ extension ReceiptServer {
     /// `Content-Disposition: …; filename=`, else "upload"), or the `file` part of a multipart body.
     private func imageBody(_ request: Request, _ context: ReceiptRequestContext, query: QueryParameters) async throws -> (Data, String) {
         let body = try await BoundedBody.collect(request, context: context, limit: configuration.maxUploadBytes + 64 * 1024,
-                                                 reported: configuration.maxUploadBytes)
+                                                 reported: configuration.maxUploadBytes, setting: configuration.advice[.maxUploadSize])
         let type = request.headers[.contentType] ?? ""
         let bytes: Data
         var filename: String?
@@ -164,8 +165,8 @@ extension ReceiptServer {
         if let given = query["filename"] { filename = given }
         guard !bytes.isEmpty else { throw Problem(.badRequest, "the upload is empty") }
         guard bytes.count <= configuration.maxUploadBytes else {
-            throw Problem(.contentTooLarge, String(format: "the upload is larger than %.3g MB (--max-upload-mb)",
-                                                  Double(configuration.maxUploadBytes) / 1_048_576))
+            throw Problem(.contentTooLarge, String(format: "the upload is larger than %.3g MB", Double(configuration.maxUploadBytes) / 1_048_576)
+                          + configuration.advice[.maxUploadSize])
         }
         try Self.checkFormat(bytes)
         let name = Self.displayName(filename)
@@ -184,11 +185,11 @@ extension ReceiptServer {
 
     /// A pixel bomb (a small file claiming gigapixels) is refused with 422 before it is stored.
     func checkPixels(_ data: Data, file: String) throws {
-        guard let engine = (processor as? ReceiptProcessor)?.engine else { return }
+        guard let engine = processor.ocrEngine else { return }
         do {
             try engine.checkPixelLimit(data, file: file)
         } catch let error as ReceiptError {
-            throw Problem(.unprocessableContent, error.message)
+            throw Problem(.unprocessableContent, configuration.advice.apply(to: error).message)
         }
     }
 

@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import ReceiptKit
+import ReceiptServerStore
 import ServiceLifecycle
 
 /// `receipts serve`: the pipeline over HTTP, for backends in any language.
@@ -26,13 +27,17 @@ public final class ReceiptServer: Service, Sendable {
         public var maxPending: Int
         /// `POST /v1/analyze` requests read at once; more are refused with 429 (0: one per OCR thread).
         public var maxConcurrentAnalyses: Int
-        /// Pixels `POST /v1/analyze` decodes at once, in all (0: `--max-pixels`, so at most one
-        /// image of the largest size allowed at a time).
+        /// Pixels `POST /v1/analyze` decodes at once, in all (0: the OCR engine's `maxPixels`, so at
+        /// most one image of the largest size allowed at a time).
         public var analyzePixelBudget: Int
+        /// What the program adds to problem documents and errors in its own terms (`receipts
+        /// serve`: its flags; see `ErrorAdvice`).
+        public var advice: ErrorAdvice
 
         public init(host: String = "127.0.0.1", port: Int = 8080, maxUploadBytes: Int = 20 << 20, maxWaitSeconds: Double = 30,
-                    maxPending: Int = 1000, maxConcurrentAnalyses: Int = 0, analyzePixelBudget: Int = 0) {
+                    maxPending: Int = 1000, maxConcurrentAnalyses: Int = 0, analyzePixelBudget: Int = 0, advice: ErrorAdvice = .none) {
             self.maxPending = maxPending
+            self.advice = advice
             self.host = host
             self.port = port
             self.maxUploadBytes = maxUploadBytes
@@ -54,26 +59,24 @@ public final class ReceiptServer: Service, Sendable {
     var taxonomy: Taxonomy { pipeline.configuration.taxonomy }
 
     /// - Parameters:
+    ///   - pipeline: the queue uploads go to.
+    ///   - store: the pipeline's store, as the `ServerStore` it is (API tokens, idempotency keys):
+    ///     open the store once and give it to both (`ReceiptPipeline(store:images:…)`).
     ///   - processor: reads `POST /v1/analyze` images synchronously, outside the queue.
+    ///   - metrics: what `/metrics` reports; pass the one the pipeline's `onFinished` feeds to have
+    ///     OCR and analysis times.
     ///   - onListening: called once the socket is bound, with the port actually bound.
-    /// Throws `.invalidConfiguration` when the pipeline's store cannot keep tokens and idempotency
-    /// keys (`ServerStore`).
-    /// - metrics: what `/metrics` reports; pass the one the pipeline's `onFinished` feeds to have
-    ///   OCR and analysis times.
-    public init(pipeline: ReceiptPipeline, processor: any ReceiptProcessing, configuration: Configuration = Configuration(),
-                metrics: HTTPMetrics = HTTPMetrics(), logger: Logger,
-                onListening: @escaping @Sendable (_ host: String, _ port: Int) async -> Void = { _, _ in }) throws {
+    public init(pipeline: ReceiptPipeline, store: any ServerStore, processor: any ReceiptProcessing,
+                configuration: Configuration = Configuration(), metrics: HTTPMetrics = HTTPMetrics(), logger: Logger,
+                onListening: @escaping @Sendable (_ host: String, _ port: Int) async -> Void = { _, _ in }) {
         self.metrics = metrics
-        guard let store = pipeline.store as? any ServerStore else {
-            throw ReceiptError(.invalidConfiguration, "this store cannot serve HTTP (it keeps no API tokens)", file: pipeline.store.location)
-        }
         self.store = store
         self.pipeline = pipeline
         self.processor = processor
         self.configuration = configuration
         self.logger = logger
         self.onListening = onListening
-        let engine = (processor as? ReceiptProcessor)?.engine
+        let engine = processor.ocrEngine
         analyses = AnalysisGate(
             slots: configuration.maxConcurrentAnalyses > 0 ? configuration.maxConcurrentAnalyses : engine?.threads ?? 1,
             pixelBudget: configuration.analyzePixelBudget > 0 ? configuration.analyzePixelBudget
@@ -88,7 +91,7 @@ public final class ReceiptServer: Service, Sendable {
     public func run() async throws {
         let (host, port, onListening) = (configuration.host, configuration.port, self.onListening)
         if !Self.isLoopback(host), try await !store.hasActiveTokens() {
-            throw ReceiptError(.invalidConfiguration, "refusing to listen on \(host) without API tokens: create one with `receipts token create --name NAME`, or listen on 127.0.0.1")
+            throw ReceiptError(.invalidConfiguration, "refusing to listen on \(host) without API tokens", hint: .apiTokens)
         }
         let app = Application(
             router: makeRouter(),
@@ -98,10 +101,11 @@ public final class ReceiptServer: Service, Sendable {
         do {
             try await app.run()
         } catch let error as IOError where error.errnoCode == EADDRINUSE || error.errnoCode == EACCES || error.errnoCode == EADDRNOTAVAIL {
-            let why = error.errnoCode == EADDRINUSE ? "another process listens on it; stop it or pass another --port"
-                : error.errnoCode == EACCES ? "not allowed (ports below 1024 need privileges); pass another --port"
-                : "the address is not one of this host's; pass another --host"
-            throw ReceiptError(.invalidConfiguration, "cannot listen on \(host):\(port): \(why)", cause: String(cString: strerror(error.errnoCode)))
+            let (why, hint): (String, ReceiptError.Hint) = error.errnoCode == EADDRINUSE ? ("another process listens on it; stop it", .portInUse)
+                : error.errnoCode == EACCES ? ("not allowed (ports below 1024 need privileges)", .portPrivileged)
+                : ("the address is not one of this host's", .hostAddress)
+            throw ReceiptError(.invalidConfiguration, "cannot listen on \(host):\(port): \(why)", cause: String(cString: strerror(error.errnoCode)),
+                               hint: hint)
         }
         logger.info("Stopped listening", metadata: ["http.host": "\(host)", "http.port": "\(port)"])
     }
@@ -189,7 +193,7 @@ public final class ReceiptServer: Service, Sendable {
         } catch {
             throw Problem(.serviceUnavailable, "the store cannot be read: \((error as? ReceiptError)?.message ?? String(describing: error).oneLine)")
         }
-        if let engine = (processor as? ReceiptProcessor)?.engine, !engine.isRunning {
+        if let engine = processor.ocrEngine, !engine.isRunning {
             throw Problem(.serviceUnavailable, "the OCR engine is not running (starting or stopping)")
         }
         return Self.json(["status": .string("ready"), "store": .string("ok"), "ocr": .string("ok")])

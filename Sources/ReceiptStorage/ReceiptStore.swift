@@ -32,6 +32,21 @@ public protocol ReceiptStore: Sendable {
     /// Number of receipts in each state.
     func statusCounts() async throws -> [OCRStatus: Int]
 
+    // MARK: A person's review
+
+    /// Deletes the receipt, its drafted expense and its idempotency keys; returns the path of its
+    /// image copy when no other receipt uses it (the caller removes the file). `.notFound` when
+    /// unknown; `.invalidState` when its expense is confirmed (a person's record) and not `force`.
+    func deleteReceipt(id: UUID, force: Bool) async throws -> String?
+    /// Saves a person's changes to an expense: `expense` as corrected, and per changed field what
+    /// the analyzer had drafted (kept from the first correction on). Returns the corrections.
+    /// With `expectedVersion`, only when the stored expense's `etag` is still that one (checked in
+    /// the same transaction), else `.preconditionFailed`.
+    func correct(_ expense: Expense, changed: [(field: String, drafted: JSONValue)], now: Date,
+                 expectedVersion: String?) async throws -> JSONValue
+    /// The corrections of an expense (an empty object when none).
+    func corrections(ofExpense id: UUID) async throws -> JSONValue
+
     // MARK: Queue
 
     /// Atomically takes the oldest due pending receipt: `processing`, `attempts + 1`, leased to

@@ -33,16 +33,15 @@ public final class SQLiteReceiptStore: ReceiptStore {
         location = url.path
         let exists = FileManager.default.fileExists(atPath: location)
         if configuration.readOnly, !exists {
-            throw ReceiptError(.cannotOpen, "no store here yet; run `receipts process` first or pass --store PATH",
-                             file: location)
+            throw ReceiptError(.cannotOpen, "no store here yet", file: location, hint: .storeMissing)
         }
         if !exists {
             do {
                 try FileManager.default.createDirectory(at: url.deletingLastPathComponent(),
                                                         withIntermediateDirectories: true)
             } catch {
-                throw ReceiptError(.cannotOpen, "cannot create the folder for the store; check permissions or pass --store PATH",
-                                 file: location, cause: error.localizedDescription)
+                throw ReceiptError(.cannotOpen, "cannot create the folder for the store; check permissions",
+                                 file: location, cause: error.localizedDescription, hint: .storeFolder)
             }
         }
         var config = Configuration()
@@ -78,8 +77,7 @@ public final class SQLiteReceiptStore: ReceiptStore {
         let hasReceipts = try db.tableExists("receipt")
         if !(hasMigrations && hasReceipts) {
             throw ReceiptError(.notAReceiptsStore,
-                             "this SQLite file belongs to another program; pass --store with another path",
-                             file: file)
+                             "this SQLite file belongs to another program", file: file, hint: .storeOfAnotherProgram)
         }
     }
 
@@ -120,8 +118,8 @@ public final class SQLiteReceiptStore: ReceiptStore {
                               "the store is locked by another process; wait for it to finish, or stop it, then try again",
                               file: file, cause: cause)
         case .SQLITE_CANTOPEN, .SQLITE_PERM, .SQLITE_AUTH:
-            return ReceiptError(.cannotOpen, "cannot open the store; check the path and its permissions, or pass --store PATH",
-                              file: file, cause: cause)
+            return ReceiptError(.cannotOpen, "cannot open the store; check the path and its permissions",
+                              file: file, cause: cause, hint: .storeUnopenable)
         case .SQLITE_READONLY:
             return ReceiptError(.cannotOpen, "the store is read-only; check the permissions of the file and its folder",
                               file: file, cause: cause)

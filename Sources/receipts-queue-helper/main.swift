@@ -19,6 +19,7 @@
 import Foundation
 import Logging
 import ReceiptKit
+import ReceiptPostgres
 
 struct SlowProcessor: ReceiptProcessing {
     var delay: Double
@@ -52,7 +53,7 @@ if arguments.count == 6, arguments[1] == "--work" {
     let lease = Double(arguments[5]) ?? 60
     do {
         let pipeline = try await ReceiptPipeline.open(
-            try StoreLocation(arguments[2]), processor: SlowProcessor(delay: delay, announce: true),
+            try StoreLocation(arguments[2]), drivers: [PostgresStoreDriver()], processor: SlowProcessor(delay: delay, announce: true),
             configuration: .init(workers: workers, leaseDuration: lease, pollInterval: 0.2), logger: logger)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await pipeline.run() }
@@ -78,7 +79,7 @@ if arguments.count == 5, arguments[1] == "--bench", let count = Int(arguments[3]
         var configuration = ReceiptPipeline.Configuration(workers: workers, leaseDuration: 60, pollInterval: 0.05)
         configuration.onFinished = { _ in finished.continuation.yield() }
         let pipeline = try await ReceiptPipeline.open(
-            try StoreLocation(arguments[2]), processor: SlowProcessor(delay: 0, announce: false),
+            try StoreLocation(arguments[2]), drivers: [PostgresStoreDriver()], processor: SlowProcessor(delay: 0, announce: false),
             configuration: configuration, logger: Logger(label: "queue-helper") { _ in SwiftLogNoOpLogHandler() })
         let clock = ContinuousClock()
         let started = clock.now
@@ -120,7 +121,7 @@ if arguments.count == 5, arguments[1] == "--bench", let count = Int(arguments[3]
 
 if arguments.count >= 3, arguments[1] == "--submit" {
     do {
-        let pipeline = try await ReceiptPipeline.open(try StoreLocation(arguments[2]), processor: SlowProcessor(delay: 0, announce: false),
+        let pipeline = try await ReceiptPipeline.open(try StoreLocation(arguments[2]), drivers: [PostgresStoreDriver()], processor: SlowProcessor(delay: 0, announce: false),
                                                       configuration: .init(workers: 1), logger: logger)
         for file in arguments.dropFirst(3) { try await pipeline.submit(imageAt: file) }
     } catch {
@@ -138,7 +139,7 @@ let folder = URL(fileURLWithPath: arguments[2])
 let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted().map { folder.appendingPathComponent($0).path }
 do {
     let pipeline = try await ReceiptPipeline.open(
-        try StoreLocation(arguments[1]), processor: SlowProcessor(delay: delay, announce: false),
+        try StoreLocation(arguments[1]), drivers: [PostgresStoreDriver()], processor: SlowProcessor(delay: delay, announce: false),
         configuration: .init(workers: workers, leaseDuration: 60, pollInterval: 0.05), logger: logger)
     for try await outcome in pipeline.process(files: files) {
         FileHandle.standardOutput.write(Data((outcome.record.json.serialized() + "\n").utf8))

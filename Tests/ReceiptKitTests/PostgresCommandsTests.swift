@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ReceiptKit
+import ReceiptPostgres
 
 /// The `receipts` tool on a PostgreSQL store: real OCR read by `receipts worker` processes,
 /// `receipts store migrate` from a store made by `receipts process`, and a password that never shows.
@@ -30,7 +31,7 @@ struct PostgresCommandsTests {
         let server = try #require(PostgresTestServer.shared)
         let url = try await server.freshDatabase()
         // Submitted through the library (no workers here): the images go into the database.
-        let opened = try await OpenedStore.open(try StoreLocation(url), logger: TestSupport.logger)
+        let opened = try await OpenedStore.open(try StoreLocation(url), drivers: [PostgresStoreDriver()], logger: TestSupport.logger)
         defer { opened.close() }
         let pipeline = ReceiptPipeline(store: opened.store, images: opened.images, processor: ScriptedProcessor(),
                                        configuration: .init(workers: 1), logger: TestSupport.logger)
@@ -98,7 +99,7 @@ struct PostgresCommandsTests {
         #expect(again.err.contains("4 already there"), "\(again.err)")
 
         // The images came along: the migrated store can read the failed receipt again.
-        let opened = try await OpenedStore.open(try StoreLocation(url), logger: TestSupport.logger)
+        let opened = try await OpenedStore.open(try StoreLocation(url), drivers: [PostgresStoreDriver()], logger: TestSupport.logger)
         defer { opened.close() }
         for receipt in try await opened.store.receipts(ReceiptQuery()) {
             let reference = try #require(try await opened.store.imagePath(ofReceipt: receipt.id), "\(receipt.filePath)")

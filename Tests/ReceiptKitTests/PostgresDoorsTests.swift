@@ -32,11 +32,11 @@ struct PostgresDoorsTests {
         let metrics = try await server.send("GET", "/metrics")
         #expect(metrics.status == 200 && Date().timeIntervalSince(started) < 6)
         let text = String(decoding: metrics.body, as: UTF8.self)
-        #expect(text.contains("receipts_store_up 0\n") && text.contains("http_requests_total{route=\"/v1/receipts\",method=\"GET\",status=\"503\"}"),
+        #expect(MetricsText.value("receipts_store_up", in: text) == 0 && text.contains("http_requests_total{route=\"/v1/receipts\",method=\"GET\",status=\"503\"}"),
                 "\(text)")
         try await postgres.resume()
         #expect(try await ServeCommandTests.until(timeout: 30) { try await server.send("GET", "/v1/receipts").status == 200 })
-        #expect(String(decoding: try await server.send("GET", "/metrics").body, as: UTF8.self).contains("receipts_store_up 1\n"))
+        #expect(MetricsText.value("receipts_store_up", in: String(decoding: try await server.send("GET", "/metrics").body, as: UTF8.self)) == 1)
         #expect(try await server.stop())
     }
 

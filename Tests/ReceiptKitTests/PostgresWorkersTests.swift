@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ReceiptKit
+import ReceiptPostgres
 
 /// Several worker processes on one PostgreSQL database, as several hosts would run them: real
 /// processes (the queue helper with a stand-in processor, and `receipts worker` with real OCR),
@@ -53,7 +54,7 @@ struct PostgresWorkersTests {
 
     /// Submits `count` stand-in receipts (`vendor;date;total`); every `badEvery`-th cannot be read.
     private func submit(_ count: Int, to url: String, badEvery: Int = 0) async throws -> Set<String> {
-        let opened = try await OpenedStore.open(try StoreLocation(url), logger: TestSupport.logger)
+        let opened = try await OpenedStore.open(try StoreLocation(url), drivers: [PostgresStoreDriver()], logger: TestSupport.logger)
         defer { opened.close() }
         let pipeline = ReceiptPipeline(store: opened.store, images: opened.images, processor: ScriptedProcessor(),
                                        configuration: .init(workers: 1), logger: TestSupport.logger)

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import ReceiptKit
+import ReceiptPostgres
+import ReceiptServerStore
 
 /// The store contract, run against every store: SQLite always, PostgreSQL when its programs are
 /// installed (a real server the tests start; `make test` installs it). What the queue, the CLI and
@@ -26,13 +28,25 @@ struct TestStore: Sendable {
     static func make(_ kind: StoreKind) async throws -> TestStore {
         let dir = try TemporaryDirectory()
         let location = kind == .sqlite ? dir.storePath : try await #require(PostgresTestServer.shared).freshDatabase()
-        let opened = try await OpenedStore.open(try StoreLocation(location), logger: TestSupport.logger)
+        let opened = try await open(location)
         return TestStore(kind: kind, store: opened.store, images: opened.images, dir: dir, location: location)
     }
 
     /// Another connection (pool) to the same store, as another process would have.
     func reopen() async throws -> any ServerStore {
-        try await OpenedStore.open(try StoreLocation(location), logger: TestSupport.logger).store
+        try await Self.open(location).store
+    }
+
+    /// The store at `location`, typed as the `ServerStore` both kinds are (as `receipts` opens it).
+    static func open(_ location: String) async throws -> (store: any ServerStore, images: any ImageRepository) {
+        switch try StoreLocation(location) {
+        case let .sqlite(path):
+            let store = try SQLiteReceiptStore(path: path)
+            return (store, ImageStore(besideDatabase: store.location))
+        case let .postgres(postgres):
+            let store = try await PostgresReceiptStore.open(postgres, logger: TestSupport.logger)
+            return (store, PostgresImageRepository(store: store))
+        }
     }
 }
 

@@ -33,7 +33,7 @@ public enum ExpenseExport {
     }
 
     /// The records of the expenses `query` selects, by date.
-    public static func records(_ query: ExpenseQuery, store: any ServerStore) async throws -> [JSONValue] {
+    public static func records(_ query: ExpenseQuery, store: any ReceiptStore) async throws -> [JSONValue] {
         var records: [JSONValue] = []
         for expense in try await store.expenses(query) {
             let file = try await store.receipt(id: expense.receiptId)?.filePath

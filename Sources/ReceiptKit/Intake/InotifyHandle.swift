@@ -30,8 +30,8 @@ final class InotifyHandle {
     init() throws {
         let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard fd >= 0 else {
-            throw ReceiptError(.watchFailed, file: "inotify", "cannot start inotify; raise fs.inotify.max_user_instances or use --poll",
-                              cause: String(cString: strerror(errno)))
+            throw ReceiptError(.watchFailed, file: "inotify", "cannot start inotify; raise fs.inotify.max_user_instances",
+                              cause: String(cString: strerror(errno)), hint: .poll)
         }
         self.fd = fd
     }

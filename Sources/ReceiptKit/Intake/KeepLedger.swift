@@ -25,7 +25,8 @@ final class KeepLedger: Sendable {
         self.path = path
         guard FileManager.default.fileExists(atPath: path) else { return }
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw ReceiptError(.ledger, file: path, "cannot read the --keep ledger; check its permissions")
+            throw ReceiptError(.ledger, file: path, "cannot read the ledger of files kept in place; check its permissions",
+                               hint: .keepLedger)
         }
         let loaded = Self.parse(data)
         entries.withLock { $0 = loaded }
@@ -60,14 +61,14 @@ final class KeepLedger: Sendable {
         try entries.withLock { entries in
             let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
             guard fd >= 0 else {
-                throw ReceiptError(.ledger, file: path, "cannot write the --keep ledger; check permissions and free space",
-                                  cause: String(cString: strerror(errno)))
+                throw ReceiptError(.ledger, file: path, "cannot write the ledger of files kept in place; check permissions and free space",
+                                  cause: String(cString: strerror(errno)), hint: .keepLedger)
             }
             defer { close(fd) }
             let written = line.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
             guard written == line.count, fsync(fd) == 0 else {
-                throw ReceiptError(.ledger, file: path, "cannot write the --keep ledger; check permissions and free space",
-                                  cause: String(cString: strerror(errno)))
+                throw ReceiptError(.ledger, file: path, "cannot write the ledger of files kept in place; check permissions and free space",
+                                  cause: String(cString: strerror(errno)), hint: .keepLedger)
             }
             entries[file] = Entry(hash: hash, signature: signature)
         }

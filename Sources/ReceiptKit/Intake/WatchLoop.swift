@@ -182,7 +182,7 @@ final class WatchLoop {
         if let inotify, !inotify.isWatching(folder), let problem = inotify.watch(folder) {
             logger.warning("Cannot watch folder; it is only rescanned", metadata: [
                 "intake.folder": "\(folder)", "error.message": "\(problem)",
-                "intake.hint": "raise fs.inotify.max_user_watches or use --poll",
+                "intake.hint": "raise fs.inotify.max_user_watches, or watch by polling",
             ])
         }
         #endif

@@ -1,6 +1,6 @@
 import Foundation
 
-extension ServerStore {
+extension ReceiptStore {
     /// Applies a person's correction to an expense and saves it, with what the analyzer had
     /// drafted for each corrected field (`corrections`): the review step of `PATCH
     /// /v1/expenses/{id}` and `receipts expense edit|confirm`. With `ifMatch` (an `ETag`, a list of

@@ -35,6 +35,9 @@ public final class ReceiptPipeline: Service, Sendable {
         /// (not when it will be retried). It must return at once (hand the outcome on): a worker
         /// waits for it. Webhooks use it.
         public var onFinished: (@Sendable (ReceiptOutcome) -> Void)?
+        /// What the program adds to a failed receipt's error before it is stored in the record
+        /// (its `lastError`): the `receipts` CLI names its flags (see `ErrorAdvice`).
+        public var advice: ErrorAdvice = .none
 
         public init(taxonomy: Taxonomy = .default, workers: Int = ProcessInfo.processInfo.activeProcessorCount,
                     retry: RetryPolicy = RetryPolicy(), leaseDuration: TimeInterval = 60, pollInterval: TimeInterval = 1,

@@ -7,6 +7,13 @@ import Foundation
 public protocol ReceiptProcessing: Sendable {
     /// - Parameter displayPath: the path as the user gave it, used in errors and results.
     func process(imageData: Data, displayPath: String) async throws -> ProcessedReceipt
+    /// The OCR engine the processor reads with, when it has one: `receipts serve` sizes
+    /// `POST /v1/analyze` by its threads and pixel limit and reports whether it runs.
+    var ocrEngine: OCREngine? { get }
+}
+
+extension ReceiptProcessing {
+    public var ocrEngine: OCREngine? { nil }
 }
 
 /// The outcome of processing one receipt image.

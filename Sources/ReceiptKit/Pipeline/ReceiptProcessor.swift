@@ -7,6 +7,7 @@ import Logging
 /// further passes within the budget.
 public struct ReceiptProcessor: ReceiptProcessing {
     public let engine: OCREngine
+    public var ocrEngine: OCREngine? { engine }
     public let analyzer: any ReceiptAnalyzer
     public let options: AnalysisOptions
     public let logger: Logger

@@ -66,6 +66,7 @@ final class ReceiptQueue: Sendable {
             return try await submit(data: data, displayPath: path, force: force)
         case let .failure(error):
             let now = Date()
+            let error = configuration.advice.apply(to: error)
             let receipt = Receipt(filePath: path, uploadTimestamp: now, ocrStatus: .failed, lastError: error.description,
                                   createdAt: now, updatedAt: now)
             let result = try await store.insert(receipt, imagePath: nil, deduplicate: false)
@@ -156,7 +157,7 @@ final class ReceiptQueue: Sendable {
                 }
                 // Whether to try again is the thrower's call (the remote client knows a rejected key
                 // from a timeout); an error that gives no advice is permanent.
-                let failure = ReceiptError.from(error, file: receipt.filePath)
+                let failure = configuration.advice.apply(to: ReceiptError.from(error, file: receipt.filePath))
                 let message = failure.description
                 let retryAt = failure.retry == .later
                     ? configuration.retry.retryDate(afterAttempts: receipt.attempts, now: now) : nil

@@ -32,7 +32,7 @@ struct DeleteCommand: AsyncParsableCommand {
             printError("\(error.message.replacingOccurrences(of: "delete it with force", with: "pass --force")) ")
             throw ExitCode(1)
         } catch let error as ReceiptError {
-            printError(error.description)
+            printError(error)
             throw ExitCode(1)
         }
     }

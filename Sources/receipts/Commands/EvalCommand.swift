@@ -68,7 +68,7 @@ struct EvalCommand: AsyncParsableCommand {
             do {
                 sets.append((folder, try LabelledFolder.load(URL(fileURLWithPath: folder))))
             } catch {
-                printError("\(error)")
+                printError(error)
                 throw ExitCode(2)
             }
         }
@@ -107,7 +107,7 @@ struct EvalCommand: AsyncParsableCommand {
                             let (analysis, ocr) = try await Self.analyze(receipt, processor: processor, cacheDir: cacheDir)
                             return (receipt, analysis, ocr, nil)
                         } catch {
-                            return (receipt, nil, nil, "\(error)")
+                            return (receipt, nil, nil, "\(ErrorAdvice.flags.apply(to: error))")
                         }
                     }
                 }

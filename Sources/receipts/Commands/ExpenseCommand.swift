@@ -107,13 +107,13 @@ struct ExpenseCommand: AsyncParsableCommand {
             let record = JSONValue.object([("expense", saved.json), ("corrections", try await store.corrections(ofExpense: saved.id))])
             print(record.prettySerialized())
         } catch let error as ReceiptError {
-            printError(error.description)
+            printError(error)
             throw ExitCode(1)
         }
     }
 
     /// The expense named by its id, or by its receipt's id or id prefix.
-    static func find(_ id: String, in store: any ServerStore) async throws -> Expense {
+    static func find(_ id: String, in store: any ReceiptStore) async throws -> Expense {
         if let uuid = UUID(uuidString: id) {
             if let expense = try await store.expense(id: uuid) { return expense }
             if let expense = try await store.expense(receiptId: uuid) { return expense }

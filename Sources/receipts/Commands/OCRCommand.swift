@@ -56,7 +56,7 @@ struct OCRCommand: AsyncParsableCommand {
                 return readings
             }
         } catch {
-            printError("\(error)")
+            printError(error)
             throw ExitCode(1)
         }
         for (name, result) in readings {

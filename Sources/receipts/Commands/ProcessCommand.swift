@@ -89,10 +89,10 @@ struct ProcessCommand: AsyncParsableCommand {
     private func openPipeline(_ processor: ReceiptProcessor, logger: Logger) async throws -> ReceiptPipeline {
         do {
             return try await ReceiptPipeline.open(
-                try storeOptions.location(), imagesDirectory: storeOptions.images, processor: processor,
-                configuration: .init(taxonomy: processor.options.taxonomy, workers: pipeline.workers), logger: logger)
+                try storeOptions.location(), imagesDirectory: storeOptions.images, drivers: StoreOptions.drivers, processor: processor,
+                configuration: .init(taxonomy: processor.options.taxonomy, workers: pipeline.workers).advised, logger: logger)
         } catch {
-            printError("\(error)")
+            printError(error)
             throw ExitCode(1)
         }
     }
@@ -115,7 +115,7 @@ struct ProcessCommand: AsyncParsableCommand {
         } catch {
             progress.finish()
             writer.end()
-            printError("\(error)")
+            printError(error)
             throw ExitCode(1)
         }
         writer.end()
@@ -141,7 +141,7 @@ struct ProcessCommand: AsyncParsableCommand {
             }
         } catch {
             writer.end()
-            printError("\(error)")
+            printError(error)
             throw ExitCode(1)
         }
         writer.end()

@@ -143,28 +143,28 @@ struct ServeCommand: AsyncParsableCommand {
         let webhooks = try webhook.flatMap(URL.init(string:)).map { url in
             WebhookSender(configuration: .init(url: url, secret: try webhookSecret(), firstRetryDelay: .seconds(webhookRetryDelay)), logger: logger)
         }
-        var queueConfiguration = ReceiptPipeline.Configuration(taxonomy: processor.options.taxonomy, workers: self.pipeline.workers)
+        var queueConfiguration = ReceiptPipeline.Configuration(taxonomy: processor.options.taxonomy, workers: self.pipeline.workers).advised
         let metrics = HTTPMetrics()
         queueConfiguration.onFinished = { [queueLogger] outcome in
             metrics.observe(outcome)
             webhooks?.enqueue(outcome)
             ReceiptLogLine.log(outcome, to: queueLogger)
         }
-        let pipeline: ReceiptPipeline
+        let opened: StoreOptions.Opened
         let location: StoreLocation
         do {
             location = try storeOptions.location()
-            pipeline = try await ReceiptPipeline.open(
-                location, imagesDirectory: storeOptions.images, processor: processor, configuration: queueConfiguration,
-                logger: queueLogger)
+            opened = try await storeOptions.open(maximumConnections: queueConfiguration.workers + 4, logger: queueLogger)
         } catch let error as ReceiptError {
-            printError(error.description)
+            printError(error)
             throw ExitCode(2)
         }
-        let server = try ReceiptServer(
-            pipeline: pipeline, processor: processor,
+        let pipeline = ReceiptPipeline(store: opened.store, images: opened.images, processor: processor,
+                                       configuration: queueConfiguration, logger: queueLogger)
+        let server = ReceiptServer(
+            pipeline: pipeline, store: opened.store, processor: processor,
             configuration: .init(host: host, port: port, maxUploadBytes: Int(maxUploadMB * 1_048_576), maxPending: maxPending,
-                                 maxConcurrentAnalyses: maxAnalyses ?? 0),
+                                 maxConcurrentAnalyses: maxAnalyses ?? 0, advice: .flags),
             metrics: metrics,
             logger: logger,
             onListening: { [logger] host, port in
@@ -182,7 +182,7 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             try await ServiceGroup(configuration: configuration).run()
         } catch let error as ReceiptError {
-            printError(error.description)
+            printError(error)
             throw ExitCode(2)
         }
         logger.info("Stopped", metadata: ["store.path": "\(location)"])

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import ReceiptKit
+import ReceiptPostgres
 
 struct StoreCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -55,11 +56,12 @@ struct StoreCommand: AsyncParsableCommand {
                     throw ValidationError("--to must be a PostgreSQL URL (postgres://user@host:5432/db)")
                 }
                 let source = try await OpenedStore.open(.sqlite(path: from), configuration: StoreConfiguration(readOnly: true))
-                let target = try await OpenedStore.open(.postgres(postgres), imagesDirectory: images, logger: logger)
-                defer { target.close() }
-                guard let targetStore = target.store as? PostgresReceiptStore else { return }
+                let targetStore = try await PostgresReceiptStore.open(postgres, logger: logger)
+                defer { targetStore.close() }
+                let targetImages: any ImageRepository = images.map { ImageStore(directory: URL(fileURLWithPath: $0).standardizedFileURL) }
+                    ?? PostgresImageRepository(store: targetStore)
                 let quiet = logging.quiet
-                let summary = try await StoreCopier(from: source.store, images: source.images, to: targetStore, images: target.images)
+                let summary = try await StoreCopier(from: source.store, images: source.images, to: targetStore, images: targetImages)
                     .copy { done, total in
                         if !quiet, done % 100 == 0 || done == total {
                             FileHandle.standardError.write(Data("\rcopied \(done)/\(total)".utf8))
@@ -84,7 +86,7 @@ struct StoreCommand: AsyncParsableCommand {
 
                     """.utf8))
             } catch let error as ReceiptError {
-                printError(error.description)
+                printError(error)
                 throw ExitCode(1)
             }
         }

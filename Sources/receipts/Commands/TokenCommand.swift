@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ReceiptKit
+import ReceiptServerStore
 
 /// `receipts token create|list|revoke`: API tokens for `receipts serve`.
 struct TokenCommand: AsyncParsableCommand {

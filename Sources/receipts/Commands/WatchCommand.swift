@@ -107,10 +107,10 @@ struct WatchCommand: AsyncParsableCommand {
         do {
             location = try storeOptions.location()
             pipeline = try await ReceiptPipeline.open(
-                location, imagesDirectory: storeOptions.images, processor: processor,
-                configuration: .init(taxonomy: processor.options.taxonomy, workers: self.pipeline.workers), logger: queueLogger)
+                location, imagesDirectory: storeOptions.images, drivers: StoreOptions.drivers, processor: processor,
+                configuration: .init(taxonomy: processor.options.taxonomy, workers: self.pipeline.workers).advised, logger: queueLogger)
         } catch let error as ReceiptError {
-            printError(error.description)
+            printError(error)
             throw ExitCode(2)
         }
         // A store or image folder kept inside the watched folder is never taken as input.
@@ -138,7 +138,7 @@ struct WatchCommand: AsyncParsableCommand {
         do {
             try await ServiceGroup(configuration: configuration).run()
         } catch let error as ReceiptError {
-            printError(error.description)
+            printError(error)
             throw ExitCode(2)
         }
         let summary = intake.summary

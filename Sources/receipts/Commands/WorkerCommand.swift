@@ -48,12 +48,13 @@ struct WorkerCommand: AsyncParsableCommand {
         do {
             location = try storeOptions.location()
             var configuration = ReceiptPipeline.Configuration(taxonomy: processor.options.taxonomy, workers: pipeline.workers,
-                                                              leaseDuration: lease)
+                                                              leaseDuration: lease).advised
             configuration.onFinished = { [logger] outcome in ReceiptLogLine.log(outcome, to: logger) }
             receiptPipeline = try await ReceiptPipeline.open(
-                location, imagesDirectory: storeOptions.images, processor: processor, configuration: configuration, logger: logger)
+                location, imagesDirectory: storeOptions.images, drivers: StoreOptions.drivers, processor: processor,
+                configuration: configuration, logger: logger)
         } catch let error as ReceiptError {
-            printError(error.description)
+            printError(error)
             throw ExitCode(2)
         }
         if !logging.quiet {
@@ -67,7 +68,7 @@ struct WorkerCommand: AsyncParsableCommand {
         do {
             try await ServiceGroup(configuration: configuration).run()
         } catch let error as ReceiptError {
-            printError(error.description)
+            printError(error)
             throw ExitCode(2)
         }
         if !logging.quiet { FileHandle.standardError.write(Data("receipts worker: stopped\n".utf8)) }

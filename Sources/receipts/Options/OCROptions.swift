@@ -55,7 +55,7 @@ struct OCROptions: ParsableArguments {
         do {
             return try OCREngine(configuration: configuration, threads: threads, neural: neural, logger: logger)
         } catch let error as ReceiptError {
-            printError(error.message)
+            printError(error.advised.message)
             throw ExitCode(2)
         }
     }

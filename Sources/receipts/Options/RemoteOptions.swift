@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import ReceiptKit
+import ReceiptRemoteAnalyzers
 
 extension AnalyzerKind: ExpressibleByArgument {}
 extension RemoteInput: ExpressibleByArgument {}
@@ -81,9 +82,9 @@ struct RemoteOptions: ParsableArguments {
                 heuristic: heuristic, environment: environment,
                 executable: Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0]),
                 currentDirectory: URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true),
-                imagePreparer: imagePreparer, logger: logger)
+                imagePreparer: imagePreparer, advice: .flags, logger: logger)
         } catch let error as ReceiptError {
-            throw ValidationError(error.description)
+            throw ValidationError(error.advised.description)
         }
     }
 }

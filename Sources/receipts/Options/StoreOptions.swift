@@ -2,6 +2,8 @@ import ArgumentParser
 import Foundation
 import Logging
 import ReceiptKit
+import ReceiptPostgres
+import ReceiptServerStore
 
 /// `--store PATH|URL` and `--images DIR`, shared by every command that uses the store.
 struct StoreOptions: ParsableArguments {
@@ -28,7 +30,7 @@ struct StoreOptions: ParsableArguments {
         do {
             _ = try location()
         } catch let error as ReceiptError {
-            throw ValidationError(error.description)
+            throw ValidationError(error.advised.description)
         }
     }
 
@@ -48,13 +50,39 @@ struct StoreOptions: ParsableArguments {
         try StoreLocation(resolvedPath())
     }
 
-    /// Opens the store (and where its images are).
-    func open(logger: Logger = Logger(label: "receipts.store")) async throws -> OpenedStore {
-        try await OpenedStore.open(try location(), imagesDirectory: images, logger: logger)
+    /// The kinds of store this executable opens besides SQLite (which ReceiptKit opens itself), for
+    /// `ReceiptPipeline.open`: PostgreSQL.
+    static let drivers: [any StoreDriver] = [PostgresStoreDriver()]
+
+    /// A store as this executable opens it: both kinds, SQLite and PostgreSQL, keep what `serve`
+    /// and `token` need, so the store comes typed as a `ServerStore` (never cast).
+    struct Opened: Sendable {
+        var store: any ServerStore
+        var images: any ImageRepository
+        var close: @Sendable () -> Void = {}
     }
 
+    /// Opens the store (and where its images are): a SQLite file, or a PostgreSQL database
+    /// (ReceiptPostgres) with a pool of up to `maximumConnections`.
+    func open(maximumConnections: Int = 8, logger: Logger = Logger(label: "receipts.store")) async throws -> Opened {
+        let folder = images.map { ImageStore(directory: URL(fileURLWithPath: $0).standardizedFileURL) }
+        switch try location() {
+        case let .sqlite(path):
+            let store = try SQLiteReceiptStore(path: path)
+            return Opened(store: store, images: folder ?? ImageStore(besideDatabase: store.location))
+        case let .postgres(postgres):
+            let store = try await PostgresReceiptStore.open(postgres, maximumConnections: maximumConnections, logger: logger)
+            return Opened(store: store, images: folder ?? PostgresImageRepository(store: store), close: { store.close() })
+        }
+    }
+
+    /// The store, for commands that only read and change records; its errors name `--store`.
     func openStore() async throws -> any ServerStore {
-        try await open().store
+        do {
+            return try await open().store
+        } catch let error as ReceiptError {
+            throw error.advised
+        }
     }
 }
 

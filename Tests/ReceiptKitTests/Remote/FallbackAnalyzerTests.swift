@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ReceiptKit
+import ReceiptRemoteAnalyzers
 
 @Suite struct FallbackAnalyzerTests {
     @Test func remoteFailureFallsBackAndSaysWhy() async throws {

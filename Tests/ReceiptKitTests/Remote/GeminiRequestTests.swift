@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ReceiptKit
+import ReceiptRemoteAnalyzers
 
 @Suite struct GeminiRequestTests {
     @Test func aPDFIsSentAsItIsForGeminiReadsPDFs() async throws {

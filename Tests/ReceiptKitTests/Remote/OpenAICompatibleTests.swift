@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ReceiptKit
+import ReceiptRemoteAnalyzers
 
 @Suite struct OpenAICompatibleTests {
     private func analyzer(_ server: ScriptedHTTPServer, baseURL: URL? = nil, key: String? = Remote.key,
@@ -83,7 +84,8 @@ import Testing
         let analyzer = try analyzer(server)
         let error = try #require(await ReceiptError.caught { _ = try await analyzer.analyze(Remote.input(), options: AnalysisOptions()) })
         #expect(server.requests.count == 1)
-        #expect(error.description == "\(Remote.source): model 'llava:13b' not found at http://127.0.0.1:\(server.port) (HTTP 404: model \"llava:13b\" not found, try pulling it first); check --model and the base URL")
+        #expect(error.description == "\(Remote.source): model 'llava:13b' not found at http://127.0.0.1:\(server.port) (HTTP 404: model \"llava:13b\" not found, try pulling it first)")
+        #expect(error.hint == .modelNotFound, "the program in front adds how to change the model (the CLI: --model)")
     }
 
     @Test(arguments: [("length", "output token limit"), ("content_filter", "content filter")])

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ReceiptKit
+import ReceiptRemoteAnalyzers
 
 /// Every error class of a remote analyzer: what is retried, how often, after which delays, and
 /// the one line the user gets. Delays are scaled down (100 ms base) so the suite stays quick.
@@ -158,7 +159,10 @@ import Testing
         let error = try await failure(server, Remote.configuration(server))
         #expect(server.requests.count == 1)
         let expected = message.replacingOccurrences(of: "PORT", with: "\(server.port)")
-        #expect(error.description == "\(Remote.source): \(expected)")
+        // The library names no flag; a program's advice (here the CLI's words) completes the line.
+        #expect(!error.description.contains("--"), "\(error)")
+        let advice = ErrorAdvice([.apiKey: " or --api-key-file", .modelNotFound: "; check --model and the base URL"])
+        #expect(advice.apply(to: error).description == "\(Remote.source): \(expected)")
         #expect(!error.description.contains("\n"))
     }
 

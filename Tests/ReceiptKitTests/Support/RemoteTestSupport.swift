@@ -2,6 +2,7 @@ import Foundation
 import InMemoryLogging
 import Logging
 @testable import ReceiptKit
+import ReceiptRemoteAnalyzers
 
 /// Shared pieces of the remote analyzer tests.
 enum Remote {

@@ -1,5 +1,6 @@
 import Foundation
-import Logging
+import ReceiptModel
+import ReceiptStorage
 
 /// Copies a SQLite store into PostgreSQL — receipts with their statuses, drafted expenses (and
 /// corrections), image bytes — for a user who outgrows one machine. Idempotent: receipts already
@@ -54,8 +55,8 @@ public struct StoreCopier: Sendable {
             }
             let expense = try await source.expense(receiptId: receipt.id)
             var corrections: JSONValue?
-            if let expense, let server = source as? any ServerStore {
-                let stored = try await server.corrections(ofExpense: expense.id)
+            if let expense {
+                let stored = try await source.corrections(ofExpense: expense.id)
                 if stored != .object([]) { corrections = stored }
             }
             if let expense, let original = expense.possibleDuplicateOf { duplicates.append((expense.id, original)) }

@@ -1,8 +1,10 @@
 import Foundation
 import ReceiptModel
 
-/// The error body of a Gemini (`google.rpc.Status`) or OpenAI-style server, read as far as it goes.
-package struct ServerError: Sendable {
+/// What a remote model server answered instead of an analysis: the error body of a Gemini
+/// (`google.rpc.Status`) or OpenAI-style server, read as far as it goes. Not an `Error`: the remote
+/// client reads it to decide what `ReceiptError` to throw and whether trying again can help.
+package struct RemoteErrorAnswer: Sendable {
     package var status: Int
     /// Gemini's `error.status` (`RESOURCE_EXHAUSTED`, …) or OpenAI's `error.type`/`error.code`.
     package var code: String?
@@ -16,7 +18,7 @@ package struct ServerError: Sendable {
 
     package init(reply: HTTPReply) {
         status = reply.status
-        if let header = reply.headers["retry-after"] { retryDelay = ServerError.parseRetryAfter(header) }
+        if let header = reply.headers["retry-after"] { retryDelay = RemoteErrorAnswer.parseRetryAfter(header) }
         guard let json = try? JSONValue.parse(reply.body) else {
             let text = String(decoding: reply.body.prefix(300), as: UTF8.self)
             message = text.isEmpty ? nil : text
@@ -32,7 +34,7 @@ package struct ServerError: Sendable {
         for detail in error["details"]?.arrayValue ?? [] {
             let type = detail["@type"]?.stringValue ?? ""
             if type.hasSuffix("google.rpc.RetryInfo"), let text = detail["retryDelay"]?.stringValue {
-                retryDelay = ServerError.parseProtobufDuration(text) ?? retryDelay
+                retryDelay = RemoteErrorAnswer.parseProtobufDuration(text) ?? retryDelay
             } else if type.hasSuffix("google.rpc.QuotaFailure") {
                 for violation in detail["violations"]?.arrayValue ?? [] {
                     quotas += [violation["quotaId"]?.stringValue, violation["quotaMetric"]?.stringValue].compactMap { $0 }

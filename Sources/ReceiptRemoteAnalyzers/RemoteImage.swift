@@ -1,4 +1,5 @@
 import Foundation
+import ReceiptAnalyzers
 import ReceiptModel
 
 /// Chooses the image a remote analyzer sends: as it is when the API takes its type and it is

@@ -41,7 +41,7 @@ public struct PromptTemplate: Sendable, Equatable {
             guard FileManager.default.fileExists(atPath: url.path) else {
                 throw ReceiptError(.configuration,
                     "prompt file missing; the remote analyzers need \(PromptTemplate.systemFileName) and "
-                    + "\(PromptTemplate.userFileName) in the prompts folder (set it with --prompts DIR)", file: url.path)
+                    + "\(PromptTemplate.userFileName) in the prompts folder", file: url.path, hint: .promptsFolder)
             }
             do {
                 let text = try String(contentsOf: url, encoding: .utf8)

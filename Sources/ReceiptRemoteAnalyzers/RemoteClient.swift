@@ -26,7 +26,8 @@ package struct RemoteProvider: Sendable {
     package var name: String
     /// `Gemini`, `the OpenAI-compatible server`.
     package var displayName: String
-    /// Where the user sets the key.
+    /// Where the user sets the key (the environment variable; a program adds its own ways through
+    /// the `.apiKey` hint).
     package var keyHint: String
 }
 
@@ -79,14 +80,14 @@ package final class RemoteClient: Sendable {
         case accept(HTTPReply)
         /// Worth another attempt, after the server's delay or (nil) after backoff.
         case retry(after: Duration?, why: String)
-        case fail(String)
+        case fail(String, hint: ReceiptError.Hint? = nil)
     }
 
     /// Sends `request` until it succeeds, fails for good or runs out of retries. Returns the
     /// successful reply and the number of attempts it took. `onBadRequest` may return a changed
     /// request to try once more after a 400 (used to drop an unsupported `response_format`).
     package func send(_ request: URLRequest, source: String,
-              onBadRequest: ((ServerError) -> URLRequest?)? = nil) async throws -> RemoteExchange {
+              onBadRequest: ((RemoteErrorAnswer) -> URLRequest?)? = nil) async throws -> RemoteExchange {
         var request = request
         request.timeoutInterval = Self.timeoutInterval(configuration.timeout)
         var attempt = 0
@@ -114,7 +115,7 @@ package final class RemoteClient: Sendable {
                     if let name = name as? String, let value = value as? String { headers[name.lowercased()] = value }
                 }
                 let reply = HTTPReply(status: http.statusCode, headers: headers, body: data)
-                if reply.status == 400, !adjusted, let onBadRequest, let changed = onBadRequest(ServerError(reply: reply)) {
+                if reply.status == 400, !adjusted, let onBadRequest, let changed = onBadRequest(RemoteErrorAnswer(reply: reply)) {
                     adjusted = true
                     attempt -= 1                  // a changed request, not a retry
                     request = changed
@@ -132,10 +133,10 @@ package final class RemoteClient: Sendable {
             switch verdict {
             case .accept(let reply):
                 return RemoteExchange(reply: reply, attempts: attempt, requestChanged: adjusted)
-            case .fail(let message):
+            case .fail(let message, let hint):
                 // Sending the same request again (now or in an hour) meets the same answer.
                 let tail = retried ? " (after \(attempt) attempts)" : ""
-                throw ReceiptError(.remoteFailed, redact(message) + tail, file: source, retry: .never)
+                throw ReceiptError(.remoteFailed, redact(message) + tail, file: source, retry: .never, hint: hint)
             case .retry(let after, let why):
                 let why = redact(why)
                 // Transient, but not worth waiting for here: the queue may try the receipt later.
@@ -166,32 +167,32 @@ package final class RemoteClient: Sendable {
 
     private func judge(_ reply: HTTPReply) -> Verdict {
         if (200..<300).contains(reply.status) { return .accept(reply) }
-        let error = ServerError(reply: reply)
-        let separator = error.code == nil && error.reason == nil ? ": " : " "
-        let detail = error.summary.isEmpty ? "" : separator + error.summary
+        let answer = RemoteErrorAnswer(reply: reply)
+        let separator = answer.code == nil && answer.reason == nil ? ": " : " "
+        let detail = answer.summary.isEmpty ? "" : separator + answer.summary
         let status = "HTTP \(reply.status)\(detail)"
         let model = configuration.model
-        if [400, 401].contains(reply.status), error.isKeyRejected {
+        if [400, 401].contains(reply.status), answer.isKeyRejected {
             if configuration.apiKey == nil {
-                return .fail("\(provider.displayName) needs an API key (\(status)); set \(provider.keyHint)")
+                return .fail("\(provider.displayName) needs an API key (\(status)); set \(provider.keyHint)", hint: .apiKey)
             }
-            return .fail("\(provider.displayName) rejected the API key (\(status)); check \(provider.keyHint)")
+            return .fail("\(provider.displayName) rejected the API key (\(status)); check \(provider.keyHint)", hint: .apiKey)
         }
         switch reply.status {
         case 429:
-            if error.isDailyQuota {
-                let quota = error.quotas.first.map { ", quota \($0)" } ?? ""
+            if answer.isDailyQuota {
+                let quota = answer.quotas.first.map { ", quota \($0)" } ?? ""
                 return .fail("\(provider.displayName) daily quota exhausted for model '\(model)'\(quota) (\(status)); "
                              + "wait for the quota to reset or use another key or model")
             }
-            return .retry(after: error.retryDelay, why: "rate limited by \(provider.displayName) (\(status))")
+            return .retry(after: answer.retryDelay, why: "rate limited by \(provider.displayName) (\(status))")
         case 408, 500, 502, 503, 504:
             return .retry(after: nil, why: "\(provider.displayName) server error (\(status))")
         case 403:
             return .fail("\(provider.displayName) refused access (\(status)); the key may lack access to model '\(model)' "
                          + "or the API is not enabled for its project")
         case 404:
-            return .fail("model '\(model)' not found at \(configuration.baseURL.absoluteString) (\(status)); check --model and the base URL")
+            return .fail("model '\(model)' not found at \(configuration.baseURL.absoluteString) (\(status))", hint: .modelNotFound)
         case 400:
             return .fail("\(provider.displayName) rejected the request (\(status))")
         default:

@@ -1,4 +1,5 @@
 import Foundation
+import ReceiptAnalyzers
 import ReceiptModel
 import Logging
 
@@ -112,24 +113,24 @@ public struct RemoteAnalyzerSetup: Sendable {
 
         let urlFlag = isGemini ? geminiBaseURL : openAIBaseURL
         let urlVariable = isGemini ? Variable.geminiBaseURL : Variable.openAIBaseURL
-        let urlOption = isGemini ? "--gemini-base-url" : "--openai-base-url"
         let baseURL: URL
         if let text = value(urlFlag, urlVariable, environment) {
             guard let url = URL(string: text.trimmingCharacters(in: .whitespaces)), let scheme = url.scheme?.lowercased(),
                   scheme == "http" || scheme == "https", url.host != nil else {
-                throw ReceiptError(.configuration, "\(urlOption) / \(urlVariable): '\(text)' is not an http(s) URL")
+                throw ReceiptError(.configuration, "the \(isGemini ? "Gemini" : "OpenAI-compatible") base URL '\(text)' is not an http(s) URL",
+                                   hint: isGemini ? .geminiBaseURL : .openAIBaseURL)
             }
             baseURL = url
         } else if isGemini {
             baseURL = RemoteAnalyzerConfiguration.geminiBaseURL
         } else {
             throw ReceiptError(.configuration,
-                "the OpenAI-compatible analyzer needs an endpoint: set \(urlOption) or \(urlVariable) "
-                + "(e.g. http://127.0.0.1:11434 for Ollama, http://127.0.0.1:8080 for llama.cpp's server)")
+                "the OpenAI-compatible analyzer needs an endpoint (e.g. http://127.0.0.1:11434 for Ollama, "
+                + "http://127.0.0.1:8080 for llama.cpp's server): set \(urlVariable)", hint: .openAIEndpoint)
         }
         if isGemini, key == nil, baseURL == RemoteAnalyzerConfiguration.geminiBaseURL {
             throw ReceiptError(.configuration,
-                "the Gemini analyzer needs an API key: set \(Variable.geminiKey) or use --api-key-file FILE")
+                "the Gemini analyzer needs an API key: set \(Variable.geminiKey)", hint: .geminiKey)
         }
 
         let model: String
@@ -139,15 +140,19 @@ public struct RemoteAnalyzerSetup: Sendable {
             model = RemoteAnalyzerConfiguration.defaultModel
         } else {
             throw ReceiptError(.configuration,
-                "the OpenAI-compatible analyzer needs a model name: set --model or \(Variable.model) (e.g. llama3.2-vision)")
+                "the OpenAI-compatible analyzer needs a model name (e.g. llama3.2-vision): set \(Variable.model)", hint: .model)
         }
 
         let timeout = self.timeout ?? Self.defaultTimeout
-        guard timeout > 0, timeout.isFinite else { throw ReceiptError(.configuration, "--timeout must be a positive number of seconds") }
+        guard timeout > 0, timeout.isFinite else {
+            throw ReceiptError(.configuration, "the timeout must be a positive number of seconds", hint: .timeout)
+        }
         let retries = self.retries ?? Self.defaultRetries
-        guard retries >= 0 else { throw ReceiptError(.configuration, "--retries must be 0 or more") }
+        guard retries >= 0 else { throw ReceiptError(.configuration, "retries must be 0 or more", hint: .retries) }
         let maxRequests = self.maxRequests ?? Self.defaultMaxRequests
-        guard maxRequests >= 1 else { throw ReceiptError(.configuration, "--max-requests must be 1 or more") }
+        guard maxRequests >= 1 else {
+            throw ReceiptError(.configuration, "the requests in flight at once must be 1 or more", hint: .maxRequests)
+        }
 
         return RemoteAnalyzerConfiguration(
             apiKey: key, baseURL: baseURL, model: model, timeout: .milliseconds(Int64(timeout * 1000)),
@@ -159,23 +164,24 @@ public struct RemoteAnalyzerSetup: Sendable {
         if let dir = value(promptsDirectory, Variable.prompts, environment) {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDirectory), isDirectory.boolValue else {
-                throw ReceiptError(.configuration, "prompts folder not found (--prompts / \(Variable.prompts))", file: dir)
+                throw ReceiptError(.configuration, "prompts folder not found", file: dir, hint: .promptsFolderNotFound)
             }
             return try PromptTemplate(directory: URL(fileURLWithPath: dir, isDirectory: true))
         }
         guard let dir = PromptTemplate.defaultDirectory(executable: executable, currentDirectory: currentDirectory) else {
             throw ReceiptError(.configuration,
-                "no prompts folder found beside the executable, in its parent folders or in the current folder; "
-                + "pass --prompts DIR (a folder with \(PromptTemplate.systemFileName) and \(PromptTemplate.userFileName))")
+                "no prompts folder found beside the executable, in its parent folders or in the current folder",
+                hint: .noPromptsFolder)
         }
         return try PromptTemplate(directory: dir)
     }
 
     /// The analyzer to run: `heuristic` itself, a remote analyzer, or for `auto` the remote analyzer
-    /// with `heuristic` as its fallback. Throws `ReceiptError` (code `configuration`) for a
-    /// missing key, endpoint, model or prompt file; the message never contains the key.
+    /// with `heuristic` as its fallback (whose `fallbackReason` gets `advice`). Throws
+    /// `ReceiptError` (code `configuration`) for a missing key, endpoint, model or prompt file; the
+    /// message never contains the key.
     public func makeAnalyzer(heuristic: any ReceiptAnalyzer, environment: [String: String], executable: URL?,
-                             currentDirectory: URL, imagePreparer: ImagePreparer? = nil,
+                             currentDirectory: URL, imagePreparer: ImagePreparer? = nil, advice: ErrorAdvice = .none,
                              logger: Logger) throws -> any ReceiptAnalyzer {
         let kind = resolvedKind(environment: environment)
         func remote(_ kind: AnalyzerKind) throws -> any ReceiptAnalyzer {
@@ -190,7 +196,8 @@ public struct RemoteAnalyzerSetup: Sendable {
         case .gemini, .openai:
             return try remote(kind)
         case .auto:
-            return FallbackAnalyzer(primary: try remote(remoteKind(environment: environment)), fallback: heuristic, logger: logger)
+            return FallbackAnalyzer(primary: try remote(remoteKind(environment: environment)), fallback: heuristic, advice: advice,
+                                    logger: logger)
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ReceiptAnalyzers
 import ReceiptModel
 
 /// What the two remote analyzers share once the HTTP exchange is done.
@@ -14,8 +15,8 @@ package enum RemoteAnalysis {
     package static func checkSomethingToSend(_ input: AnalysisInput, image: InlineImage?, send: RemoteInput) throws {
         let hasText = send.sendsText && !input.ocr.text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
         if image == nil && !hasText {
-            throw ReceiptError(.noText, send == .text ? "OCR found no text to send (try --send both)"
-                                                       : "OCR found no text and no image could be sent", file: input.source)
+            throw ReceiptError(.noText, send == .text ? "OCR found no text to send" : "OCR found no text and no image could be sent",
+                               file: input.source, hint: send == .text ? .sendImage : nil)
         }
     }
 

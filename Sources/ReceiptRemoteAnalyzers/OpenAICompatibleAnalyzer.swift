@@ -1,4 +1,5 @@
 import Foundation
+import ReceiptAnalyzers
 import ReceiptModel
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -28,7 +29,7 @@ public final class OpenAICompatibleAnalyzer: ReceiptAnalyzer {
         self.logger = logger
         self.client = RemoteClient(
             provider: RemoteProvider(name: "openai", displayName: "the OpenAI-compatible server",
-                                     keyHint: "OPENAI_API_KEY or --api-key-file"),
+                                     keyHint: "OPENAI_API_KEY"),
             configuration: configuration, logger: logger)
     }
 
@@ -82,8 +83,8 @@ public final class OpenAICompatibleAnalyzer: ReceiptAnalyzer {
         if let key = configuration.apiKey { request.setValue("Bearer \(key.secret)", forHTTPHeaderField: "Authorization") }
         request.httpBody = Data(JSONValue.object(pairs).serialized().utf8)
 
-        let retryWithoutSchema: ((ServerError) -> URLRequest?)? = configuration.useResponseSchema ? { error in
-            let text = (error.message ?? "").lowercased()
+        let retryWithoutSchema: ((RemoteErrorAnswer) -> URLRequest?)? = configuration.useResponseSchema ? { answer in
+            let text = (answer.message ?? "").lowercased()
             guard text.contains("response_format") || text.contains("json_schema") else { return nil }
             var plain = request
             plain.httpBody = Data(withoutSchema.serialized().utf8)

@@ -1,4 +1,5 @@
 import Foundation
+import ReceiptAnalyzers
 import ReceiptModel
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -28,7 +29,7 @@ public final class GeminiAnalyzer: ReceiptAnalyzer {
         self.prompts = prompts
         self.logger = logger
         self.client = RemoteClient(
-            provider: RemoteProvider(name: "gemini", displayName: "Gemini", keyHint: "GEMINI_API_KEY or --api-key-file"),
+            provider: RemoteProvider(name: "gemini", displayName: "Gemini", keyHint: "GEMINI_API_KEY"),
             configuration: configuration, logger: logger)
     }
 

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import ReceiptModel
+import ReceiptStorage
 
 /// An API token as listed: its name and dates, never its secret.
 public struct APIToken: Sendable, Equatable {
@@ -39,7 +40,9 @@ public enum IdempotencyClaim: Sendable, Equatable {
 }
 
 /// What `receipts serve` keeps beside the receipts: API tokens (only the SHA-256 of each secret)
-/// and idempotency keys. A store that serves HTTP conforms.
+/// and idempotency keys. A store that serves HTTP conforms: `SQLiteReceiptStore` here, and
+/// `PostgresReceiptStore` in ReceiptPostgres (beside its other queries). Their tables are part of
+/// each store's schema (one schema per database); the queries and this protocol are the server's.
 public protocol ServerStore: ReceiptStore {
     /// Creates a token named `name`; returns its secret, which is not kept (only its hash).
     /// Throws `.invalidState` when an active token has the name; a revoked token's name may be
@@ -60,34 +63,4 @@ public protocol ServerStore: ReceiptStore {
     func bindIdempotencyKey(_ key: String, receiptId: UUID) async throws
     /// Frees a key claimed for `fingerprint` whose request made no receipt (it was refused).
     func releaseIdempotencyKey(_ key: String, fingerprint: String) async throws
-    /// Deletes the receipt, its drafted expense and its idempotency keys; returns the path of its
-    /// image copy when no other receipt uses it (the caller removes the file). `.notFound` when
-    /// unknown; `.invalidState` when its expense is confirmed (a person's record) and not `force`.
-    func deleteReceipt(id: UUID, force: Bool) async throws -> String?
-    /// Saves a person's changes to an expense: `expense` as corrected, and per changed field what
-    /// the analyzer had drafted (kept from the first correction on). Returns the corrections.
-    /// With `expectedVersion`, only when the stored expense's `etag` is still that one (checked in
-    /// the same transaction), else `.preconditionFailed`.
-    func correct(_ expense: Expense, changed: [(field: String, drafted: JSONValue)], now: Date,
-                 expectedVersion: String?) async throws -> JSONValue
-    /// The corrections of an expense (an empty object when none).
-    func corrections(ofExpense id: UUID) async throws -> JSONValue
-}
-
-extension Expense {
-    /// A strong HTTP entity tag of the expense as the API shows it (`"…"`, 16 hex digits of the
-    /// SHA-256 of its JSON): it changes whenever any field does. `If-Match` compares with it.
-    public var etag: String {
-        let digest = SHA256.hash(data: Data(json.serialized().utf8))
-        return "\"" + digest.prefix(8).map { String(format: "%02x", $0) }.joined() + "\""
-    }
-
-    /// Whether an `If-Match` value (`*`, or a comma-separated list of entity tags) names this
-    /// version. A weak tag (`W/"…"`) never matches (RFC 9110's strong comparison).
-    public func matches(ifMatch: String) -> Bool {
-        let value = ifMatch.trimmingCharacters(in: .whitespaces)
-        if value == "*" { return true }
-        let tag = etag
-        return value.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == tag }
-    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ReceiptAnalyzers
 import ReceiptModel
 
 /// Checks a model's answer before it is trusted and turns it into a `ReceiptAnalysis`: amounts
