@@ -398,12 +398,21 @@ def view(dump, unchecked, names, mode):
     FEATURES.clear()
     FEATURES.update(mode_names(names, mode))
     def cut(cands):
-        if READERS != "both" or mode == "both":
+        if READERS != "both":
             return cands
         out = []
         for c in cands:
             ns = names[c["field"]]
             width = ns.index("inTesseract")
+            if len(c["features"]) == width:
+                # Read by Tesseract alone (a PDF's text layer: no pixels for the neural reader), so
+                # the analyzer scores it with the Tesseract model: it is one of that model's receipts.
+                if mode == "tesseract":
+                    out.append(c)
+                continue
+            if mode == "both":
+                out.append(c)
+                continue
             start = 0 if mode == "tesseract" else width + 1
             if c["features"][start + width] == 1.0:
                 out.append(dict(c, features=c["features"][start:start + width]))

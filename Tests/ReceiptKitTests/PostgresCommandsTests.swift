@@ -19,6 +19,7 @@ struct PostgresCommandsTests {
         let process = Process()
         let errors = try CapturedOutput()
         process.executableURL = ReceiptsCLI.binary
+        process.environment = ReceiptsCLI.environment()
         process.arguments = ["worker", "--store", url, "--workers", "1", "-vv"]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = errors.handle

@@ -34,15 +34,26 @@ struct PipelineOptions: ParsableArguments {
     var rereadPasses: String?
 
     @Option(help: ArgumentHelp(
-        "Which text readers read each receipt: tesseract; neural (PP-OCR models, installed by `make neural`); or both, whose two readings the analyzer weighs against each other (where they agree on a value, it is far more likely right).",
+        "Which text readers read each receipt: tesseract; neural (PP-OCR models, installed by `make neural`); or both, whose two readings the analyzer weighs against each other (where they agree on a value, it is far more likely right). Flag > $RECEIPTS_READER > both.",
         valueName: "tesseract|neural|both"))
-    var reader: ReaderChoice = .both
+    var reader: ReaderChoice?
+
+    /// The readers to use: the flag, else `RECEIPTS_READER`, else both.
+    func readers(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> ReaderChoice {
+        if let reader { return reader }
+        guard let name = environment["RECEIPTS_READER"], !name.isEmpty else { return .both }
+        guard let choice = ReaderChoice(rawValue: name) else {
+            throw ValidationError("RECEIPTS_READER is '\(name)'; it must be tesseract, neural or both.")
+        }
+        return choice
+    }
 
     @OptionGroup(title: "OCR") var ocr: OCROptions
     @OptionGroup(title: "Neural reader") var neural: NeuralOptions
     @OptionGroup(title: "Analyzer") var remote: RemoteOptions
 
     func validate() throws {
+        _ = try readers()
         guard workers >= 0 && workers <= 256 else { throw ValidationError("--workers must be between 1 and 256 (0 only for serve).") }
         guard ocrPasses >= 1 && ocrPasses <= 10 else { throw ValidationError("--ocr-passes must be between 1 and 10.") }
         if let defaultCurrency, !(defaultCurrency.count == 3 && defaultCurrency.allSatisfy(\.isLetter)) {
@@ -81,6 +92,7 @@ struct PipelineOptions: ParsableArguments {
         let options = try analysisOptions()
         let threads = max(1, workers)
         // The networks are compiled once for the process; every OCR thread runs them.
+        let reader = try readers()
         let models = reader == .tesseract ? nil : try neural.load(streams: threads, logger: logger)
         let engine = try ocr.makeEngine(threads: threads, neural: models, logger: logger)
         let analyzer: any ReceiptAnalyzer

@@ -74,6 +74,7 @@ import Testing
         let worker = Process()
         let errors = try CapturedOutput()
         worker.executableURL = ReceiptsCLI.binary
+        worker.environment = ReceiptsCLI.environment()
         worker.arguments = ["worker", "--store", dir.storePath, "--workers", "1", "-v"]
         worker.standardOutput = FileHandle.nullDevice
         worker.standardError = errors.handle

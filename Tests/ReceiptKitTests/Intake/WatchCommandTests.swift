@@ -23,15 +23,11 @@ import Testing
         func errorText() -> String { stderr.text }
     }
 
-    private func start(_ arguments: [String]) throws -> Run {
+    private func start(_ arguments: [String], environment: [String: String] = [:]) throws -> Run {
         let process = Process()
         process.executableURL = Self.binary
         process.arguments = ["watch"] + arguments
-        var environment = ProcessInfo.processInfo.environment
-        for key in ["RECEIPTS_STORE", "GEMINI_API_KEY", "RECEIPTS_GEMINI_BASE_URL", "RECEIPTS_OPENAI_BASE_URL"] {
-            environment[key] = nil
-        }
-        process.environment = environment
+        process.environment = ReceiptsCLI.environment(environment)
         let err = try CapturedOutput()
         process.standardOutput = FileHandle.nullDevice
         process.standardError = err.handle
@@ -129,8 +125,10 @@ import Testing
         let first = try start([inbox, "--store", store, "--stable", "0.2", "--workers", "1"])
         #expect(try await eventually(timeout: 120) { !names(inbox + "/processed").isEmpty })
         kill(first.process.processIdentifier, signal)
-        #expect(try await exited(first.process, within: 8), "did not stop within a few seconds")
-        if signal == SIGTERM {
+        let stopped = try await exited(first.process, within: 8)
+        #expect(stopped, "did not stop within a few seconds")
+        if !stopped { kill(first.process.processIdentifier, SIGKILL); first.process.waitUntilExit() }
+        if signal == SIGTERM && stopped {
             #expect(first.process.terminationStatus == 0, "\(first.errorText())")
         }
         let left = names(inbox).filter { $0.hasSuffix(".jpg") }

@@ -176,7 +176,7 @@ struct NeuralReaderCLITests {
     }
 
     @Test func withoutTheNeuralReaderOnlyNeuralFailsInOneLine() async throws {
-        let elsewhere = ["RECEIPTS_NEURAL_DIR": "/nonexistent/neural"]
+        let elsewhere = ["RECEIPTS_NEURAL_DIR": "/nonexistent/neural", "RECEIPTS_READER": ""]
         let image = ReceiptsCLI.testReceipt("uk-fuel-diesel.png")
         let neural = try await ReceiptsCLI.run(["ocr", "--reader", "neural", image], environment: elsewhere)
         #expect(neural.status == 2)
@@ -189,7 +189,7 @@ struct NeuralReaderCLITests {
     /// says in one line how to install it, stores nothing, and Tesseract alone still reads.
     @Test func withoutTheNeuralReaderTheDefaultPipelineSaysHowToInstallIt() async throws {
         let dir = try TemporaryDirectory()
-        let elsewhere = ["RECEIPTS_NEURAL_DIR": "/nonexistent/neural"]
+        let elsewhere = ["RECEIPTS_NEURAL_DIR": "/nonexistent/neural", "RECEIPTS_READER": ""]
         let image = ReceiptsCLI.testReceipt("uk-fuel-diesel.png")
         let both = try await ReceiptsCLI.run(["process", image, "--store", dir.storePath, "--format", "ndjson"], environment: elsewhere)
         #expect(both.status == 2)

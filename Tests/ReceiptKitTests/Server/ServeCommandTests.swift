@@ -22,10 +22,7 @@ import Testing
             process = Process()
             process.executableURL = ReceiptsCLI.binary
             process.arguments = ["serve", "--port", "0", "--store", store, "--workers", "2"] + arguments
-            var environment = ProcessInfo.processInfo.environment
-            for key in ["RECEIPTS_STORE", "GEMINI_API_KEY"] { environment[key] = nil }
-            environment.merge(extra) { $1 }
-            process.environment = environment
+            process.environment = ReceiptsCLI.environment(extra)
             stderr = try CapturedOutput()
             process.standardOutput = FileHandle.nullDevice
             process.standardError = stderr.handle
@@ -76,14 +73,17 @@ import Testing
 
     static let images = ["uk-parking.jpg", "us-diner.jpg", "uk-fuel-unleaded.jpg", "de-tankstelle.jpg", "us-auto-parts.jpg"]
 
+    /// With the default readers (both), as a user's server runs.
     @Test func anUploadWaitedForGivesTheRecordProcessPrints() async throws {
         let dir = try TemporaryDirectory()
-        let server = try await Server(store: dir.path("serve/receipts.sqlite"))
-        let (status, record) = try await server.upload("us-diner.jpg", wait: 30)
+        let bothReaders = ["RECEIPTS_READER": ""]
+        let server = try await Server(store: dir.path("serve/receipts.sqlite"), environment: bothReaders)
+        let (status, record) = try await server.upload("us-diner.jpg", wait: 60)
         #expect(status == 200)
         #expect(record["ocrStatus"]?.stringValue == "completed")
 
-        let cli = try await ReceiptsCLI.run(["process", ReceiptsCLI.testReceipt("us-diner.jpg"), "--store", dir.storePath, "--format", "ndjson"])
+        let cli = try await ReceiptsCLI.run(["process", ReceiptsCLI.testReceipt("us-diner.jpg"), "--store", dir.storePath, "--format", "ndjson"],
+                                            environment: bothReaders)
         let printed = try #require(try cli.ndjson().first)
         for field in ["vendor", "date", "total", "tax", "currency", "category", "lineItems"] {
             #expect(record["analysis"]?[field] == printed["analysis"]?[field], "\(field)")

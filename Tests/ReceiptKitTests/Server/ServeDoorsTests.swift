@@ -122,6 +122,7 @@ import Testing
         #expect(try await server.json("GET", "/v1/receipts/\(id)").1["ocrStatus"] == .string("pending"), "nobody read it here")
         let worker = Process()
         worker.executableURL = ReceiptsCLI.binary
+        worker.environment = ReceiptsCLI.environment()
         worker.arguments = ["worker", "--store", dir.storePath, "--workers", "1"]
         worker.standardOutput = FileHandle.nullDevice
         worker.standardError = FileHandle.nullDevice

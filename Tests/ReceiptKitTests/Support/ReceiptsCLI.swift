@@ -21,6 +21,21 @@ enum ReceiptsCLI {
         return FileManager.default.fileExists(atPath: path) ? path : nil
     }
 
+    /// The environment the binary runs in: this process's, without a store, remote analyzer or key of
+    /// the developer's, and reading with Tesseract alone unless `extra` says otherwise (an empty value
+    /// removes a variable: `["RECEIPTS_READER": ""]` runs the default, both readers). These tests are
+    /// about the doors (CLI, folder, HTTP, stores); both readers triple each receipt's work, which on
+    /// a shared 2-core machine with a debug build turns their waits into timeouts. The default reading
+    /// has its own tests: `AccuracyGateTests`, `NeuralReaderCLITests` and the `bothReaders` tests of
+    /// `ServeCommandTests` and `WatchCommandTests`.
+    static func environment(_ extra: [String: String] = [:]) -> [String: String] {
+        var env = ProcessInfo.processInfo.environment
+        for key in ["RECEIPTS_STORE", "GEMINI_API_KEY", "RECEIPTS_GEMINI_BASE_URL", "RECEIPTS_OPENAI_BASE_URL"] { env[key] = nil }
+        env["RECEIPTS_READER"] = "tesseract"
+        for (key, value) in extra { env[key] = value.isEmpty ? nil : value }
+        return env
+    }
+
     struct Result {
         var status: Int32
         var out: String
@@ -59,11 +74,7 @@ enum ReceiptsCLI {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
-        var env = ProcessInfo.processInfo.environment
-        env["RECEIPTS_STORE"] = nil
-        env["GEMINI_API_KEY"] = nil
-        for (key, value) in environment { env[key] = value.isEmpty ? nil : value }
-        process.environment = env
+        process.environment = Self.environment(environment)
         if let currentDirectory { process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory) }
         let out = try CapturedOutput(), err = try CapturedOutput()
         process.standardOutput = out.handle
