@@ -73,23 +73,30 @@ bench-store: deps
 eval: build
 	$(RECEIPTS) eval TestReceipts $(wildcard ../shared/receipts/sroie ../shared/receipts/wildreceipt)
 
-# The learned models: every labelled set's candidates as both readers propose them (real OCR, each
-# reader's first reading cached in .build/ocr-cache), then scripts/train.py (a model for both
-# readers and one for each alone) (scikit-learn, pinned in scripts/requirements-train.txt)
-# writes the parameters into the package (a JSON resource), a few scored examples for the test that
-# Swift scores as train.py does, and prints held-out figures (docs/learned-model.md, with
-# the reliability plot docs/reliability.png). The model is fitted on candidates read with the date's
-# and the vendor's checks on every receipt (what a check's agreement means is learned from all of
-# them) and judged on those the analyzer sees by default (no checks where the total flags the receipt).
+# The learned models: every labelled set's candidates as the readers propose them (real OCR, each
+# reader's first reading cached in .build/ocr-cache), then scripts/train.py (scikit-learn, pinned in
+# scripts/requirements-train.txt) writes the parameters into the package (a JSON resource, a model
+# per choice of readers), a few scored examples for the test that Swift scores as train.py does,
+# and held-out figures (docs/learned-model.md, with the reliability plot docs/reliability.png).
+# Tesseract's model is fitted on candidates read with the date's and the vendor's checks on every
+# receipt (what a check's agreement means is learned from all of them) and judged on those the
+# analyzer sees by default (no checks where the total flags the receipt); the models for both
+# readers and for the neural reader alone on each reader's one reading of the page, as they read
+# by default.
 TRAIN_SETS := $(wildcard ../shared/receipts/sroie ../shared/receipts/sroie-2 ../shared/receipts/wildreceipt ../shared/receipts/wildreceipt-2) TestReceipts
+MODEL := Sources/ReceiptAnalyzers/Learned/learned-model.json
+EXAMPLES := Tests/Fixtures/learned-model-examples.json
 
 train: build
 	python3 -m pip install -q -r scripts/requirements-train.txt
-	$(RECEIPTS) eval $(TRAIN_SETS) --reader both --ocr-cache .build/ocr-cache --checks every --dump-candidates .build/candidates.ndjson
-	$(RECEIPTS) eval $(TRAIN_SETS) --reader both --ocr-cache .build/ocr-cache --checks none --dump-candidates .build/candidates-unchecked.ndjson
+	$(RECEIPTS) eval $(TRAIN_SETS) --reader tesseract --ocr-cache .build/ocr-cache --checks every --dump-candidates .build/candidates.ndjson
+	$(RECEIPTS) eval $(TRAIN_SETS) --reader tesseract --ocr-cache .build/ocr-cache --checks none --dump-candidates .build/candidates-unchecked.ndjson
 	python3 scripts/train.py .build/candidates.ndjson --unchecked .build/candidates-unchecked.ndjson \
-	  --out Sources/ReceiptAnalyzers/Learned/learned-model.json --examples Tests/Fixtures/learned-model-examples.json \
-	  --report docs/learned-model.md --plot docs/reliability.png
+	  --out $(MODEL) --examples $(EXAMPLES) --report .build/learned-model-tesseract.md --plot docs/reliability.png
+	$(RECEIPTS) eval $(TRAIN_SETS) --reader both --ocr-cache .build/ocr-cache --dump-candidates .build/candidates-both.ndjson
+	python3 scripts/train.py .build/candidates-both.ndjson --modes both,neural \
+	  --out $(MODEL) --examples $(EXAMPLES) --report .build/learned-model-readers.md
+	{ cat .build/learned-model-readers.md; printf '\n## tesseract\n'; tail -n +2 .build/learned-model-tesseract.md; } > docs/learned-model.md
 
 clean:
 	rm -rf .build

@@ -340,6 +340,9 @@ def main():
     ap.add_argument("--plot", help="write a reliability plot (PNG) of the held-out probabilities (of the first model)")
     ap.add_argument("--examples", help="write a few receipts' candidates with their scores and probabilities (JSON), "
                     "for the Swift test that the shipped models score them the same")
+    ap.add_argument("--modes", help="which choices of readers to fit, comma-separated (default: every one the dump "
+                    "serves: both, tesseract and neural from a dump of both). --out and --examples keep the models "
+                    "and examples of other readers they already hold.")
     a = ap.parse_args()
     dump = load(a.candidates)
     unchecked = None
@@ -352,6 +355,11 @@ def main():
     # A dump of both readers' candidates trains a model for each choice of readers: both (every
     # feature), and each reader alone (its block of the features, on the candidates it proposed).
     modes = ["both", "tesseract", "neural"] if READERS == "both" else [READERS]
+    if a.modes:
+        wanted = a.modes.split(",")
+        if any(m not in modes for m in wanted):
+            sys.exit(f"--modes: a dump of {READERS} serves {', '.join(modes)}")
+        modes = [m for m in modes if m in wanted]
     lines = []
     say = lambda s="": (print(s), lines.append(s))
     say(f"# Learned model: held-out figures ({a.folds}-fold, grouped by shop; {len(dump)} receipts)")
@@ -375,13 +383,36 @@ def main():
         with open(a.report, "w") as f:
             f.write("\n".join(lines) + "\n")
     if a.out:
+        kept = kept_models(a.out, models)
         with open(a.out, "w") as f:
-            f.write(models_json(models, names))
-        print(f"wrote {a.out} (models " + ", ".join(f"{m} {v}" for m, (v, _, _) in models.items()) + ")", file=sys.stderr)
+            f.write(models_json(models, names, kept))
+        print(f"wrote {a.out} (models " + ", ".join(f"{m} {v}" for m, (v, _, _) in models.items())
+              + "".join(f"; kept {m}" for m in kept) + ")", file=sys.stderr)
     if a.examples:
+        kept = kept_examples(a.examples, models)
         with open(a.examples, "w") as f:
-            f.write(examples_json(examples, names))
+            f.write(examples_json(examples, names, kept))
         print(f"wrote {a.examples}", file=sys.stderr)
+
+
+def kept_models(path, models):
+    """The models `path` already holds for readers not fitted now (a model per choice of readers
+    may come from its own dump: Tesseract's from dumps with its rereads and checks)."""
+    try:
+        with open(path) as f:
+            shipped = json.load(f)
+    except FileNotFoundError:
+        return {}
+    return {m: v for m, v in shipped.get("readers", {}).items() if m not in models}
+
+
+def kept_examples(path, models):
+    try:
+        with open(path) as f:
+            shipped = json.load(f)
+    except FileNotFoundError:
+        return []
+    return [e for e in shipped["examples"] if e["readers"] not in models]
 
 
 def mode_names(names, mode):
@@ -525,39 +556,53 @@ def shows_tax(mode):
     return SHOWS_TAX
 
 
-def models_json(models, names):
+def models_json(models, names, kept=None):
     """The shipped parameters, a model per choice of readers: one feature a line (name, mean, scale,
     weight), so a retrain reads as a diff; the settings the Swift side applies as train.py does
-    (MAX_MARGIN, TAX_FLOOR, and each model's SHOWS_TAX)."""
-    out = ["{", f'  "maxMargin": {json.dumps(MAX_MARGIN)},', f'  "taxFloor": {json.dumps(TAX_FLOOR)},', '  "readers": {']
-    for m, (mode, (version, fitted, thresholds)) in enumerate(models.items()):
+    (MAX_MARGIN, TAX_FLOOR, and each model's SHOWS_TAX). `kept`: models (as JSON) written as they are."""
+    plain = dict(kept or {})
+    for mode, (version, fitted, thresholds) in models.items():
         feature_names = mode_names(names, mode)
+        fields = {}
+        for field in FIELDS:
+            ranker, calibration = fitted[field]
+            entry = {"intercept": ranker.intercept, "calibration": list(calibration)}
+            if field in thresholds:
+                entry["reviewBelow"] = thresholds[field]
+            entry["features"] = [{"name": n, "mean": ranker.mean[i], "scale": ranker.scale[i], "weight": ranker.coef[i]}
+                                 for i, n in enumerate(feature_names[field])]
+            fields[field] = entry
+        plain[mode] = {"version": version, "showsTax": shows_tax(mode), "fields": fields}
+    order = [m for m in ("both", "tesseract", "neural") if m in plain] + [m for m in plain if m not in ("both", "tesseract", "neural")]
+    out = ["{", f'  "maxMargin": {json.dumps(MAX_MARGIN)},', f'  "taxFloor": {json.dumps(TAX_FLOOR)},', '  "readers": {']
+    for m, mode in enumerate(order):
+        model = plain[mode]
         out.append(f'    "{mode}": {{')
-        out.append(f'      "version": {json.dumps(version)},')
-        out.append(f'      "showsTax": {json.dumps(shows_tax(mode))},')
+        out.append(f'      "version": {json.dumps(model["version"])},')
+        out.append(f'      "showsTax": {json.dumps(model["showsTax"])},')
         out.append('      "fields": {')
         for k, field in enumerate(FIELDS):
-            ranker, calibration = fitted[field]
+            entry = model["fields"][field]
             out.append(f'        "{field}": {{')
-            out.append(f'          "intercept": {number(ranker.intercept)},')
-            out.append(f'          "calibration": [{", ".join(number(x) for x in calibration)}],')
-            if field in thresholds:
-                out.append(f'          "reviewBelow": {json.dumps(thresholds[field])},')
+            out.append(f'          "intercept": {number(entry["intercept"])},')
+            out.append(f'          "calibration": [{", ".join(number(x) for x in entry["calibration"])}],')
+            if "reviewBelow" in entry:
+                out.append(f'          "reviewBelow": {json.dumps(entry["reviewBelow"])},')
             out.append('          "features": [')
-            fnames = feature_names[field]
-            for i, name in enumerate(fnames):
-                comma = "," if i < len(fnames) - 1 else ""
-                out.append(f'            {{"name": {json.dumps(name)}, "mean": {number(ranker.mean[i])}, '
-                           f'"scale": {number(ranker.scale[i])}, "weight": {number(ranker.coef[i])}}}{comma}')
+            features = entry["features"]
+            for i, feature in enumerate(features):
+                comma = "," if i < len(features) - 1 else ""
+                out.append(f'            {{"name": {json.dumps(feature["name"])}, "mean": {number(feature["mean"])}, '
+                           f'"scale": {number(feature["scale"])}, "weight": {number(feature["weight"])}}}{comma}')
             out.append("          ]")
             out.append("        }" + ("," if k < len(FIELDS) - 1 else ""))
         out.append("      }")
-        out.append("    }" + ("," if m < len(models) - 1 else ""))
+        out.append("    }" + ("," if m < len(order) - 1 else ""))
     out += ["  }", "}"]
     return "\n".join(out) + "\n"
 
 
-def examples_json(models, names, count=4):
+def examples_json(models, names, kept=None, count=4):
     """A few receipts' candidates for each model (every field, the first `count` receipts with a
     total candidate), with each candidate's score and the winner's probability as computed here,
     from the parameters as written (rounded), for a Swift test to reproduce."""
@@ -569,6 +614,10 @@ def examples_json(models, names, count=4):
         r.intercept = round(float(ranker.intercept), 10)
         return r
     out = []
+    for e in kept or []:
+        rows = [json.dumps(c) for c in e["candidates"]]
+        head = {k: v for k, v in e.items() if k != "candidates"}
+        out.append(json.dumps(head)[:-1] + ', "candidates": [\n    ' + ",\n    ".join(rows) + "\n  ]}")
     for mode, (version, receipts, fitted) in models.items():
         shipped = {f: (rounded(r), [round(x, 10) for x in c]) for f, (r, c) in fitted.items()}
         chosen = [r for r in receipts if any(c["field"] == "total" for c in r["fit"])][:count]

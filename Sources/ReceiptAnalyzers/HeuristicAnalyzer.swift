@@ -51,6 +51,9 @@ public struct HeuristicAnalyzer: ReceiptAnalyzer {
 
     public func analyze(_ input: AnalysisInput, options: AnalysisOptions) async throws -> ReceiptAnalysis {
         let options = options.resolvingToday()
+        var input = input
+        input.neural = input.neural.map(NeuralSymbols.mend)
+        if input.ocrIsNeural { input.ocr = NeuralSymbols.mend(input.ocr) }
         let model = models?[input.readers]
         var reading = try await FirstReading(rereadPasses: rereadPasses, dateRereadPasses: dateRereadPasses)
             .read(input, options: options)

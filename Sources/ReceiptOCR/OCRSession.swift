@@ -56,10 +56,7 @@ public final class OCRSession: PageReader {
     /// A PDF with a text layer is not read by OCR at all: its words and their boxes are the first
     /// reading (exact, confidence 100), and there are no further passes (`read` answers nil).
     public func firstReading() async throws -> OCRResult {
-        if ImageFormat.sniff(imageData) == .pdf, let text = try await pdfTextLayer() {
-            state.withLock { $0.textLayer = true }
-            return text
-        }
+        if let text = try await textLayerReading() { return text }
         _ = takePass()
         let first = try await recognize(nil, readDarkBands: true)
         guard first.wordCount < Self.faintPageWords, takePass() else { return first }
@@ -93,6 +90,13 @@ public final class OCRSession: PageReader {
 
     public func dictionaryWords(among words: [String]) async throws -> Set<String> {
         try await engine.dictionaryWords(among: words)
+    }
+
+    /// A PDF's text layer as the first reading (no OCR), or nil for an image or a scanned PDF.
+    public func textLayerReading() async throws -> OCRResult? {
+        guard ImageFormat.sniff(imageData) == .pdf, let text = try await pdfTextLayer() else { return nil }
+        state.withLock { $0.textLayer = true }
+        return text
     }
 
     /// Whether the first reading came from a PDF's text layer (no OCR).

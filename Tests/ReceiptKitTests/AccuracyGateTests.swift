@@ -22,20 +22,18 @@ import Testing
 
     static var binary: URL { ReceiptsCLI.binary }
 
-    /// Floors in percent, per folder and field.
+    /// Floors in percent, per folder and field (the default reading: both readers, each page read
+    /// once by each).
     static let floors: [String: [String: Double]] = [
-        "sroie": ["vendor": 68, "date": 89, "total": 90, "currency": 97],
-        "wildreceipt": ["vendor": 45.4, "date": 79, "total": 76, "tax": 70, "currency": 90],
-        "sroie-2": ["vendor": 62, "date": 87.7, "total": 81.9, "currency": 96.7],
-        "wildreceipt-2": ["vendor": 43.4, "date": 73.5, "total": 66.5, "tax": 59, "currency": 90],
+        "sroie": ["vendor": 73, "date": 98, "total": 95, "currency": 98],
+        "wildreceipt": ["vendor": 66, "date": 88.9, "total": 91.8, "tax": 90.9, "currency": 90],
         "TestReceipts": ["vendor": 100, "date": 100, "total": 100, "tax": 100, "currency": 100, "category": 100],
     ]
 
     /// needsReview floors per folder, in percent: the share of receipts (with a known total or date)
     /// left unflagged, and how often those have every known total and date right.
     static let reviewFloors: [String: (share: Double, right: Double)] = [
-        "sroie": (33, 95), "sroie-2": (38, 96), "wildreceipt": (5, 90), "wildreceipt-2": (11, 94),
-        "TestReceipts": (50, 100),
+        "sroie": (83, 97), "wildreceipt": (43, 97), "TestReceipts": (75, 100),
     ]
 
     @Test(.enabled(if: sharedPresent, "../shared/receipts is absent: the accuracy gate needs the labelled receipts (sroie, wildreceipt)"),
@@ -44,8 +42,10 @@ import Testing
         let process = Process()
         process.executableURL = Self.binary
         process.currentDirectoryURL = Self.repoRoot
-        // The labelled sets present (sroie-2 and wildreceipt-2 came later), then TestReceipts.
-        let sets = ["sroie", "sroie-2", "wildreceipt", "wildreceipt-2"].map { Self.shared.appendingPathComponent($0).path }
+        // sroie and wildreceipt (the benchmark's 210 receipts), then TestReceipts: both readers on
+        // all 762 labelled receipts would take a debug build most of an hour on two cores; the other
+        // sets are measured held out by `make train` (docs/learned-model.md).
+        let sets = ["sroie", "wildreceipt"].map { Self.shared.appendingPathComponent($0).path }
             .filter { FileManager.default.fileExists(atPath: $0) }
         process.arguments = ["eval"] + sets + [Self.repoRoot.appendingPathComponent("TestReceipts").path,
                              "--format", "json", "--workers", "2", "--quiet"]

@@ -11,25 +11,38 @@ public struct ReceiptProcessor: ReceiptProcessing {
     public let analyzer: any ReceiptAnalyzer
     public let options: AnalysisOptions
     public let logger: Logger
-    /// OCR passes per receipt, the first included (`OCRSession.defaultMaxPasses` by default).
+    /// OCR passes per receipt, the first included (`defaultMaxPasses(for: readers)` unless given).
     public let maxPasses: Int
     /// Which readers read each receipt; the neural reader needs an engine made with its networks.
     public let readers: ReaderChoice
+    /// The budget as given (nil: the readers' default).
+    private let givenMaxPasses: Int?
 
     /// The engine must be running (`OCREngine.run()` in the same `ServiceGroup`, or `withRunning`).
     public init(engine: OCREngine, analyzer: any ReceiptAnalyzer, options: AnalysisOptions = AnalysisOptions(),
-                maxPasses: Int = OCRSession.defaultMaxPasses, readers: ReaderChoice = .tesseract, logger: Logger) {
+                maxPasses: Int? = nil, readers: ReaderChoice = .tesseract, logger: Logger) {
         self.engine = engine
         self.analyzer = analyzer
         self.options = options
-        self.maxPasses = max(1, maxPasses)
+        self.givenMaxPasses = maxPasses
+        self.maxPasses = max(1, maxPasses ?? Self.defaultMaxPasses(for: readers))
         self.readers = readers
         self.logger = logger
     }
 
-    /// A copy reading with `readers`.
+    /// The OCR passes a receipt gets by default: Tesseract alone reads the page again where the
+    /// total or the date is unclear and the date's and the vendor's rows closer
+    /// (`OCRSession.defaultMaxPasses`); with the neural reader, each reader reads the page once:
+    /// the other reader's reading is the second opinion, at a fraction of the rereads' cost, and
+    /// the learned models for `.both` and `.neural` are fitted on such first readings
+    /// (docs/learned-model.md).
+    public static func defaultMaxPasses(for readers: ReaderChoice) -> Int {
+        readers == .tesseract ? OCRSession.defaultMaxPasses : 1
+    }
+
+    /// A copy reading with `readers` (and their default budget, unless one was given).
     public func reading(with readers: ReaderChoice) -> ReceiptProcessor {
-        ReceiptProcessor(engine: engine, analyzer: analyzer, options: options, maxPasses: maxPasses, readers: readers, logger: logger)
+        ReceiptProcessor(engine: engine, analyzer: analyzer, options: options, maxPasses: givenMaxPasses, readers: readers, logger: logger)
     }
 
     public func process(imageData: Data, displayPath: String) async throws -> ProcessedReceipt {
@@ -51,8 +64,9 @@ public struct ReceiptProcessor: ReceiptProcessing {
         Int(d / .milliseconds(1))
     }
 
-    /// The first readings of a receipt as `readers` asks: Tesseract's first pass (a PDF's text
-    /// layer, when it has one), and the neural reader's beside it; or the neural reader's alone. A
+    /// The first readings of a receipt as `readers` asks: Tesseract's first pass, and the neural
+    /// reader's beside it; or the neural reader's alone. A PDF's text layer, when it has one, is
+    /// the reading whatever the readers (exact: nothing to read or weigh it against). A
     /// neural reading that fails beside Tesseract's leaves Tesseract's alone (and is logged); an
     /// image neither can read fails the receipt.
     public func firstReadings(_ session: OCRSession) async throws -> (ocr: OCRResult, neural: OCRResult?) {
@@ -60,6 +74,7 @@ public struct ReceiptProcessor: ReceiptProcessing {
         case .tesseract:
             return (try await session.firstReading(), nil)
         case .neural:
+            if let text = try await session.textLayerReading() { return (text, nil) }
             return (try await session.neuralReading(), nil)
         case .both:
             let ocr = try await session.firstReading()

@@ -198,12 +198,20 @@ struct EvalCommand: AsyncParsableCommand {
         let readers = processor.readers
         let tesseractFile = "\(cacheDir)/\(receipt.name).tsv"
         let neuralFile = processor.engine.neural.map { models in "\(cacheDir)/\(neuralCacheKey(models.configuration))/\(receipt.name).tsv" }
-        var tesseract = readers == .neural ? nil : (try? String(contentsOfFile: tesseractFile, encoding: .utf8)).map(OCRResult.init(tesseractTSV:))
+        // A PDF's text layer is every reader's reading: kept as Tesseract's, the neural one marked absent.
+        let textLayer = readers == .neural && ImageFormat.sniff(data) == .pdf
+        var tesseract = readers == .neural && !textLayer ? nil
+            : (try? String(contentsOfFile: tesseractFile, encoding: .utf8)).map(OCRResult.init(tesseractTSV:))
         var neural = readers == .tesseract ? nil : neuralFile.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) }
+        if textLayer, neural == noNeuralReading, tesseract == nil { neural = nil }
         if (readers != .neural && tesseract == nil) || (readers != .tesseract && neural == nil) {
             let session = processor.engine.session(imageData: data, file: receipt.name, maxPasses: 2)
             let (ocr, read) = try await processor.firstReadings(session)
-            if readers == .neural {
+            if readers == .neural && session.readFromTextLayer {
+                tesseract = ocr
+                try? ocr.tesseractTSV.write(toFile: tesseractFile, atomically: true, encoding: .utf8)
+                neural = noNeuralReading
+            } else if readers == .neural {
                 neural = ocr.tesseractTSV
             } else {
                 tesseract = ocr
@@ -216,7 +224,8 @@ struct EvalCommand: AsyncParsableCommand {
             }
         }
         let neuralReading = neural.flatMap { $0 == noNeuralReading ? nil : OCRResult(tesseractTSV: $0) }
-        let first = readers == .neural ? neuralReading ?? OCRResult(tesseractTSV: "") : tesseract ?? OCRResult(tesseractTSV: "")
+        let first = readers == .neural ? neuralReading ?? (textLayer ? tesseract : nil) ?? OCRResult(tesseractTSV: "")
+            : tesseract ?? OCRResult(tesseractTSV: "")
         let analysis = try await processor.analyze(ocr: first, neural: readers == .both ? neuralReading : nil,
                                                    imageData: data, displayPath: receipt.name)
         return (analysis, first)

@@ -19,9 +19,9 @@ struct PipelineOptions: ParsableArguments {
     var taxonomy: String?
 
     @Option(name: .customLong("ocr-passes"), help: ArgumentHelp(
-        "OCR passes per receipt at most: 1 is fastest; with more, the heuristic analyzer reads the page again when the total is unclear or the date missing (at another scale, or binarized) and reads unclear dates and names again, closer.",
+        "OCR passes per receipt at most: 1 is fastest; with more, the heuristic analyzer reads the page again when the total is unclear or the date missing (at another scale, or binarized) and reads unclear dates and names again, closer. Default: \(OCRSession.defaultMaxPasses) with --reader tesseract; 1 with the neural reader (each reader reads the page once, the other reading is the second opinion).",
         valueName: "N"))
-    var ocrPasses = OCRSession.defaultMaxPasses
+    var ocrPasses: Int?
 
     @Option(help: ArgumentHelp(
         "Which receipts get their date's and vendor's rows read again as a check (a close-up pass or two each): unflagged, those whose total is clear enough for them to go unflagged (a receipt flagged for its total is looked at anyway); every receipt (about 1.3 passes a receipt more, for about 2 points of vendors and 1 of dates on the labelled receipts); or none (the learned model then has no agreement to weigh, and flags more receipts).",
@@ -55,7 +55,7 @@ struct PipelineOptions: ParsableArguments {
     func validate() throws {
         _ = try readers()
         guard workers >= 0 && workers <= 256 else { throw ValidationError("--workers must be between 1 and 256 (0 only for serve).") }
-        guard ocrPasses >= 1 && ocrPasses <= 10 else { throw ValidationError("--ocr-passes must be between 1 and 10.") }
+        guard (ocrPasses ?? 1) >= 1 && (ocrPasses ?? 1) <= 10 else { throw ValidationError("--ocr-passes must be between 1 and 10.") }
         if let defaultCurrency, !(defaultCurrency.count == 3 && defaultCurrency.allSatisfy(\.isLetter)) {
             throw ValidationError("--default-currency must be a three-letter ISO 4217 code such as GBP.")
         }

@@ -115,7 +115,7 @@ import ReceiptEvaluation
         }
         let dump = dir.appendingPathComponent("candidates.ndjson")
         // As make train reads the receipts it fits the model on: with every receipt's checks.
-        let result = try await ReceiptsCLI.run(["eval", dir.path, "--reader", "both", "--checks", "every", "--dump-candidates", dump.path, "--workers", "2"])
+        let result = try await ReceiptsCLI.run(["eval", dir.path, "--reader", "both", "--ocr-passes", "5", "--checks", "every", "--dump-candidates", dump.path, "--workers", "2"])
         #expect(result.status == 0, "\(result.err)")
         let lines = try String(contentsOf: dump, encoding: .utf8).split(separator: "\n")
         #expect(lines.count == 3)
