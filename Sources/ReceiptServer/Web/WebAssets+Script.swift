@@ -196,6 +196,13 @@ extension WebAssets {
             const sources = record.analysis?.sources, boxes = $("#boxes");
             boxes.replaceChildren();
             if (!sources || !sources[key]) return;
+            // OCR turned a sideways picture upright: its boxes are for the turned page, which the
+            // record does not describe, so none is drawn rather than a wrong one.
+            const image = $("#image");
+            if (image.naturalWidth && (image.naturalWidth > image.naturalHeight) !== (sources.imageWidth > sources.imageHeight)) {
+              $("#status").textContent = "The reader turned this picture: its words cannot be shown on it.";
+              return;
+            }
             for (const word of sources[key]) {
               const [x, y, w, h] = word.box;
               const box = el("div", { title: word.text, "data-text": word.text });

@@ -39,7 +39,7 @@ enum WebAssets {
         .drop li { display: grid; grid-template-columns: 1fr 8rem; gap: .5rem; align-items: center; }
         .drop li progress { width: 100%; }
         .receipts { display: grid; gap: .4rem; }
-        .row { display: grid; grid-template-columns: 56px 1fr auto; gap: .8rem; align-items: center; padding: .4rem .6rem;
+        .row { display: grid; grid-template-columns: 56px minmax(0, 1fr) max-content; gap: .8rem; align-items: center; padding: .4rem .6rem;
                border: 1px solid var(--line); border-radius: 8px; color: inherit; text-decoration: none; }
         .row:focus, .row:hover { outline: 2px solid var(--accent); }
         .row img { width: 56px; height: 56px; object-fit: cover; border-radius: 4px; background: var(--line); }
@@ -53,7 +53,7 @@ enum WebAssets {
         .panel h2 { font-size: 1rem; }
         .kept th { text-align: left; font-weight: 500; padding-right: 1rem; }
         .kept td { padding-right: 1rem; }
-        .review { display: grid; grid-template-columns: minmax(0, 3fr) minmax(18rem, 2fr); gap: 1.2rem; max-width: none; }
+        main.review { display: grid; grid-template-columns: minmax(0, 3fr) minmax(18rem, 2fr); gap: 1.2rem; max-width: none; }
         .viewer .tools { display: flex; gap: .4rem; align-items: center; margin-bottom: .4rem; }
         .viewer .tools button { padding: .1em .7em; }
         .stage { overflow: auto; max-height: calc(100vh - 8rem); border: 1px solid var(--line); border-radius: 6px; }
@@ -82,7 +82,7 @@ enum WebAssets {
         table.list th, table.list td { text-align: left; padding: .3rem .5rem; border-bottom: 1px solid var(--line); }
         td.num { text-align: right; font-variant-numeric: tabular-nums; }
         @media (max-width: 760px) {
-          .review { grid-template-columns: 1fr; }
+          main.review { grid-template-columns: 1fr; }
           .stage { max-height: 55vh; }
           .field { grid-template-columns: 6rem 1fr 3rem; }
           .help { inset: 5%; }
