@@ -7,9 +7,10 @@ SHELL := /bin/bash
 
 # System packages: Tesseract + Leptonica (OCR), English language data, the tesseract CLI (tests and
 # benchmark compare against it), libheif (HEIC/HEIF and AVIF; HEVC through libde265), poppler (PDF), SQLite headers (the embedded store), libcurl (URLSession),
-# PostgreSQL 15 (the tests start a server of their own for the PostgreSQL store) and iproute2 (`ip netns`: the two-host test).
+# PostgreSQL 15 (the tests start a server of their own for the PostgreSQL store), iproute2 (`ip netns`: the two-host test),
+# and Chromium with its WebDriver (scripts/browser-test drives the review page in it).
 APT_PACKAGES := libtesseract-dev libleptonica-dev tesseract-ocr tesseract-ocr-eng libheif-dev libpoppler-glib-dev libsqlite3-dev libcurl4 pkg-config \
-  postgresql iproute2
+  postgresql iproute2 chromium chromium-driver
 
 # Debian's libtesseract uses OpenMP: one thread per OCR engine, or OCR is several times slower.
 export OMP_THREAD_LIMIT := 1
@@ -49,6 +50,8 @@ run: build
 	elif [ $$status -ne 0 ]; then exit $$status; fi
 
 # schemathesis (PyPI, pinned in scripts/requirements-test.txt) fuzzes `receipts serve` from its OpenAPI document.
+# scripts/browser-test drives the review page in headless Chromium (selenium, pinned there too) and
+# saves the README's two screenshots into docs/images.
 # Tests that measure time (retry delays) and the accuracy gate (which keeps both cores busy with OCR
 # for a minute or two, making other tests' timers fire late) run on their own, after the rest.
 test: deps neural
@@ -57,6 +60,7 @@ test: deps neural
 	swift test --skip-build --skip RemoteErrorTests --skip AccuracyGateTests
 	swift test --skip-build --filter RemoteErrorTests
 	scripts/schemathesis-serve .build/debug/receipts
+	scripts/browser-test .build/debug/receipts --screenshots docs/images
 	swift test --skip-build --filter AccuracyGateTests
 
 # Throughput and memory against the tesseract CLI (see scripts/bench).

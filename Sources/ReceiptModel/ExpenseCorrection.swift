@@ -57,10 +57,11 @@ public struct ExpenseCorrection: Sendable, Equatable {
                     throw Self.invalid("category must be one of \(taxonomy.names.joined(separator: ", ")) (got \(value.serialized()))")
                 }
                 category = known.name
-            case "description":
+            case "description", "vendor":
+                // `vendor` is the name a person uses for it (the record's `analysis.vendor`).
                 guard let text = value.stringValue, text.contains(where: { !" \t\r\n".contains($0) }),
                       text.unicodeScalars.count <= Self.maximumDescriptionLength else {
-                    throw Self.invalid("description must be a non-blank string of at most \(Self.maximumDescriptionLength) characters")
+                    throw Self.invalid("\(name) must be a non-blank string of at most \(Self.maximumDescriptionLength) characters")
                 }
                 description = text
             case "isTaxDeductible":

@@ -105,6 +105,21 @@ enum OpenAPIDocument {
                   properties:
                     needsReview: {type: boolean}
                 analyzer: {type: string}
+                sources:
+                  description: >
+                    The words each field was read from (vendor, date, total, tax, currency), each with its
+                    box [x, y, width, height] in the pixels of the image OCR ran on (imageWidth × imageHeight)
+                  type: object
+                  properties:
+                    imageWidth: {type: integer}
+                    imageHeight: {type: integer}
+                  additionalProperties:
+                    type: array
+                    items:
+                      type: object
+                      properties:
+                        text: {type: string}
+                        box: {type: array, items: {type: integer}, minItems: 4, maxItems: 4}
             StoredAnalysis:
               description: The analysis of an image stored by `?store=true`, with where it is kept
               allOf:
@@ -277,6 +292,10 @@ enum OpenAPIDocument {
                 - name: status
                   in: query
                   schema: {type: string, enum: [pending, processing, completed, failed]}
+                - name: needsReview
+                  in: query
+                  description: Only receipts whose expense is flagged for review (true), or the others (false)
+                  schema: {type: boolean}
                 - name: limit
                   in: query
                   schema: {type: integer, minimum: 1, maximum: 500}
@@ -461,6 +480,12 @@ enum OpenAPIDocument {
                         currency: {type: [string, "null"], enum: [\(currencies), null]}
                         category: {type: string, enum: [\(categories)]}
                         description: {type: string, minLength: 1, maxLength: \(ExpenseCorrection.maximumDescriptionLength), pattern: "[^ \\\\t\\\\r\\\\n]"}
+                        vendor:
+                          description: The vendor (the same as description, by the name the record's analysis uses)
+                          type: string
+                          minLength: 1
+                          maxLength: \(ExpenseCorrection.maximumDescriptionLength)
+                          pattern: "[^ \\\\t\\\\r\\\\n]"
                         isTaxDeductible: {type: boolean}
                         taxDeductiblePercentage:
                           type: [number, string]

@@ -100,12 +100,16 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 }
 
-/// Every `/v1` route needs `Authorization: Bearer <token>` once any API token is active.
+/// Every `/v1` route needs `Authorization: Bearer <token>` once any API token is active, or a
+/// browser's session cookie (the review page), with its CSRF token on every change.
 struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
     let store: any ServerStore
+    let sessions: WebSessions
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        if try await store.hasActiveTokens() {
+        if request.headers[.authorization] == nil, let session = try await WebAuth.session(request, sessions: sessions, store: store) {
+            try WebAuth.checkChange(request, csrf: session.csrf, given: request.headers[WebAuth.csrfHeader])
+        } else if try await store.hasActiveTokens() {
             guard let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer ") else {
                 throw Problem(.unauthorized, "an API token is needed: Authorization: Bearer <token>")
             }

@@ -82,8 +82,9 @@ extension ReceiptServer {
     static func location(_ id: UUID) -> String { "/v1/receipts/\(id.uuidString.lowercased())" }
 
     /// `GET /v1/receipts`: newest first; `next` is the id to pass as `after` for the next page.
+    /// `needsReview=true` keeps the receipts whose expense waits for a person (`false`: the others).
     func list(_ request: Request) async throws -> Response {
-        let query = try QueryParameters(request, allowed: ["status", "limit", "after"])
+        let query = try QueryParameters(request, allowed: ["status", "needsReview", "limit", "after"])
         var filter = ReceiptQuery()
         if let status = query["status"] {
             guard let parsed = OCRStatus(rawValue: status) else {
@@ -94,6 +95,10 @@ extension ReceiptServer {
         let limit = try query.integer("limit", in: 1...500) ?? 50
         let after = try query.id("after")
         var receipts = try await pipeline.receipts(filter)
+        if let needsReview = try query.flag("needsReview") {
+            let flagged = Set(try await pipeline.expenses(ExpenseQuery(needsReview: true)).map(\.receiptId))
+            receipts = receipts.filter { flagged.contains($0.id) == needsReview }
+        }
         if let after {
             guard let index = receipts.firstIndex(where: { $0.id == after }) else {
                 throw Problem(.notFound, "after names no receipt of this listing (deleted, or of another status)")

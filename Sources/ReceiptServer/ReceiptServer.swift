@@ -55,6 +55,8 @@ public final class ReceiptServer: Service, Sendable {
     let onListening: @Sendable (_ host: String, _ port: Int) async -> Void
     let metrics: HTTPMetrics
     let analyses: AnalysisGate
+    /// Browsers signed in to the review page.
+    let sessions = WebSessions()
     /// The taxonomy the pipeline drafts expenses with: categories are checked against it.
     var taxonomy: Taxonomy { pipeline.configuration.taxonomy }
 
@@ -158,7 +160,8 @@ public final class ReceiptServer: Service, Sendable {
             return Response(status: .ok, headers: [.contentType: "application/yaml"],
                             body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.yaml(taxonomy: self.taxonomy))))
         }
-        let v1 = router.group("/v1").add(middleware: BearerTokenMiddleware(store: store))
+        addWebRoutes(to: router)
+        let v1 = router.group("/v1").add(middleware: BearerTokenMiddleware(store: store, sessions: sessions))
         v1.post("/receipts") { request, context in try await self.upload(request, context) }
         v1.get("/receipts") { request, _ in try await self.list(request) }
         v1.get("/receipts/:id") { request, context in

@@ -57,6 +57,8 @@ public struct ReceiptProcessor: ReceiptProcessing {
         // count as analysis).
         analysis.timings = ReceiptTimings(ocrMs: Self.milliseconds(ocrDone - start), analysisMs: Self.milliseconds(end - ocrDone),
                                           totalMs: Self.milliseconds(end - start))
+        // The words each field was read from, for the review page (`analysis.sources`).
+        analysis.details.append(("sources", FieldSources.locate(analysis, in: ocr).json))
         return ProcessedReceipt(ocr: ocr, analysis: analysis)
     }
 

@@ -22,12 +22,21 @@ struct EvalCommand: AsyncParsableCommand {
             reading) and reuses it on the next run (analyzer work then runs in seconds; second \
             passes still read the image).
 
+            --corrections measures on a store instead (--store): of the receipts a person confirmed, \
+            how often each field kept the value the analyzer drafted (a corrected field is in the \
+            expense's corrections). It needs no labelled folder.
+
             --time-analyzer then times the heuristic analyzer alone on each receipt's first-pass OCR \
             result (in memory, no second passes, 5 rounds) and prints the median, p95 and mean per receipt.
             """)
 
     @Argument(help: "Folders of labelled receipts.")
-    var folders: [String]
+    var folders: [String] = []
+
+    @Flag(help: "Measure on the store's confirmed receipts instead: per field, how often the drafted value was kept.")
+    var corrections = false
+
+    @OptionGroup var storeOptions: StoreOptions
 
     @Flag(help: "List every wrong field: file, field, expected, got.")
     var misses = false
@@ -55,6 +64,8 @@ struct EvalCommand: AsyncParsableCommand {
 
     func validate() throws {
         try pipeline.requireWorkers()
+        if folders.isEmpty && !corrections { throw ValidationError("give folders of labelled receipts, or --corrections to measure on the store") }
+        if !folders.isEmpty && corrections { throw ValidationError("--corrections measures the store: give no folders with it") }
     }
 
     enum ReportFormat: String, ExpressibleByArgument, CaseIterable {
@@ -63,6 +74,11 @@ struct EvalCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = logging.bootstrap()
+        if corrections {
+            let measure = try await CorrectionMeasure.measure(try await storeOptions.openStore())
+            print(format == .json ? measure.json.prettySerialized() : measure.text, terminator: format == .json ? "\n" : "")
+            return
+        }
         var sets: [(String, [LabelledReceipt])] = []
         for folder in folders {
             do {

@@ -303,7 +303,7 @@ import Testing
         let (_, again) = try await server.json("GET", "/v1/receipts/\(try #require(record["receiptId"]?.stringValue))")
         #expect(again["analysis"]?["total"]?.doubleValue == 7.50)
 
-        #expect(try await server.send("PATCH", "/v1/expenses/\(id)", body: Data(#"{"vendor": "x"}"#.utf8), headers: json).status == 400)
+        #expect(try await server.send("PATCH", "/v1/expenses/\(id)", body: Data(#"{"merchant": "x"}"#.utf8), headers: json).status == 400)
         #expect(try await server.send("PATCH", "/v1/expenses/\(id)", body: Data(#"{"date": "31/12/2024"}"#.utf8), headers: json).status == 400)
         #expect(try await server.send("PATCH", "/v1/expenses/6f9619ff-8b86-d011-b42d-00c04fc964ff", body: Data("{}".utf8), headers: json).status == 404)
         #expect(try await server.stop())

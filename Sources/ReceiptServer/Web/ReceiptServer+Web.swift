@@ -1,0 +1,233 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import ReceiptKit
+
+/// The review pages (`docs/review-ui.md`): sign-in, the inbox, one receipt's review and the
+/// expenses. Plain HTML from here, a little CSS and JavaScript from `WebAssets`; the pages read
+/// and change receipts through the `/v1` API with the session cookie, so a correction made on the
+/// page is the one `PATCH /v1/expenses/{id}` makes.
+extension ReceiptServer {
+    func addWebRoutes(to router: Router<ReceiptRequestContext>) {
+        router.get("/signin") { request, _ in
+            _ = try QueryParameters(request, allowed: [])
+            return try await self.signInPage(message: nil)
+        }
+        router.post("/signin") { request, context in try await self.signIn(request, context) }
+        router.post("/signout") { request, context in try await self.signOut(request, context) }
+        router.get("/") { request, _ in
+            _ = try QueryParameters(request, allowed: [])
+            return try await self.signedIn(request) { csrf in try await self.inboxPage(csrf: csrf) }
+        }
+        router.get("/review/:id") { request, context in
+            _ = try QueryParameters(request, allowed: [])
+            let id = try self.id(context)
+            return try await self.signedIn(request) { csrf in self.reviewPage(id: id, csrf: csrf) }
+        }
+        router.get("/expenses") { request, _ in
+            try await self.signedIn(request) { csrf in try await self.expensesPage(request, csrf: csrf) }
+        }
+        router.get("/receipts/:id/view") { request, context in
+            _ = try QueryParameters(request, allowed: [])
+            let id = try self.id(context)
+            return try await self.signedIn(request) { _ in try await self.viewableImage(id) }
+        }
+        router.get("/assets/app.js") { _, _ in WebAssets.response(WebAssets.javaScript, type: "text/javascript; charset=utf-8") }
+        router.get("/assets/app.css") { _, _ in WebAssets.response(WebAssets.css, type: "text/css; charset=utf-8") }
+    }
+
+    /// The page for a signed-in browser, or a redirect to the sign-in page.
+    private func signedIn(_ request: Request, _ page: (String) async throws -> Response) async throws -> Response {
+        guard let session = try await WebAuth.session(request, sessions: sessions, store: store) else {
+            return Response(status: .seeOther, headers: [.location: "/signin"])
+        }
+        var response = try await page(session.csrf)
+        response.headers[.cacheControl] = response.headers[.cacheControl] ?? "no-store"
+        return response
+    }
+
+    // MARK: Signing in and out
+
+    private func signInPage(message: String?, status: HTTPResponse.Status = .ok) async throws -> Response {
+        let noTokens = try await !store.hasActiveTokens()
+        let note = noTokens ? "<p class=\"error\">No API token exists yet: create one with <code>receipts token create --name NAME</code>, then sign in with it.</p>" : ""
+        let error = message.map { "<p class=\"error\" id=\"signin-error\">\(HTML.escape($0))</p>" } ?? ""
+        return HTML.page(title: "Sign in", csrf: nil, active: "", status: status, body: """
+            <main class="signin">
+              <h1>Receipts</h1>
+              <form method="post" action="/signin">
+                <label for="token">API token</label>
+                <input id="token" name="token" type="password" autocomplete="current-password" required autofocus
+                       placeholder="rcp_…">
+                <button type="submit">Sign in</button>
+              </form>
+              \(error)\(note)
+              <p class="hint">A token from <code>receipts token create</code> signs this browser in; the browser keeps a session, not the token.</p>
+            </main>
+            """)
+    }
+
+    private func signIn(_ request: Request, _ context: ReceiptRequestContext) async throws -> Response {
+        try WebAuth.checkOrigin(request)
+        let body = try await BoundedBody.collect(request, context: context, limit: 8 * 1024, reported: 8 * 1024, what: "the sign-in form", setting: "")
+        let secret = (WebAuth.form(String(buffer: body))["token"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !secret.isEmpty, try await store.activeToken(secret: secret) != nil else {
+            return try await signInPage(message: secret.isEmpty ? "Paste an API token to sign in." : "That token is unknown or revoked.",
+                                        status: .unauthorized)
+        }
+        let (id, _) = sessions.create(secret: secret)
+        var response = Response(status: .seeOther, headers: [.location: "/"])
+        response.setCookie(Cookie(name: WebAuth.cookieName, value: id, maxAge: Int(sessions.lifetime), path: "/", httpOnly: true, sameSite: .strict))
+        return response
+    }
+
+    private func signOut(_ request: Request, _ context: ReceiptRequestContext) async throws -> Response {
+        let body = try await BoundedBody.collect(request, context: context, limit: 8 * 1024, reported: 8 * 1024, what: "the sign-out form", setting: "")
+        if let id = request.cookies[WebAuth.cookieName]?.value,
+           let session = try await WebAuth.session(request, sessions: sessions, store: store) {
+            try WebAuth.checkChange(request, csrf: session.csrf, given: WebAuth.form(String(buffer: body))["csrf"])
+            sessions.end(id: id)
+        }
+        var response = Response(status: .seeOther, headers: [.location: "/signin"])
+        response.setCookie(Cookie(name: WebAuth.cookieName, value: "", maxAge: 0, path: "/", httpOnly: true, sameSite: .strict))
+        return response
+    }
+
+    // MARK: Pages
+
+    private func inboxPage(csrf: String) async throws -> Response {
+        let measure = try await CorrectionMeasure.measure(store)
+        var panel = "<p>Confirm receipts to see how often each drafted field was right on your own receipts.</p>"
+        if measure.confirmed > 0 {
+            panel = "<p>\(measure.confirmed) confirmed: the drafted value was kept</p><table class=\"kept\">"
+                + measure.kept.map { label, count in
+                    let share = Int((100 * (measure.share(count) ?? 0)).rounded())
+                    return "<tr><th>\(HTML.escape(label))</th><td>\(count)/\(measure.confirmed)</td><td><meter min=\"0\" max=\"100\" value=\"\(share)\"></meter> \(share)%</td></tr>"
+                }.joined() + "</table>"
+        }
+        return HTML.page(title: "Inbox", csrf: csrf, active: "inbox", pageName: "inbox", body: """
+            <main>
+              <section id="counts" class="counts" aria-live="polite"></section>
+              <section id="drop" class="drop" tabindex="0">
+                <p>Drop receipts here (photos, HEIC, PDF), or <label class="button" for="files">choose files</label></p>
+                <input id="files" type="file" multiple accept="image/*,.heic,.heif,.pdf,application/pdf" hidden>
+                <ul id="uploads"></ul>
+              </section>
+              <section id="receipts" class="receipts" aria-live="polite"><p>Loading…</p></section>
+              <aside class="panel" id="measure"><h2>What you corrected</h2>\(panel)</aside>
+            </main>
+            """)
+    }
+
+    private func reviewPage(id: UUID, csrf: String) -> Response {
+        let categories = taxonomy.names.map { "<option>\(HTML.escape($0))</option>" }.joined()
+        return HTML.page(title: "Review", csrf: csrf, active: "inbox", pageName: "review", data: ["id": id.uuidString.lowercased()], body: """
+            <main class="review">
+              <section class="viewer">
+                <div class="tools">
+                  <button type="button" id="zoom-out" title="Zoom out (-)">−</button>
+                  <button type="button" id="zoom-in" title="Zoom in (+)">+</button>
+                  <button type="button" id="rotate" title="Rotate (r)">⟳</button>
+                  <span id="position"></span>
+                </div>
+                <div class="stage" id="stage"><div class="sheet" id="sheet">
+                  <img id="image" alt="The receipt" src="/receipts/\(id.uuidString.lowercased())/view">
+                  <div id="boxes"></div>
+                </div></div>
+              </section>
+              <section class="fields">
+                <h1 id="file"></h1>
+                <p id="status" class="status" aria-live="polite"></p>
+                <form id="fields" autocomplete="off" hidden>
+                  <datalist id="categories">\(categories)</datalist>
+                  <select id="category-options" hidden>\(categories)</select>
+                </form>
+                <div id="failed" hidden>
+                  <p class="error" id="error-line"></p>
+                  <button type="button" id="retry">Retry</button>
+                </div>
+                <p class="hint">Enter confirms and opens the next receipt to review · Tab moves between fields · Esc then <kbd>j</kbd>/<kbd>k</kbd> next/previous · <kbd>?</kbd> keys</p>
+              </section>
+              <div id="help" class="help" hidden role="dialog" aria-label="Keys">
+                <h2>Keys</h2>
+                <dl>
+                  <dt>Enter</dt><dd>confirm this receipt (with your corrections) and open the next one to review</dd>
+                  <dt>Tab / Shift+Tab</dt><dd>next / previous field; focusing a field shows on the image the words it was read from</dd>
+                  <dt>typing</dt><dd>corrects the focused field</dd>
+                  <dt>Esc</dt><dd>leave the field (then the keys below work)</dd>
+                  <dt>j / k</dt><dd>next / previous receipt</dd>
+                  <dt>+ / − / r</dt><dd>zoom in / out, rotate the image</dd>
+                  <dt>?</dt><dd>this list (Esc closes it)</dd>
+                </dl>
+              </div>
+            </main>
+            """)
+    }
+
+    private func expensesPage(_ request: Request, csrf: String) async throws -> Response {
+        let query = try QueryParameters(request, allowed: ["from", "to", "category", "status"])
+        var filter = ExpenseQuery(from: try query.date("from"), to: try query.date("to"))
+        if let category = query["category"], !category.isEmpty { filter.category = category }
+        if let status = query["status"], !status.isEmpty {
+            guard let parsed = ExpenseStatus(rawValue: status) else { throw Problem(.badRequest, "status must be draft or confirmed (got '\(status)')") }
+            filter.status = parsed
+        }
+        let expenses = try await pipeline.expenses(filter)
+        let summary = ExpenseSummary(expenses)
+        var exportQuery: [String] = []
+        for name in ["from", "to", "category", "status"] {
+            if let value = query[name], !value.isEmpty {
+                exportQuery.append("\(name)=\(value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")")
+            }
+        }
+        let csvLink = "/v1/expenses/export.csv" + (exportQuery.isEmpty ? "" : "?" + exportQuery.joined(separator: "&"))
+        func selected(_ name: String, _ value: String) -> String { query[name] == value ? " selected" : "" }
+        let categoryOptions = "<option value=\"\">All</option>" + taxonomy.names.map {
+            "<option\(selected("category", $0))>\(HTML.escape($0))</option>"
+        }.joined()
+        let rows = expenses.map { e in
+            """
+            <tr><td>\(e.date?.description ?? "—")</td><td><a href="/review/\(e.receiptId.uuidString.lowercased())">\(HTML.escape(e.description))</a></td>\
+            <td>\(HTML.escape(e.category))</td><td class="num">\(e.amount.map { Money.format($0, currency: e.currency) } ?? "—")</td>\
+            <td>\(e.currency ?? "")</td><td>\(e.status.rawValue)\(e.needsReview ? " · review" : "")</td></tr>
+            """
+        }.joined(separator: "\n")
+        return HTML.page(title: "Expenses", csrf: csrf, active: "expenses", pageName: "expenses", body: """
+            <main class="expenses">
+              <form class="filters" method="get" action="/expenses">
+                <label>From <input type="date" name="from" value="\(HTML.escape(query["from"] ?? ""))"></label>
+                <label>To <input type="date" name="to" value="\(HTML.escape(query["to"] ?? ""))"></label>
+                <label>Category <select name="category">\(categoryOptions)</select></label>
+                <label>Status <select name="status"><option value="">All</option><option\(selected("status", "draft"))>draft</option><option\(selected("status", "confirmed"))>confirmed</option></select></label>
+                <button type="submit">Filter</button>
+                <a class="button" id="csv" href="\(HTML.escape(csvLink))" download="expenses.csv">Download CSV</a>
+              </form>
+              \(summary.html)
+              <table class="list"><thead><tr><th>Date</th><th>Vendor</th><th>Category</th><th>Amount</th><th></th><th>Status</th></tr></thead>
+              <tbody>\(rows.isEmpty ? "<tr><td colspan=\"6\">No expenses match.</td></tr>" : rows)</tbody></table>
+            </main>
+            """)
+    }
+
+    /// The receipt's image as a browser shows it: JPEG, PNG, GIF, WebP and BMP as stored; HEIC,
+    /// AVIF, TIFF and PDF made into a JPEG (upright, at most 2400 pixels on its long side) on an
+    /// OCR thread.
+    private func viewableImage(_ id: UUID) async throws -> Response {
+        guard let reference = try await pipeline.store.imagePath(ofReceipt: id),
+              let data = try? await pipeline.images.load(reference) else {
+            throw Problem(.notFound, "the image of receipt \(id.uuidString.lowercased()) is no longer stored")
+        }
+        let format = ImageFormat.sniff(data)
+        var headers: HTTPFields = [.cacheControl: "private, max-age=86400"]
+        if let format, ["image/jpeg", "image/png", "image/gif", "image/webp", "image/bmp"].contains(format.mimeType) {
+            headers[.contentType] = format.mimeType
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        }
+        guard let engine = processor.ocrEngine else { throw Problem(.notFound, "this server has no image decoder to show the receipt") }
+        let shown = try await engine.imagePreparer(ImagePreparationRequest(image: data, mimeType: format?.mimeType, maxBytes: 8 << 20,
+                                                                             maxDimension: 2400, acceptedMimeTypes: ["image/jpeg"]))
+        headers[.contentType] = shown.mimeType
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: shown.data)))
+    }
+}

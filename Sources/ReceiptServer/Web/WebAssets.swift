@@ -1,0 +1,92 @@
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// The review pages' stylesheet and script, compiled into the binary: no files to install, no
+/// CDN, no build step. The script (`javaScript`) is in `WebAssets+Script.swift`.
+enum WebAssets {
+    static func response(_ text: String, type: String) -> Response {
+        Response(status: .ok, headers: [.contentType: type, .cacheControl: "no-cache"], body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    static let css = #"""
+        :root { color-scheme: light dark; --accent: #3b7dd8; --warn: #c77700; --bad: #c0392b; --ok: #2e8b57;
+                --line: color-mix(in srgb, currentColor 18%, transparent); font-family: system-ui, sans-serif; }
+        * { box-sizing: border-box; }
+        body { margin: 0; line-height: 1.4; }
+        a { color: var(--accent); }
+        code, kbd { font-family: ui-monospace, monospace; font-size: .9em; }
+        kbd { border: 1px solid var(--line); border-radius: 3px; padding: 0 .3em; }
+        button, .button { font: inherit; padding: .35em .8em; border-radius: 6px; border: 1px solid var(--line);
+                          background: var(--accent); color: white; cursor: pointer; text-decoration: none; display: inline-block; }
+        .top { display: flex; gap: 1rem; align-items: center; padding: .6rem 1rem; border-bottom: 1px solid var(--line); flex-wrap: wrap; }
+        .top .brand { font-weight: 700; text-decoration: none; color: inherit; }
+        .top nav { display: flex; gap: .8rem; flex: 1; }
+        .top nav a[aria-current] { font-weight: 700; }
+        .signout button { background: transparent; color: inherit; }
+        main { padding: 1rem; max-width: 1200px; margin: 0 auto; }
+        .signin { max-width: 26rem; }
+        .signin form { display: grid; gap: .5rem; }
+        input, select { font: inherit; padding: .35em .5em; border: 1px solid var(--line); border-radius: 5px; width: 100%; }
+        .error { color: var(--bad); }
+        .hint { opacity: .75; font-size: .9em; }
+        .counts { display: flex; gap: .5rem; flex-wrap: wrap; margin-bottom: 1rem; }
+        .counts span { border: 1px solid var(--line); border-radius: 999px; padding: .2em .8em; }
+        .counts b { margin-right: .3em; }
+        .drop { border: 2px dashed var(--line); border-radius: 10px; padding: 1rem; text-align: center; margin-bottom: 1rem; }
+        .drop.over { border-color: var(--accent); background: color-mix(in srgb, var(--accent) 10%, transparent); }
+        .drop ul { list-style: none; padding: 0; margin: .5rem 0 0; text-align: left; }
+        .drop li { display: grid; grid-template-columns: 1fr 8rem; gap: .5rem; align-items: center; }
+        .drop li progress { width: 100%; }
+        .receipts { display: grid; gap: .4rem; }
+        .row { display: grid; grid-template-columns: 56px minmax(0, 1fr) max-content; gap: .8rem; align-items: center; padding: .4rem .6rem;
+               border: 1px solid var(--line); border-radius: 8px; color: inherit; text-decoration: none; }
+        .row:focus, .row:hover { outline: 2px solid var(--accent); }
+        .row img { width: 56px; height: 56px; object-fit: cover; border-radius: 4px; background: var(--line); }
+        .row .meta { min-width: 0; }
+        .row .meta div { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+        .row .file { opacity: .7; font-size: .85em; }
+        .row .side { display: flex; flex-direction: column; align-items: flex-end; gap: .2rem; }
+        .badge { border-radius: 999px; padding: .1em .6em; font-size: .85em; border: 1px solid currentColor; white-space: nowrap; }
+        .badge.review { color: var(--warn); } .badge.failed { color: var(--bad); } .badge.confirmed { color: var(--ok); }
+        .panel { margin-top: 1.5rem; border-top: 1px solid var(--line); }
+        .panel h2 { font-size: 1rem; }
+        .kept th { text-align: left; font-weight: 500; padding-right: 1rem; }
+        .kept td { padding-right: 1rem; }
+        main.review { display: grid; grid-template-columns: minmax(0, 3fr) minmax(18rem, 2fr); gap: 1.2rem; max-width: none; }
+        .viewer .tools { display: flex; gap: .4rem; align-items: center; margin-bottom: .4rem; }
+        .viewer .tools button { padding: .1em .7em; }
+        .stage { overflow: auto; max-height: calc(100vh - 8rem); border: 1px solid var(--line); border-radius: 6px; }
+        .sheet { position: relative; width: 100%; transform-origin: center center; }
+        .sheet img { width: 100%; display: block; }
+        #boxes { position: absolute; inset: 0; pointer-events: none; }
+        #boxes div { position: absolute; border: 2px solid #ff9800; background: rgba(255, 200, 0, .3); border-radius: 2px; }
+        .fields h1 { font-size: 1.1rem; word-break: break-all; }
+        .field { display: grid; grid-template-columns: 7rem 1fr 3.5rem; gap: .5rem; align-items: center; margin-bottom: .45rem; }
+        .field label { font-weight: 600; }
+        .field .conf { font-size: .8em; text-align: right; border-radius: 4px; padding: .1em .3em; }
+        .conf.low { background: color-mix(in srgb, var(--warn) 25%, transparent); }
+        .conf.high { background: color-mix(in srgb, var(--ok) 20%, transparent); }
+        .field.changed input, .field.changed select { border-color: var(--accent); border-width: 2px; }
+        .status.ok { color: var(--ok); }
+        .help { position: fixed; inset: 10% 20%; background: Canvas; color: CanvasText; border: 1px solid var(--line);
+                border-radius: 10px; padding: 1rem 1.5rem; box-shadow: 0 10px 40px rgba(0,0,0,.3); overflow: auto; }
+        .help dt { font-weight: 700; } .help dd { margin: 0 0 .5rem 1rem; }
+        .filters { display: flex; gap: .6rem; align-items: end; flex-wrap: wrap; margin-bottom: 1rem; }
+        .filters label { display: grid; font-size: .9em; }
+        .filters input, .filters select { width: auto; }
+        .summary { display: flex; gap: 2rem; flex-wrap: wrap; }
+        .summary figure { margin: 0; } .summary figcaption { font-weight: 600; margin-bottom: .3rem; }
+        .chart { max-width: 100%; height: auto; }
+        table.list { width: 100%; border-collapse: collapse; margin-top: 1rem; }
+        table.list th, table.list td { text-align: left; padding: .3rem .5rem; border-bottom: 1px solid var(--line); }
+        td.num { text-align: right; font-variant-numeric: tabular-nums; }
+        @media (max-width: 760px) {
+          main.review { grid-template-columns: 1fr; }
+          .stage { max-height: 55vh; }
+          .field { grid-template-columns: 6rem 1fr 3rem; }
+          .help { inset: 5%; }
+          table.list { font-size: .9em; }
+        }
+        """#
+}
