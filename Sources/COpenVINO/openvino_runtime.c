@@ -4,6 +4,7 @@
 // version structs) and cover only what the neural reader calls.
 
 #define _GNU_SOURCE
+#include <malloc.h>
 #include "COpenVINO.h"
 
 #include <dirent.h>
@@ -254,3 +255,11 @@ int receipts_ov_tensor_f32(const receipts_ov_tensor *tensor, const float **data,
 }
 
 void receipts_ov_tensor_free(receipts_ov_tensor *tensor) { if (tensor) api.tensor_free(tensor); }
+
+void receipts_map_large_allocations(size_t threshold) {
+#ifdef M_MMAP_THRESHOLD
+    mallopt(M_MMAP_THRESHOLD, (int)threshold);
+#else
+    (void)threshold;
+#endif
+}

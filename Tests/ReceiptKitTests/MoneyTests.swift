@@ -79,7 +79,7 @@ import Testing
             (#"{"amount": "1e3"}"#, "amount is not a plain decimal"), (#"{"taxAmount": "1x2"}"#, "taxAmount is not a plain decimal"),
             (#"{"currency": "XYZ123"}"#, "currency must be an ISO 4217 code"), (#"{"currency": ""}"#, "currency must be an ISO 4217 code"),
             (#"{"category": "Groceries"}"#, "category must be one of Fuel, Insurance, Maintenance, Vehicle Tax, Other"),
-            (#"{"description": "  "}"#, "description must be a non-blank string"), (#"{"vendor": "x"}"#, "'vendor' cannot be changed"),
+            (#"{"description": "  "}"#, "description must be a non-blank string"), (#"{"merchant": "x"}"#, "'merchant' cannot be changed"),
             (#"{"taxDeductiblePercentage": 101}"#, "taxDeductiblePercentage must be a number from 0 to 100"),
         ]
         for (body, message) in cases {

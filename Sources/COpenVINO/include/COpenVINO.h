@@ -58,4 +58,9 @@ int receipts_ov_infer_f32(receipts_ov_infer_request *request, const float *input
 int receipts_ov_tensor_f32(const receipts_ov_tensor *tensor, const float **data, int64_t *dims, int max_rank, int *rank);
 void receipts_ov_tensor_free(receipts_ov_tensor *tensor);
 
+/// Has glibc map every allocation of `threshold` bytes or more on its own, so freeing it returns it
+/// to the system (glibc otherwise raises that threshold as large blocks are freed, and the
+/// inference's buffers, a different size for every page, pile up in its heap). Process-wide.
+void receipts_map_large_allocations(size_t threshold);
+
 #endif

@@ -125,8 +125,9 @@ import Testing
         let first = try start([inbox, "--store", store, "--stable", "0.2", "--workers", "1"])
         #expect(try await eventually(timeout: 120) { !names(inbox + "/processed").isEmpty })
         kill(first.process.processIdentifier, signal)
-        let stopped = try await exited(first.process, within: 8)
-        #expect(stopped, "did not stop within a few seconds")
+        // It stops once the receipt being read is done (a few seconds; more on a loaded machine).
+        let stopped = try await exited(first.process, within: 30)
+        #expect(stopped, "did not stop once the receipt it was reading was done")
         if !stopped { kill(first.process.processIdentifier, SIGKILL); first.process.waitUntilExit() }
         if signal == SIGTERM && stopped {
             #expect(first.process.terminationStatus == 0, "\(first.errorText())")
