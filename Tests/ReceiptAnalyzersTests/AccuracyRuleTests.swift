@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import ReceiptKit
+import ReceiptModel
+import ReceiptAnalyzers
+@testable import TestHelpers
 
 /// Rules added while raising the heuristic analyzer's accuracy on real receipts. The lines are
 /// written here in the way tills print them (and OCR misreads them); none is copied from a data set.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import ReceiptKit
+import ReceiptModel
+import ReceiptAnalyzers
 
 @Suite struct AmountParserTests {
     @Test(arguments: [

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import ReceiptKit
+import ReceiptModel
+import ReceiptAnalyzers
 
 /// The date the date tests take as today (the dates they read are from 2024 and before).
 let testToday = CalendarDate(year: 2026, month: 1, day: 1)!

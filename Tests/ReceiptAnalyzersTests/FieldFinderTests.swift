@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import ReceiptKit
+import ReceiptModel
+import ReceiptAnalyzers
 
 @Suite struct VendorFinderTests {
     func vendor(_ text: String) -> String? { VendorFinder.find(ReceiptDocument(text: text))?.name }

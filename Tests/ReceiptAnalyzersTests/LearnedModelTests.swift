@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import ReceiptKit
+import ReceiptModel
+import ReceiptAnalyzers
+@testable import TestHelpers
 
 /// The rules' candidates and their features, and the learned model's loading and scoring.
 @Suite struct LearnedModelTests {
@@ -176,7 +178,7 @@ import Testing
     /// The shipped model scores a few receipts' candidates as `scripts/train.py` did when it wrote
     /// the parameters (`make train` writes the examples beside them).
     @Test func theShippedModelsScoreCandidatesAsTrainingDid() throws {
-        let url = AccuracyGateTests.repoRoot.appendingPathComponent("Tests/Fixtures/learned-model-examples.json")
+        let url = ReceiptsCLI.repositoryRoot.appendingPathComponent("Tests/Fixtures/learned-model-examples.json")
         let json = try JSONValue.parse(String(contentsOf: url, encoding: .utf8))
         let models = try #require(LearnedModels.shipped)
         let examples = try #require(json["examples"]?.arrayValue)

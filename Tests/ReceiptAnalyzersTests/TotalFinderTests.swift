@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import ReceiptKit
+import ReceiptModel
+import ReceiptAnalyzers
 
 @Suite struct TotalFinderTests {
     func total(_ text: String) -> Decimal? {

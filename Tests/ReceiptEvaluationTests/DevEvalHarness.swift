@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import ReceiptKit
+import ReceiptModel
+import ReceiptAnalyzers
 import ReceiptEvaluation
 
 /// Development harness: runs the heuristic analyzer over cached `tesseract --psm 6` TSV of
@@ -13,7 +14,7 @@ import ReceiptEvaluation
 /// limits the printed misses.
 @Suite struct DevEvalHarness {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
     static let environment = ProcessInfo.processInfo.environment
     static let cache = URL(fileURLWithPath: environment["RECEIPTS_OCR_CACHE"]
         ?? root.deletingLastPathComponent().appendingPathComponent("ocr-cache").path)

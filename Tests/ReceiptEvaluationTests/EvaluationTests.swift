@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import ReceiptKit
+import ReceiptModel
+import ReceiptAnalyzers
 import ReceiptEvaluation
 
 @Suite struct EvaluationTests {
@@ -90,54 +91,5 @@ import ReceiptEvaluation
         scorer.add(file: "a.jpg", truth: GroundTruth(category: "Fuel"), analysis: ReceiptAnalysis(category: "fuel", analyzer: "h"))
         scorer.add(file: "b.jpg", truth: GroundTruth(total: 1), analysis: ReceiptAnalysis(total: 1, category: "Other", analyzer: "h"))
         #expect(scorer.report.score(.category) == FieldScore(scored: 1, correct: 1))
-    }
-
-    @Test func evalTimesTheAnalyzerAloneWhenAsked() async throws {
-        let dir = try temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        for name in ["uk-parking.jpg", "uk-parking.expected.json", "us-diner.jpg", "us-diner.expected.json"] {
-            try FileManager.default.copyItem(atPath: ReceiptsCLI.testReceipt(name), toPath: dir.appendingPathComponent(name).path)
-        }
-        let result = try await ReceiptsCLI.run(["eval", dir.path, "--time-analyzer", "--workers", "2"])
-        #expect(result.status == 0, "\(result.err)")
-        let lines = result.out.split(separator: "\n")
-        #expect(lines.first?.contains("2 receipts") == true && lines.first?.contains("total 100.0%") == true, "\(result.out)")
-        let timing = try #require(lines.first { $0.hasPrefix("analyzer (heuristic") }, "no timing line in: \(result.out)")
-        #expect(timing.contains("(2 receipts × 5 rounds)"))
-        let median = try #require(timing.firstMatch(of: /median ([0-9.]+) ms/).flatMap { Double($0.1) })
-        #expect(median > 0 && median < 1000, "\(timing)")
-    }
-    @Test func evalDumpsEveryReceiptsCandidatesForTraining() async throws {
-        let dir = try temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        for name in ["us-diner.jpg", "us-diner.expected.json", "uk-insurance.jpg", "uk-insurance.expected.json"] {
-            try FileManager.default.copyItem(atPath: ReceiptsCLI.testReceipt(name), toPath: dir.appendingPathComponent(name).path)
-        }
-        let dump = dir.appendingPathComponent("candidates.ndjson")
-        // As make train reads the receipts it fits the model on: with every receipt's checks.
-        let result = try await ReceiptsCLI.run(["eval", dir.path, "--reader", "both", "--checks", "every", "--dump-candidates", dump.path, "--workers", "2"])
-        #expect(result.status == 0, "\(result.err)")
-        let lines = try String(contentsOf: dump, encoding: .utf8).split(separator: "\n")
-        #expect(lines.count == 3)
-        // The header names the readers and every field's features, which make train reads.
-        let header = try JSONValue.parse(String(try #require(lines.first)))
-        #expect(header["readers"]?.stringValue == "both")
-        for field in LearnedField.allCases {
-            #expect(header["featureNames"]?[field.rawValue]?.arrayValue?.compactMap(\.stringValue)
-                    == CandidateProposer.features(for: field, readers: .both))
-        }
-        for line in lines.dropFirst() {
-            let receipt = try JSONValue.parse(String(line))
-            let name = receipt["receipt"]?.stringValue ?? "?"
-            #expect(receipt["known"]?["total"]?.boolValue == true, "\(name)")
-            #expect((receipt["passes"]?.doubleValue ?? 0) >= 2, "\(name): the first pass and the date's and vendor's checks")
-            let candidates = receipt["candidates"]?.arrayValue ?? []
-            for field in LearnedField.allCases {
-                let mine = candidates.filter { $0["field"]?.stringValue == field.rawValue }
-                // Each field's right value is among its candidates, marked so, with every feature the model reads.
-                #expect(mine.contains { $0["right"]?.boolValue == true }, "\(name): no right \(field.rawValue) candidate")
-                #expect(mine.allSatisfy { $0["features"]?.arrayValue?.count == CandidateProposer.features(for: field, readers: .both).count }, "\(name) \(field.rawValue)")
-            }
-        }
     }
 }

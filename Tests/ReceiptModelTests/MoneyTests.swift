@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ReceiptKit
+import ReceiptModel
 
 @Suite struct MoneyTests {
     @Test(arguments: [

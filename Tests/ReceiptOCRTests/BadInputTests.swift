@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import ReceiptKit
+@testable import TestHelpers
+@testable import TestSupport
 
 /// Every kind of bad input becomes a one-line error naming the file and the cause.
 @Suite struct BadInputTests {

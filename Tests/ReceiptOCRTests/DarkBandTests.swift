@@ -3,6 +3,7 @@ import Foundation
 import Testing
 @testable import ReceiptKit
 @testable import ReceiptOCR
+@testable import TestHelpers
 
 /// A shop's name printed white on a dark band: the first reading reads the band again, inverted.
 @Suite struct DarkBandTests {

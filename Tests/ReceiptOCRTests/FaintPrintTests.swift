@@ -4,6 +4,7 @@ import Testing
 @testable import ReceiptKit
 import ReceiptEvaluation
 @testable import ReceiptOCR
+@testable import TestHelpers
 
 /// Faint print (light dot-matrix, a pale thermal slip) on a scan with dark edges: Tesseract's
 /// page-wide threshold turns the whole receipt white. The first reading reads it again with its

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import ReceiptKit
 @testable import ReceiptOCR
+@testable import TestHelpers
 
 /// iPhone photos: HEIC decoded in process by libheif, turned upright, then read like any photo.
 @Suite struct HEICTests {

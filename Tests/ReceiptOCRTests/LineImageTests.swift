@@ -3,6 +3,7 @@ import COCRTuning
 import Foundation
 import Testing
 @testable import ReceiptKit
+@testable import TestHelpers
 
 /// The pixWriteMem override (COCRTuning): Tesseract's line images are stored as PNG without zlib
 /// compression, and still decode to exactly the same pixels.

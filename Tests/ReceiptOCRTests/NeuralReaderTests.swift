@@ -3,6 +3,8 @@ import Logging
 import ReceiptOCR
 import Testing
 @testable import ReceiptKit
+@testable import TestHelpers
+@testable import TestSupport
 
 /// The neural reader's networks installed by `make neural`, loaded once for the test process.
 enum NeuralTestSupport {

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 @testable import ReceiptKit
 import ReceiptEvaluation
+@testable import TestHelpers
+@testable import TestSupport
 
 /// Real images through real Tesseract.
 @Suite struct OCREngineTests {

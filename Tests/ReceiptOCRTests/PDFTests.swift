@@ -3,6 +3,7 @@ import Testing
 @testable import ReceiptKit
 import ReceiptEvaluation
 @testable import ReceiptOCR
+@testable import TestHelpers
 
 /// PDF receipts through poppler: an emailed receipt's text layer read exactly and without OCR, a
 /// scan saved as PDF rendered and read like its picture, broken PDFs failing with one line.

@@ -2,13 +2,15 @@ import Foundation
 import Testing
 @testable import ReceiptKit
 import ReceiptPostgres
+@testable import TestHelpers
+@testable import TestSupport
 
 /// Several worker processes on one PostgreSQL database, as several hosts would run them: real
 /// processes (the queue helper with a stand-in processor, and `receipts worker` with real OCR),
 /// a real PostgreSQL the tests start, SIGKILL and a server restart in the middle of a batch.
 @Suite(.serialized, .enabled(if: PostgresTestServer.available, "PostgreSQL is not installed: see the message on stderr"))
 struct PostgresWorkersTests {
-    static var helperAvailable: Bool { FileManager.default.isExecutableFile(atPath: CrashRecoveryTests.helper.path) }
+    static var helperAvailable: Bool { FileManager.default.isExecutableFile(atPath: ReceiptsCLI.queueHelper.path) }
 
     /// One helper process: `--work URL DELAY WORKERS LEASE`.
     final class Worker: @unchecked Sendable {
@@ -19,7 +21,7 @@ struct PostgresWorkersTests {
         init(_ url: String, delay: Double, workers: Int, lease: Double, wrapper: [String] = []) throws {
             output = try CapturedOutput()
             errors = try CapturedOutput()
-            let command = [CrashRecoveryTests.helper.path, "--work", url, "\(delay)", "\(workers)", "\(lease)"]
+            let command = [ReceiptsCLI.queueHelper.path, "--work", url, "\(delay)", "\(workers)", "\(lease)"]
             process.executableURL = URL(fileURLWithPath: wrapper.first ?? command[0])
             process.arguments = Array((wrapper + command).dropFirst())
             process.standardOutput = output.handle

@@ -3,6 +3,8 @@ import Testing
 @testable import ReceiptKit
 import ReceiptPostgres
 import ReceiptServerStore
+@testable import TestHelpers
+@testable import TestSupport
 
 /// The store contract, run against every store: SQLite always, PostgreSQL when its programs are
 /// installed (a real server the tests start; `make test` installs it). What the queue, the CLI and

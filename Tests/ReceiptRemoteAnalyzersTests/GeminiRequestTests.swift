@@ -2,6 +2,8 @@ import Foundation
 import Testing
 @testable import ReceiptKit
 import ReceiptRemoteAnalyzers
+@testable import TestHelpers
+@testable import TestSupport
 
 @Suite struct GeminiRequestTests {
     @Test func aPDFIsSentAsItIsForGeminiReadsPDFs() async throws {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import ReceiptKit
 import ReceiptRemoteAnalyzers
+@testable import TestSupport
 
 @Suite struct OpenAICompatibleTests {
     private func analyzer(_ server: ScriptedHTTPServer, baseURL: URL? = nil, key: String? = Remote.key,

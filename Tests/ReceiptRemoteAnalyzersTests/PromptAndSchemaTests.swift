@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import ReceiptKit
 import ReceiptRemoteAnalyzers
+@testable import TestSupport
 
 @Suite struct AnalysisSchemaTests {
     @Test func schemaFieldsAreTheAnalysisContractsFields() throws {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import ReceiptKit
 import ReceiptRemoteAnalyzers
+@testable import TestSupport
 
 /// What a model writes back, from clean JSON to prose, cut-off answers and blocks.
 @Suite struct RemoteAnswerTests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import ReceiptKit
 import ReceiptRemoteAnalyzers
+@testable import TestSupport
 
 /// Every error class of a remote analyzer: what is retried, how often, after which delays, and
 /// the one line the user gets. Delays are scaled down (100 ms base) so the suite stays quick.

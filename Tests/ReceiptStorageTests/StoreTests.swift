@@ -1,7 +1,9 @@
 import Foundation
 import GRDB
 import Testing
-@testable import ReceiptKit
+import ReceiptModel
+import ReceiptStorage
+@testable import TestHelpers
 
 @Suite struct StoreTests {
     @Test func createsTheStoreWithItsFolderOnFirstUse() throws {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ReceiptKit
+@testable import TestHelpers
 
 /// The accuracy regression gate: the real `receipts` binary runs `eval --format json` (real OCR,
 /// the default analyzer) on ../shared/receipts and TestReceipts, and every field, the share of

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 @testable import ReceiptKit
 import ReceiptPostgres
+@testable import TestHelpers
+@testable import TestSupport
 
 /// The `receipts` tool on a PostgreSQL store: real OCR read by `receipts worker` processes,
 /// `receipts store migrate` from a store made by `receipts process`, and a password that never shows.

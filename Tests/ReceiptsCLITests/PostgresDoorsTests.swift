@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import ReceiptKit
+@testable import TestHelpers
+@testable import TestSupport
 
 /// The PostgreSQL store behind the doors (issue 29, items 4, 8 and 11): the real PostgreSQL the
 /// tests start, the real `receipts` binary.

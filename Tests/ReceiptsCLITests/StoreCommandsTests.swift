@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import ReceiptKit
+@testable import TestHelpers
+@testable import TestSupport
 
 /// Runs the real `receipts` binary's store commands on a store filled through the pipeline.
 @Suite struct StoreCommandsTests {

@@ -7,9 +7,14 @@ enum ReceiptsCLI {
             .appendingPathComponent("receipts")
     }
 
+    /// The queue with a stand-in processor (`receipts-queue-helper`), built beside the binary.
+    static var queueHelper: URL {
+        binary.deletingLastPathComponent().appendingPathComponent("receipts-queue-helper")
+    }
+
     /// The repository root (for TestReceipts/ and prompts/).
     static let repositoryRoot: URL = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     static func testReceipt(_ name: String) -> String {
         repositoryRoot.appendingPathComponent("TestReceipts").appendingPathComponent(name).path
@@ -88,4 +93,4 @@ enum ReceiptsCLI {
     }
 }
 
-import ReceiptKit
+import ReceiptModel

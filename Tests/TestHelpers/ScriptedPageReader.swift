@@ -1,5 +1,5 @@
 import Foundation
-import ReceiptKit
+import ReceiptModel
 import Synchronization
 
 /// A `PageReader` whose further passes a test scripts: `read` calls `answer` while the budget lasts.

@@ -1,5 +1,6 @@
 import Foundation
 import ReceiptKit
+@testable import TestHelpers
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -2,6 +2,7 @@ import Foundation
 import InMemoryLogging
 import Logging
 @testable import ReceiptKit
+@testable import TestHelpers
 import ReceiptRemoteAnalyzers
 
 /// Shared pieces of the remote analyzer tests.
@@ -24,9 +25,7 @@ enum Remote {
         """
 
     static var promptsDirectory: URL {
-        URL(fileURLWithPath: #filePath)       // Tests/ReceiptKitTests/Support/this file
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("prompts")
+        ReceiptsCLI.repositoryRoot.appendingPathComponent("prompts")
     }
 
     static func prompts() throws -> PromptTemplate {

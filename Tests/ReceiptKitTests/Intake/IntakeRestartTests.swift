@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import ReceiptKit
+@testable import TestHelpers
+@testable import TestSupport
 
 /// Stopping, crashing and starting again: every file is filed exactly once and read at most once.
 @Suite struct IntakeRestartTests {

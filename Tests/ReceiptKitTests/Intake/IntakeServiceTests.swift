@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import ReceiptKit
+@testable import TestHelpers
+@testable import TestSupport
 
 /// The watched-folder intake on real files and real inotify events in a temporary folder, with a
 /// scripted processor standing in for OCR.

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import ReceiptKit
+@testable import TestHelpers
+@testable import TestSupport
 
 /// What a new user met on the command line (issue 29, items 7, 14, 15, 16, 18 and the backend's
 /// wishes), on the real `receipts` binary with real OCR.

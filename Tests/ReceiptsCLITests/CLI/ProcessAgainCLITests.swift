@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import ReceiptKit
+@testable import TestHelpers
+@testable import TestSupport
 
 /// `receipts process` on an image the store already has, with the real binary and a real store: a
 /// failed receipt is tried again (the user fixed the cause), a completed one is returned as it is.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import ReceiptKit
 import ReceiptEvaluation
+@testable import TestHelpers
 
 /// The `receipts process` contract, checked on the real binary's real output.
 @Suite struct ProcessCommandTests {

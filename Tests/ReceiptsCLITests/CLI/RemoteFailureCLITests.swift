@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import ReceiptKit
+@testable import TestHelpers
+@testable import TestSupport
 
 /// What a failing remote analyzer costs on the real binary, its remote client and its queue
 /// together: a failure the same request meets again (a rejected key, a used-up daily quota) is

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ReceiptKit
+@testable import TestHelpers
 
 /// The real `receipts watch` binary on real receipt images (TestReceipts/) in a temporary folder:
 /// real Tesseract, a real SQLite store, real signals.

@@ -6,6 +6,8 @@ import FoundationNetworking
 import Testing
 @testable import ReceiptKit
 @testable import ReceiptServer
+@testable import TestHelpers
+@testable import TestSupport
 
 /// The real `receipts serve` binary on 127.0.0.1, a real HTTP client (URLSession), a real SQLite
 /// store, real Tesseract.

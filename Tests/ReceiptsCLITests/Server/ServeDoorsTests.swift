@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import Testing
 @testable import ReceiptKit
+@testable import TestHelpers
 
 /// What a new user met at the HTTP door (issue 29, items 6, 10, 17, 18 and the backend's wishes),
 /// on the real `receipts serve` on 127.0.0.1 with a real SQLite store and real OCR.

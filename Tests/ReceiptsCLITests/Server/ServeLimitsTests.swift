@@ -2,6 +2,7 @@ import CTesseract
 import Foundation
 import Testing
 @testable import ReceiptKit
+@testable import TestHelpers
 
 /// What keeps `receipts serve` answering (issue 29, items 12 and 13): a refused upload is answered
 /// to a client that sends everything before it reads, and `/v1/analyze` holds a bounded number of

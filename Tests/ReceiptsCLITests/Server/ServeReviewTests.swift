@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import Testing
 @testable import ReceiptKit
+@testable import TestHelpers
 
 /// The review step over HTTP (issue 29, items 1–5 and the backend's wishes): every door keeps the
 /// money a person typed, the deduction their category implies, and the same export. The real
