@@ -156,7 +156,7 @@ import ReceiptEvaluation
         let engine = try OCREngine(configuration: OCRConfiguration(dataPath: dir.url.path), threads: 1, logger: TestSupport.logger)
         let path = ReceiptsCLI.testReceipt("uk-parking.jpg")
         let waiting = Task { try await engine.recognize(imageAt: URL(fileURLWithPath: path)) }
-        try await Task.sleep(for: .milliseconds(100))
+        #expect(try await eventually { engine.queuedJobs >= 1 }, "the work waits in the engine's queue")
         await #expect(throws: ReceiptError.self) { try await engine.run() }
         let result = await waiting.result
         #expect((try? result.get()) == nil)

@@ -76,6 +76,23 @@ struct RunningIntake {
     let group: ServiceGroup
     let task: Task<Void, Error>
 
+    /// Waits until the watcher has started and looked at the folder once (its watches are set).
+    func watching(timeout: Double = 60) async throws -> Bool {
+        try await eventually(timeout: timeout) { intake.progress.watch.passes >= 1 }
+    }
+
+    /// Waits until the intake has done what it will do with the folder as it is now: the watcher
+    /// has read the folder twice since the call (so it has read the events of every change made
+    /// before it), no file waits to become stable, and every file reported has been handled. What
+    /// has not happened by then will not happen without a new change (or a rescan, 30 s away here).
+    func settled(timeout: Double = 60) async throws -> Bool {
+        let start = intake.progress.watch.passes
+        return try await eventually(timeout: timeout) {
+            let progress = intake.progress
+            return progress.watch.passes >= start + 2 && progress.watch.waiting == 0 && progress.unhandled == 0
+        }
+    }
+
     /// A graceful shutdown, as SIGTERM does; returns when both services have stopped.
     func stop() async throws {
         await group.triggerGracefulShutdown()
