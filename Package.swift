@@ -287,6 +287,20 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // The HTTP routes in process (HummingbirdTesting).
+        .testTarget(
+            name: "ReceiptServerTests",
+            dependencies: [
+                "ReceiptKit",
+                "ReceiptServer",
+                "ReceiptServerStore",
+                "TestHelpers",
+                "TestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
         // End to end: the real `receipts` binary (CLI, watch, serve) in child processes.
         .testTarget(
             name: "ReceiptsCLITests",
@@ -308,3 +322,4 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
