@@ -17,7 +17,7 @@ export OMP_THREAD_LIMIT := 1
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 RECEIPTS := .build/release/receipts
 
-.PHONY: run test deps neural build bench bench-store eval train clean
+.PHONY: run test test-analyzers deps neural build bench bench-store eval train clean
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -58,6 +58,12 @@ test: deps neural
 	swift test --skip-build --filter RemoteErrorTests
 	scripts/schemathesis-serve .build/debug/receipts
 	swift test --skip-build --filter AccuracyGateTests
+
+# The analyzer unit tests alone, in a build of their own (.build/analyzers) of the model, the
+# analyzers and swift-log only (see the end of Package.swift): no Tesseract, GRDB or PostgreSQL.
+test-analyzers:
+	RECEIPTS_TEST_LAYER=analyzers swift test --scratch-path .build/analyzers --manifest-cache none \
+	  --explicit-target-dependency-import-check error
 
 # Throughput and memory against the tesseract CLI (see scripts/bench).
 bench: build

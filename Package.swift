@@ -323,3 +323,11 @@ let package = Package(
     swiftLanguageModes: [.v6]
 )
 
+// `make test-analyzers`: the analyzer tests on their own. On Linux `swift test` links every test
+// target into one binary, so this package is cut down to the analyzers' layers (the model, the
+// analyzers, swift-log) and their tests: they build and run without Tesseract, GRDB or PostgreSQL.
+if Context.environment["RECEIPTS_TEST_LAYER"] == "analyzers" {
+    let kept: Set<String> = ["ReceiptModel", "ReceiptAnalyzers", "TestHelpers", "ReceiptAnalyzersTests"]
+    package.targets.removeAll { !kept.contains($0.name) }
+    package.products.removeAll { !kept.contains($0.name) }
+}
