@@ -1,6 +1,7 @@
 # Quick start (Debian/Ubuntu; apt needs root or sudo):
 #   make run    install what is missing, build, and process TestReceipts/ into the default store
 #   make test   install what is missing and run the whole test suite
+#   make test-analyzers   the analyzer unit tests alone, in seconds (no Tesseract, GRDB or PostgreSQL)
 #   make neural install the neural reader (OpenVINO runtime + PP-OCR models) into .build/neural
 SHELL := /bin/bash
 .DEFAULT_GOAL := run
