@@ -27,25 +27,7 @@ import Testing
         return (answer.status, answer.headers, try JSONValue.parse(answer.body))
     }
 
-    /// Item 1: a string amount is a plain decimal or a 400 naming the field; nothing is stored.
-    @Test func moneyIsAPlainDecimalOrA400NamingTheField() async throws {
-        let dir = try TemporaryDirectory()
-        let (server, id, _) = try await serverWithParking(dir)
-        for (field, text) in [("amount", "1e3"), ("amount", "12a34"), ("amount", "5 (was 8)"), ("amount", "2024-01-01"),
-                              ("amount", "1.5.3"), ("amount", "12.5e-1"), ("taxAmount", "1x2"), ("amount", "12.34567")] {
-            let answer = try await patch(server, id, #"{"\#(field)": "\#(text)"}"#)
-            #expect(answer.status == 400, "\(field) \(text): \(answer.json)")
-            #expect(answer.json["detail"]?.stringValue?.hasPrefix(field + " ") == true, "\(answer.json)")
-        }
-        let (_, stored) = try await server.json("GET", "/v1/expenses/\(id)")
-        #expect(stored["expense"]?["amount"] == .number("7.50") && stored["expense"]?["taxAmount"] == .number("1.25"), "\(stored)")
-        #expect(stored["corrections"] == .object([]), "nothing was changed")
-        // A plain decimal string and a JSON number (an exponent is JSON's own) are read exactly.
-        #expect(try await patch(server, id, #"{"amount": "1234.5", "taxAmount": 2.1e1}"#).json["expense"]?["amount"] == .number("1234.50"))
-        let (_, after) = try await server.json("GET", "/v1/expenses/\(id)")
-        #expect(after["expense"]?["taxAmount"] == .number("21.00"))
-        #expect(try await server.stop())
-    }
+    // Item 1 (money as a plain decimal or a 400) is tested in process: ReceiptServerTests.RoutesTests.
 
     /// Item 2: a category correction brings the taxonomy's deduction; categories and currencies are checked.
     @Test func aCategoryCorrectionReappliesTheTaxonomyAndValuesAreChecked() async throws {
