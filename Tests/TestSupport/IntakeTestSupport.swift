@@ -1,3 +1,6 @@
+// Test support is built for the tests only (debug builds, where @testable imports work):
+// `swift build -c release` builds every regular target, this one included, and gets it empty.
+#if DEBUG
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -103,3 +106,5 @@ struct RunningIntake {
         }
     }
 }
+
+#endif

@@ -1,3 +1,6 @@
+// Test support is built for the tests only (debug builds, where @testable imports work):
+// `swift build -c release` builds every regular target, this one included, and gets it empty.
+#if DEBUG
 import Foundation
 import ReceiptKit
 @testable import TestHelpers
@@ -222,3 +225,5 @@ final class PostgresTestServer: @unchecked Sendable {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 }
+
+#endif

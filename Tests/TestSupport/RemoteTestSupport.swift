@@ -1,3 +1,6 @@
+// Test support is built for the tests only (debug builds, where @testable imports work):
+// `swift build -c release` builds every regular target, this one included, and gets it empty.
+#if DEBUG
 import Foundation
 import InMemoryLogging
 import Logging
@@ -157,3 +160,5 @@ extension ReceiptError {
         do { try await body(); return nil } catch let error as ReceiptError { return error } catch { return nil }
     }
 }
+
+#endif

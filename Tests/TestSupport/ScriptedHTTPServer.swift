@@ -1,3 +1,6 @@
+// Test support is built for the tests only (debug builds, where @testable imports work):
+// `swift build -c release` builds every regular target, this one included, and gets it empty.
+#if DEBUG
 import Foundation
 @testable import ReceiptKit
 #if canImport(Glibc)
@@ -254,3 +257,4 @@ final class ScriptedHTTPServer: @unchecked Sendable {
     }
 }
 
+#endif

@@ -1,3 +1,6 @@
+// Test support is built for the tests only (debug builds, where @testable imports work):
+// `swift build -c release` builds every regular target, this one included, and gets it empty.
+#if DEBUG
 import Foundation
 import ReceiptKit
 
@@ -57,3 +60,5 @@ final class ScriptedProcessor: ReceiptProcessing, @unchecked Sendable {
         return ProcessedReceipt(ocr: ocr, analysis: analysis)
     }
 }
+
+#endif
