@@ -54,8 +54,9 @@ public final class FolderWatcher: Sendable {
     private let runs = RunRegistry()
     private let passes = Mutex(WatchProgress())
 
-    /// How far the watches of this watcher have got (added up when several run), for a program
-    /// or a test that waits for the watcher rather than for time.
+    /// How far the watches of this watcher have got (passes and reports added up when several
+    /// run; `waiting` as the last pass left it), for a program or a test that waits for the
+    /// watcher rather than for time.
     public var progress: WatchProgress { passes.withLock { $0 } }
 
     public init(configuration: Configuration, logger: Logger) {
