@@ -1,6 +1,7 @@
 # Quick start (Debian/Ubuntu; apt needs root or sudo):
 #   make run    install what is missing, build, and process TestReceipts/ into the default store
 #   make test   install what is missing and run the whole test suite
+#   make test-analyzers   the analyzer unit tests alone, in seconds (no Tesseract, GRDB or PostgreSQL)
 #   make neural install the neural reader (OpenVINO runtime + PP-OCR models) into .build/neural
 SHELL := /bin/bash
 .DEFAULT_GOAL := run
@@ -18,7 +19,7 @@ export OMP_THREAD_LIMIT := 1
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 RECEIPTS := .build/release/receipts
 
-.PHONY: run test deps neural build bench bench-store eval train clean
+.PHONY: run test test-analyzers deps neural build bench bench-store eval train clean
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -62,6 +63,12 @@ test: deps neural
 	scripts/schemathesis-serve .build/debug/receipts
 	scripts/browser-test .build/debug/receipts --screenshots docs/images
 	swift test --skip-build --filter AccuracyGateTests
+
+# The analyzer unit tests alone, in a build of their own (.build/analyzers) of the model, the
+# analyzers and swift-log only (see the end of Package.swift): no Tesseract, GRDB or PostgreSQL.
+test-analyzers:
+	RECEIPTS_TEST_LAYER=analyzers swift test --scratch-path .build/analyzers --manifest-cache none \
+	  --explicit-target-dependency-import-check error
 
 # Throughput and memory against the tesseract CLI (see scripts/bench).
 bench: build

@@ -207,8 +207,103 @@ let package = Package(
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ]
         ),
+        // Tests, one target per layer, each linking only the layers it tests: the analyzer tests
+        // build and run without Tesseract, GRDB or PostgreSQL (`make test-analyzers`). Helpers are
+        // two plain targets used only by tests: TestHelpers (temporary folders, the real binary,
+        // scripted pages: Foundation and the model only) and TestSupport (test doubles and
+        // harnesses of the pipeline, the intake, PostgreSQL and remote servers).
+        .target(
+            name: "TestHelpers",
+            dependencies: [
+                "ReceiptModel",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/TestHelpers"
+        ),
+        .target(
+            name: "TestSupport",
+            dependencies: [
+                "ReceiptKit",
+                "ReceiptRemoteAnalyzers",
+                "TestHelpers",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Tests/TestSupport"
+        ),
+        .testTarget(
+            name: "ReceiptModelTests",
+            dependencies: ["ReceiptModel"]
+        ),
+        .testTarget(
+            name: "ReceiptAnalyzersTests",
+            dependencies: ["ReceiptModel", "ReceiptAnalyzers", "TestHelpers"]
+        ),
+        .testTarget(
+            name: "ReceiptEvaluationTests",
+            dependencies: ["ReceiptModel", "ReceiptAnalyzers", "ReceiptEvaluation", "TestHelpers"]
+        ),
+        .testTarget(
+            name: "ReceiptOCRTests",
+            dependencies: [
+                "ReceiptOCR",
+                "ReceiptKit",
+                "ReceiptEvaluation",
+                "CTesseract",
+                "COCRTuning",
+                "TestHelpers",
+                "TestSupport",
+                "receipts",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "ReceiptStorageTests",
+            dependencies: [
+                "ReceiptModel",
+                "ReceiptStorage",
+                "TestHelpers",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        .testTarget(
+            name: "ReceiptPostgresTests",
+            dependencies: ["ReceiptKit", "ReceiptPostgres", "ReceiptServerStore", "TestHelpers", "TestSupport"]
+        ),
+        .testTarget(
+            name: "ReceiptRemoteAnalyzersTests",
+            dependencies: ["ReceiptKit", "ReceiptRemoteAnalyzers", "TestHelpers", "TestSupport", "receipts"]
+        ),
         .testTarget(
             name: "ReceiptKitTests",
+            dependencies: [
+                "ReceiptKit",
+                "TestHelpers",
+                "TestSupport",
+                "receipts-queue-helper",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // The HTTP routes in process (HummingbirdTesting).
+        .testTarget(
+            name: "ReceiptServerTests",
+            dependencies: [
+                "ReceiptKit",
+                "ReceiptServer",
+                "ReceiptServerStore",
+                "TestHelpers",
+                "TestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+        // End to end: the real `receipts` binary (CLI, watch, serve) in child processes.
+        .testTarget(
+            name: "ReceiptsCLITests",
             dependencies: [
                 "ReceiptKit",
                 "ReceiptRemoteAnalyzers",
@@ -217,15 +312,22 @@ let package = Package(
                 "ReceiptEvaluation",
                 "ReceiptServer",
                 "CTesseract",
-                "COCRTuning",
+                "TestHelpers",
+                "TestSupport",
                 "receipts",
                 "receipts-queue-helper",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
     ],
     swiftLanguageModes: [.v6]
 )
+
+// `make test-analyzers`: the analyzer tests on their own. On Linux `swift test` links every test
+// target into one binary, so this package is cut down to the analyzers' layers (the model, the
+// analyzers, swift-log) and their tests: they build and run without Tesseract, GRDB or PostgreSQL.
+if Context.environment["RECEIPTS_TEST_LAYER"] == "analyzers" {
+    let kept: Set<String> = ["ReceiptModel", "ReceiptAnalyzers", "TestHelpers", "ReceiptAnalyzersTests"]
+    package.targets.removeAll { !kept.contains($0.name) }
+    package.products.removeAll { !kept.contains($0.name) }
+}

@@ -160,6 +160,9 @@ public final class OCREngine: Service, Sendable {
         try await onOCRThread { handle in Set(words.filter(handle.isDictionaryWord)) }
     }
 
+    /// Jobs asked for and not yet taken by an OCR thread (for tests that wait for work to queue).
+    package var queuedJobs: Int { queue.count }
+
     /// Runs blocking work with a Tesseract engine on one of the engine's threads.
     package func onOCRThread<T: Sendable>(_ body: @escaping @Sendable (TesseractHandle) throws -> T) async throws -> T {
         try await onOCRWorker { worker in try body(worker.tesseract) }
@@ -242,6 +245,9 @@ private final class JobQueue: Sendable {
     /// Wakes idle OCR threads. (A condition variable: OS threads block on it, which a Mutex cannot
     /// do; `state` stays the only place the queue's data lives.)
     private let wake = NSCondition()
+
+    /// Jobs pushed and not yet taken.
+    var count: Int { state.withLock { $0.jobs.count - $0.head } }
 
     /// Started and not yet closed: jobs pushed now will be read.
     var isOpen: Bool { state.withLock { $0.started && !$0.closed } }

@@ -2,13 +2,11 @@ import Foundation
 import GRDB
 import Testing
 @testable import ReceiptKit
+@testable import TestHelpers
 
 /// Kills a real process with SIGKILL in the middle of a batch, then runs the batch again.
 @Suite struct CrashRecoveryTests {
-    static var helper: URL {
-        URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-            .appendingPathComponent("receipts-queue-helper")
-    }
+    static var helper: URL { ReceiptsCLI.queueHelper }
 
     private func start(_ arguments: [String], output: CapturedOutput) throws -> Process {
         let process = Process()

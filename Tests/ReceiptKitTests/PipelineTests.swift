@@ -3,6 +3,8 @@ import Logging
 import ServiceLifecycle
 import Testing
 @testable import ReceiptKit
+@testable import TestHelpers
+@testable import TestSupport
 
 @Suite struct PipelineTests {
     private func collect(_ stream: AsyncThrowingStream<ReceiptOutcome, Error>) async throws -> [ReceiptOutcome] {

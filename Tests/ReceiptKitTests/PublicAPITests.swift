@@ -3,6 +3,8 @@ import Logging
 import ReceiptKit   // no @testable: only what a backend can use
 import ServiceLifecycle
 import Testing
+@testable import TestHelpers
+@testable import TestSupport
 
 /// Uses ReceiptKit the way a backend would: a pipeline as a service, uploads from memory, queries.
 @Suite struct PublicAPITests {

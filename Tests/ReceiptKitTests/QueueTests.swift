@@ -68,7 +68,8 @@ import Testing
             signal.notifyOne()
             let deadline = ContinuousClock.now + .seconds(60)
             while count.value.withLock({ $0 }) < 1, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(10)) }
-            try? await Task.sleep(for: .milliseconds(200))
+            // The other two are still asleep: woken, they would have left the sleepers at once.
+            #expect(signal.sleepers == 2, "one new receipt should wake one idle worker")
             #expect(count.value.withLock { $0 } == 1, "one new receipt should wake one idle worker")
             // A task that read the generation before the notification does not sleep through it.
             let before = signal.generation

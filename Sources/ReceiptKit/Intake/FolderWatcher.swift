@@ -52,6 +52,12 @@ public final class FolderWatcher: Sendable {
     public let configuration: Configuration
     private let logger: Logger
     private let runs = RunRegistry()
+    private let passes = Mutex(WatchProgress())
+
+    /// How far the watches of this watcher have got (passes and reports added up when several
+    /// run; `waiting` as the last pass left it), for a program or a test that waits for the
+    /// watcher rather than for time.
+    public var progress: WatchProgress { passes.withLock { $0 } }
 
     public init(configuration: Configuration, logger: Logger) {
         self.configuration = configuration
@@ -74,8 +80,10 @@ public final class FolderWatcher: Sendable {
         let configuration = self.configuration
         let logger = self.logger
         let runs = self.runs
+        let record: @Sendable (WatchProgress) -> Void = { [self] pass in passes.withLock { $0.add(pass) } }
         let thread = Thread {
-            let loop = WatchLoop(configuration: configuration, once: once, control: control, logger: logger) {
+            let loop = WatchLoop(configuration: configuration, once: once, control: control, logger: logger,
+                                 progress: record) {
                 continuation.yield($0)
             }
             loop.run()
@@ -106,6 +114,26 @@ public final class FolderWatcher: Sendable {
             return String(cString: resolved)
         }
         return standardized.count > 1 && standardized.hasSuffix("/") ? String(standardized.dropLast()) : standardized
+    }
+}
+
+/// How far a watch has got. Once `passes` has gone up twice since a change in the folder, the watcher
+/// has read that change's events; a file it will report is then `waiting` or already `reported`.
+public struct WatchProgress: Sendable, Equatable {
+    /// Times the watcher has looked at the folder: read the events that came (scanned when due)
+    /// and checked the files waiting to stay unchanged.
+    public var passes = 0
+    /// Files seen changing and not reported yet (waiting for `stabilityDelay`), at the last pass.
+    public var waiting = 0
+    /// Files reported so far.
+    public var reported = 0
+
+    public init() {}
+
+    mutating func add(_ pass: WatchProgress) {
+        passes += pass.passes
+        waiting = pass.waiting
+        reported += pass.reported
     }
 }
 

@@ -27,6 +27,7 @@ public final class IntakeService: Service, Sendable {
     private let logger: Logger
     private let counts = SummaryBox()
     private let filer: IntakeFiler
+    private let watcher: FolderWatcher
 
     public init(pipeline: ReceiptPipeline, configuration: IntakeConfiguration, logger: Logger) {
         self.pipeline = pipeline
@@ -34,10 +35,19 @@ public final class IntakeService: Service, Sendable {
         self.logger = logger
         filer = IntakeFiler(processedDirectory: configuration.processedDirectory,
                             failedDirectory: configuration.failedDirectory, keep: configuration.keep)
+        watcher = FolderWatcher(configuration: configuration.watcher, logger: logger)
     }
 
     /// What this service did so far (for `--once`'s exit status, or a health check).
     public var summary: IntakeSummary { counts.value }
+
+    /// How far the folder's watcher has got, and the files it reported that are not handled yet
+    /// (submitted, waited for and filed): for a program or a test that waits for the intake to
+    /// settle rather than for time.
+    public var progress: (watch: WatchProgress, unhandled: Int) {
+        let watch = watcher.progress
+        return (watch, watch.reported - counts.handled)
+    }
 
     /// Watches until a graceful shutdown (or, with `once`, until what was there is handled).
     /// On shutdown no new file is taken; receipts in flight are waited for up to `shutdownGrace`,
@@ -49,7 +59,7 @@ public final class IntakeService: Service, Sendable {
         let ledger: KeepLedger? = configuration.keep
             ? try await BlockingIO.run { try KeepLedger(path: configuration.processedDirectory + "/.receipts-keep.ndjson") }
             : nil
-        let watcher = FolderWatcher(configuration: configuration.watcher, logger: logger)
+        let watcher = self.watcher
         let files = try watcher.stableFiles(once: configuration.once)
         await withGracefulShutdownHandler {
             await withTaskGroup(of: Bool.self) { group in
@@ -235,14 +245,16 @@ public final class IntakeService: Service, Sendable {
 
 /// `IntakeSummary` and the number of files in hand, behind a lock, updated by concurrent file handlers.
 final class SummaryBox: Sendable {
-    private let state = Mutex((summary: IntakeSummary(), running: 0))
+    private let state = Mutex((summary: IntakeSummary(), running: 0, handled: 0))
 
     var value: IntakeSummary { state.withLock { $0.summary } }
 
     /// Files being handled right now.
     var inFlight: Int { state.withLock { $0.running } }
     func started() { state.withLock { $0.running += 1 } }
-    func ended() { state.withLock { $0.running -= 1 } }
+    /// Files handled (taken from the watcher and done with), for `IntakeService.progress`.
+    var handled: Int { state.withLock { $0.handled } }
+    func ended() { state.withLock { $0.running -= 1; $0.handled += 1 } }
 
     func update(_ change: (inout IntakeSummary) -> Void) { state.withLock { change(&$0.summary) } }
 }

@@ -21,6 +21,9 @@ final class WatchLoop {
     private let control: WatchControl
     private let logger: Logger
     private let report: (WatchedFile) -> Void
+    /// Told after each pass: one more pass, the files waiting, the files reported during it.
+    private let progress: (WatchProgress) -> Void
+    private var reportedThisPass = 0
     private let root: String
     #if os(Linux)
     private var inotify: InotifyHandle?
@@ -36,12 +39,13 @@ final class WatchLoop {
     private let clock = ContinuousClock()
 
     init(configuration: FolderWatcher.Configuration, once: Bool, control: WatchControl, logger: Logger,
-         report: @escaping (WatchedFile) -> Void) {
+         progress: @escaping (WatchProgress) -> Void = { _ in }, report: @escaping (WatchedFile) -> Void) {
         self.configuration = configuration
         self.once = once
         self.control = control
         self.logger = logger
         self.report = report
+        self.progress = progress
         root = configuration.directory
         nextScan = clock.now
     }
@@ -77,6 +81,7 @@ final class WatchLoop {
             readEvents()
             if !once && clock.now >= nextScan { scan() }
             checkCandidates()
+            endPass()
             if once && candidates.isEmpty { break }
         }
         logger.debug("Folder watch stopped", metadata: ["intake.folder": "\(root)"])
@@ -252,7 +257,17 @@ final class WatchLoop {
             candidates[path] = nil
             reported[path] = signature
             report(WatchedFile(path: path, relativePath: candidate.relativePath, signature: signature))
+            reportedThisPass += 1
         }
+    }
+
+    private func endPass() {
+        var pass = WatchProgress()
+        pass.passes = 1
+        pass.waiting = candidates.count
+        pass.reported = reportedThisPass
+        reportedThisPass = 0
+        progress(pass)
     }
 
     private func forgetBelow(_ folder: String) {

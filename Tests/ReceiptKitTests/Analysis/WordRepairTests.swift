@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import ReceiptKit
+@testable import TestHelpers
+@testable import TestSupport
 
 /// Vendor names whose weakly read words OCR garbled, mended with the real Tesseract dictionary.
 @Suite struct WordRepairTests {

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import ReceiptKit
+@testable import TestHelpers
+@testable import TestSupport
 
 /// Stopping, crashing and starting again: every file is filed exactly once and read at most once.
 @Suite struct IntakeRestartTests {
@@ -106,7 +108,7 @@ import Testing
 
         let running = try h.start()
         #expect(try await eventually { !FileManager.default.fileExists(atPath: path) })
-        try await Task.sleep(for: .milliseconds(300))
+        #expect(try await running.settled())
         try await running.stop()
         #expect(h.names(in: "processed") == ["linked.jpg", "linked.json"])
         #expect(try h.sidecar(h.processed + "/linked.json")["duplicate"]?.boolValue == false)
@@ -131,7 +133,7 @@ import Testing
         let second = try h.start(logger: again.logger) { $0.keep = true }
         try h.drop("new.jpg", ScriptedProcessor.image(vendor: "New"))
         #expect(try await eventually { h.names(in: "processed").count == 3 })
-        try await Task.sleep(for: .milliseconds(500))
+        #expect(try await second.settled())
         try await second.stop()
         #expect(h.names(in: "processed") == ["also.json", "kept.json", "new.json"])
         #expect(h.names(in: "failed") == ["bad.error.txt"])

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import ReceiptKit
+@testable import TestHelpers
+@testable import TestSupport
 
 /// The watched-folder intake on real files and real inotify events in a temporary folder, with a
 /// scripted processor standing in for OCR.
@@ -84,7 +86,7 @@ import Testing
         try FileManager.default.moveItem(atPath: outside, toPath: h.inbox + "/moved.jpg")
         // Downloaded under a partial name, renamed when complete.
         let part = try h.drop("download.jpg.part", ScriptedProcessor.image(vendor: "Downloaded"))
-        try await Task.sleep(for: .milliseconds(800))
+        #expect(try await running.settled())
         #expect(FileManager.default.fileExists(atPath: part), "a .part file was taken")
         try FileManager.default.moveItem(atPath: part, toPath: h.inbox + "/download.jpg")
         #expect(try await eventually { h.names(in: "processed") == ["download.jpg", "download.json", "moved.jpg", "moved.json"] })
@@ -196,7 +198,7 @@ import Testing
         try h.drop("taken.jpg", ScriptedProcessor.image(vendor: "Taken"))
         let running = try h.start { $0.ignorePatterns = ["drafts/*", "scan-*.jpg"] }
         #expect(try await eventually { h.names(in: "processed").count == 2 })
-        try await Task.sleep(for: .milliseconds(700))
+        #expect(try await running.settled())
         try await running.stop()
         #expect(h.processor.totalCalls == 1)
         for name in ignored { #expect(FileManager.default.fileExists(atPath: h.inbox + "/" + name), "\(name) was moved") }
@@ -205,7 +207,7 @@ import Testing
     @Test func filesInNewSubfoldersAreTakenAndFiledUnderTheSameSubfolder() async throws {
         let h = try IntakeHarness()
         let running = try h.start()
-        try await Task.sleep(for: .milliseconds(200))
+        #expect(try await running.watching())
         // mkdir -p then write at once: the file lands before the new folder's watch exists.
         try h.drop("2025/03/fuel.jpg", ScriptedProcessor.image(vendor: "Deep Fuel"))
         #expect(try await eventually { h.names(in: "processed/2025/03") == ["fuel.jpg", "fuel.json"] })
@@ -221,7 +223,7 @@ import Testing
         let running = try h.start { $0.recursive = false }
         #expect(try await eventually { h.names(in: "processed") == ["top.jpg", "top.json"] })
         try h.drop("sub/later.jpg", ScriptedProcessor.image(vendor: "Later"))
-        try await Task.sleep(for: .milliseconds(800))
+        #expect(try await running.settled())
         try await running.stop()
         #expect(h.names(in: "sub") == ["inner.jpg", "later.jpg"])
     }
@@ -245,7 +247,7 @@ import Testing
             (try? FileManager.default.contentsOfDirectory(atPath: done).count) == 2
                 && (try? FileManager.default.contentsOfDirectory(atPath: bad).count) == 2
         })
-        try await Task.sleep(for: .milliseconds(800))
+        #expect(try await running.settled())
         try await running.stop()
         // The failed folder is inside the watched one: its files were not taken again.
         #expect(h.processor.totalCalls == 2)

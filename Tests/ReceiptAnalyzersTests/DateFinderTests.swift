@@ -1,0 +1,91 @@
+import Foundation
+import Testing
+import ReceiptModel
+import ReceiptAnalyzers
+
+/// The date the date tests take as today (the dates they read are from 2024 and before).
+let testToday = CalendarDate(year: 2026, month: 1, day: 1)!
+
+@Suite struct DateFinderTests {
+    func date(_ text: String, hint: DateOrder? = nil, order: DateOrder = .dayFirst) -> String? {
+        DateFinder.find(ReceiptDocument(text: text), orderHint: hint, defaultOrder: order, today: testToday)?.date.description
+    }
+
+    @Test(arguments: [
+        ("Date: 25/01/2018 1:22:56PM", "2018-01-25"), ("18-11-18 13:58 SH01", "2018-11-18"),
+        ("2 Apr 2018 18:40", "2018-04-02"), ("14/JUN/2017", "2017-06-14"), ("24-MAR-18 11:02", "2018-03-24"),
+        ("11.02.2018 12:03", "2018-02-11"), ("2016-07-31 10:22", "2016-07-31"), ("2016/05/01", "2016-05-01"),
+        ("OCT 3, 2016 7:45 PM", "2016-10-03"), ("21NOV'15 13:56", "2015-11-21"), ("THU AUG 09, 2012", "2012-08-09"),
+        ("jeudi 23 juin 2016", "2016-06-23"), ("Datum: 05.03.2019", "2019-03-05"), ("20180428 0012", "2018-04-28"),
+        ("Date:D2/O2/17 19:34", "2017-02-02"), ("2019-MAR-16 10:22", "2019-03-16"), ("2019 Dec 02 18:40", "2019-12-02"),
+        ("2019年3月16日 12:05", "2019-03-16"), ("Cashier 17/05/18, 02:35 PM", "2018-05-17"),
+    ])
+    func readsPrintedFormats(line: String, expected: String) {
+        #expect(date(line) == expected)
+    }
+
+    @Test func impossibleValuesSettleTheOrder() {
+        // 13/03 can only be day-first; the ambiguous 03/04 follows it.
+        #expect(date("03/04/2024 10:00\nREF 13/03/2024", order: .monthFirst) == "2024-04-03")
+        #expect(date("12/25/2023 5:10 PM", order: .dayFirst) == "2023-12-25")
+    }
+
+    @Test func currencyEvidenceThenDefault() {
+        #expect(date("03/04/2024 10:00", hint: .monthFirst) == "2024-03-04")
+        #expect(date("03/04/2024 10:00", hint: .dayFirst, order: .monthFirst) == "2024-04-03")
+        #expect(date("03/04/2024 10:00", order: .monthFirst) == "2024-03-04")
+    }
+
+    @Test func transactionDateBeatsExpiry() {
+        let text = """
+        EXP 09/27
+        VOUCHER VALID UNTIL 31/12/2024
+        12/06/2024 14:22
+        """
+        #expect(date(text) == "2024-06-12")
+    }
+
+    @Test func futureYearMisreadIsRepaired() {
+        #expect(date("14 Mar 2048 18:40") == "2018-03-14")
+    }
+
+    /// The latest year a receipt may print is the year after `today`, and `today` is the one
+    /// passed in, not the wall clock's.
+    @Test func latestYearFollowsThePassedInToday() {
+        func date(_ text: String, today: CalendarDate) -> String? {
+            DateFinder.find(ReceiptDocument(text: text), orderHint: nil, defaultOrder: .dayFirst, today: today)?.date.description
+        }
+        // One year beyond today is accepted; two years beyond is not (no digit of 2021 is one
+        // a misread year is mended from), although the wall clock, years later, would allow it.
+        #expect(date("Date: 15/03/2021 10:22", today: CalendarDate(year: 2020, month: 6, day: 1)!) == "2021-03-15")
+        #expect(date("Date: 15/03/2021 10:22", today: CalendarDate(year: 2019, month: 6, day: 1)!) == nil)
+        // A year the wall clock rules out is accepted when today is the year before.
+        #expect(date("Date: 15/03/2100 10:22", today: CalendarDate(year: 2099, month: 6, day: 1)!) == "2100-03-15")
+        #expect(date("Date: 15/03/2100 10:22", today: CalendarDate(year: 2098, month: 6, day: 1)!) == nil)
+    }
+}
+
+@Suite struct GluedOneDigitDateTests {
+    func date(_ text: String, hint: DateOrder? = nil, order: DateOrder = .dayFirst) -> String? {
+        DateFinder.find(ReceiptDocument(text: text), orderHint: hint, defaultOrder: order, today: testToday)?.date.description
+    }
+
+    @Test func oneDigitDayAndMonthWithTheirDotLost() {
+        let till = """
+        TRATTORIA DA LUCIO
+        Caprese Classica  7,50 EUR
+        Summe EUR 7,50
+        Tisch 4   48.2016  Kellner 2
+        """
+        #expect(date(till) == "2016-08-04")
+        #expect(date("Table 3  48/2016", hint: .monthFirst) == "2016-04-08")
+    }
+
+    @Test func monthAndYearOrAnotherDateIsNoGluedDate() {
+        // 12.2019 is a month and year (an expiry), not 1 February.
+        #expect(date("Karte gueltig 12.2019") == nil)
+        // A real date elsewhere wins.
+        #expect(date("ART 48.2016\n05.08.2016 12:10") == "2016-08-05")
+        #expect(date("SKU A48.2016") == nil)
+    }
+}

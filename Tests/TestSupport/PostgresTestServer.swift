@@ -1,0 +1,229 @@
+// Test support is built for the tests only (debug builds, where @testable imports work):
+// `swift build -c release` builds every regular target, this one included, and gets it empty.
+#if DEBUG
+import Foundation
+import ReceiptKit
+@testable import TestHelpers
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A real PostgreSQL server of the tests' own: `initdb` in a temporary folder (as the `postgres`
+/// user when the tests run as root, since initdb refuses root), listening on a random port of
+/// 127.0.0.1 with password (SCRAM) logins, stopped when the test process exits. Each test takes a
+/// database of its own (`freshDatabase`). Without PostgreSQL's programs, `shared` says why and the
+/// PostgreSQL tests skip.
+final class PostgresTestServer: @unchecked Sendable {
+    static let user = "receipts_test"
+    static let password = "pg-Secret-9f3k"
+
+    let port: Int
+    let dataDirectory: String
+    let binDirectory: String
+    let listenAddresses: [String]
+    private let runAs: String?
+
+    /// The server for the whole test process, started on first use; nil when PostgreSQL is not installed.
+    static let shared: PostgresTestServer? = {
+        do {
+            let server = try PostgresTestServer.start()
+            atexit { PostgresTestServer.stopAll() }
+            return server
+        } catch {
+            FileHandle.standardError.write(Data("PostgreSQL tests skipped: \(error)\n".utf8))
+            return nil
+        }
+    }()
+
+    /// Why PostgreSQL tests are skipped, for `.enabled(if:)` messages.
+    static var available: Bool { shared != nil }
+
+    nonisolated(unsafe) private static var started: [PostgresTestServer] = []
+    private static let lock = NSLock()
+
+    static func stopAll() {
+        let servers = lock.withLock { started }
+        for server in servers { server.stop() }
+    }
+
+    /// The newest installed PostgreSQL's programs (Debian: /usr/lib/postgresql/N/bin).
+    static func findBinDirectory() -> String? {
+        let root = "/usr/lib/postgresql"
+        let versions = (try? FileManager.default.contentsOfDirectory(atPath: root))?.compactMap(Int.init).sorted() ?? []
+        for version in versions.reversed() where FileManager.default.isExecutableFile(atPath: "\(root)/\(version)/bin/initdb") {
+            return "\(root)/\(version)/bin"
+        }
+        for dir in ["/usr/local/bin", "/usr/bin"] where FileManager.default.isExecutableFile(atPath: "\(dir)/initdb") {
+            return dir
+        }
+        return nil
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    private init(port: Int, dataDirectory: String, binDirectory: String, listenAddresses: [String], runAs: String?) {
+        self.port = port
+        self.dataDirectory = dataDirectory
+        self.binDirectory = binDirectory
+        self.listenAddresses = listenAddresses
+        self.runAs = runAs
+    }
+
+    /// Starts a new server (its own data folder and port).
+    static func start(listenAddresses: [String] = ["127.0.0.1"]) throws -> PostgresTestServer {
+        guard let bin = findBinDirectory() else {
+            throw Failure(description: "no initdb found (install Debian's postgresql package: make test does)")
+        }
+        let runAs: String? = getuid() == 0 ? "postgres" : nil
+        if runAs != nil, getpwnam("postgres") == nil {
+            throw Failure(description: "running as root and there is no postgres user to run initdb as")
+        }
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("receipts-pg-\(UUID().uuidString.prefix(8))").path
+        let data = root + "/data"
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        try Data(password.utf8).write(to: URL(fileURLWithPath: root + "/pwfile"))
+        if let runAs {
+            _ = try run("/bin/chown", ["-R", runAs, root])
+        }
+        let port = freePort()
+        let server = PostgresTestServer(port: port, dataDirectory: data, binDirectory: bin, listenAddresses: listenAddresses, runAs: runAs)
+        try server.postgresProgram("initdb", ["-D", data, "-U", user, "--pwfile", root + "/pwfile", "--auth-local=trust",
+                                              "--auth-host=scram-sha-256", "-E", "UTF8", "--locale=C.UTF-8", "--no-sync"])
+        let hba = listenAddresses.map { "host all all \($0)/32 scram-sha-256" } + ["host all all 10.0.0.0/8 scram-sha-256"]
+        try server.append(hba.joined(separator: "\n") + "\n", to: data + "/pg_hba.conf")
+        try server.append("""
+            listen_addresses = '\(listenAddresses.joined(separator: ","))'
+            port = \(port)
+            unix_socket_directories = '\(root)'
+            fsync = off
+            max_connections = 200
+            shared_buffers = 64MB
+
+            """, to: data + "/postgresql.conf")
+        try server.startServer()
+        lock.withLock { started.append(server) }
+        return server
+    }
+
+    private func append(_ text: String, to path: String) throws {
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        handle.seekToEndOfFile()
+        handle.write(Data(text.utf8))
+        try handle.close()
+    }
+
+    func startServer() throws {
+        try postgresProgram("pg_ctl", ["-D", dataDirectory, "-l", dataDirectory + "/../server.log", "-w", "-t", "60", "start"])
+    }
+
+    /// Stops the server at once (as a crash would, or `pg_ctl -m immediate`) and removes its files.
+    func stop() {
+        _ = try? postgresProgram("pg_ctl", ["-D", dataDirectory, "-m", "immediate", "-w", "stop"])
+        try? FileManager.default.removeItem(atPath: (dataDirectory as NSString).deletingLastPathComponent)
+    }
+
+    // The async methods below wait for PostgreSQL's programs off the cooperative pool (`OffPool`):
+    // blocking one of its two threads here would stall every other test's timers.
+
+    /// Starts a server of the caller's own (see `start(listenAddresses:)`).
+    static func started(listenAddresses: [String] = ["127.0.0.1"]) async throws -> PostgresTestServer {
+        try await OffPool.run { try start(listenAddresses: listenAddresses) }
+    }
+
+    /// Stops the server (fast shutdown: every connection is cut) and leaves it down, files kept.
+    func pause() async throws {
+        _ = try await OffPool.run { try self.postgresProgram("pg_ctl", ["-D", self.dataDirectory, "-m", "fast", "-w", "-t", "60", "stop"]) }
+    }
+
+    /// Starts a paused server again.
+    func resume() async throws {
+        try await OffPool.run { try self.startServer() }
+    }
+
+    /// Restarts the server (fast shutdown: every connection is cut), as an operator's restart would.
+    func restart() async throws {
+        try await OffPool.run { try self.postgresProgram("pg_ctl", ["-D", self.dataDirectory, "-m", "fast", "-w", "-t", "60", "restart"]) }
+    }
+
+    /// A new, empty database; its URL holds the password (as a user's would).
+    func freshDatabase(host: String = "127.0.0.1") async throws -> String {
+        let name = "t_" + UUID().uuidString.prefix(12).lowercased().replacingOccurrences(of: "-", with: "")
+        try await OffPool.run {
+            try self.postgresProgram("createdb", ["-h", (self.dataDirectory as NSString).deletingLastPathComponent, "-p", "\(self.port)", "-U", Self.user, name])
+        }
+        return url(database: name, host: host)
+    }
+
+    func url(database: String, host: String = "127.0.0.1") -> String {
+        "postgres://\(Self.user):\(Self.password)@\(host):\(port)/\(database)?sslmode=disable"
+    }
+
+    /// Runs one of PostgreSQL's programs (as the postgres user when root).
+    @discardableResult
+    func postgresProgram(_ name: String, _ arguments: [String]) throws -> String {
+        if let runAs {
+            return try Self.run("/sbin/runuser", ["-u", runAs, "--", binDirectory + "/" + name] + arguments)
+        }
+        return try Self.run(binDirectory + "/" + name, arguments)
+    }
+
+    /// Runs SQL as the superuser through psql, returning its unaligned output.
+    @discardableResult
+    func psql(_ database: String, _ sql: String) async throws -> String {
+        try await OffPool.run {
+            try self.postgresProgram("psql", ["-h", (self.dataDirectory as NSString).deletingLastPathComponent, "-p", "\(self.port)",
+                                              "-U", Self.user, "-d", database, "-v", "ON_ERROR_STOP=1", "-A", "-t", "-c", sql])
+        }
+    }
+
+    /// Runs a program to its end with posix_spawn and waitpid (not Foundation's Process, whose
+    /// exit monitoring stalled when first used from this static initializer). Output goes to a
+    /// file, not a pipe: the server that pg_ctl starts would hold a pipe open for its whole life.
+    @discardableResult
+    static func run(_ executable: String, _ arguments: [String]) throws -> String {
+        let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("receipts-pg-out-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: outputPath) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        // Through sh to start in /tmp: the postgres user may not read the caller's folder.
+        let command = ["/bin/sh", "-c", "cd /tmp && exec \"$0\" \"$@\"", executable] + arguments
+        let argv: [UnsafeMutablePointer<CChar>?] = command.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, "/bin/sh", &actions, nil, argv, environ)
+        guard spawned == 0 else {
+            throw Failure(description: "cannot start \(executable): \(String(cString: strerror(spawned)))")
+        }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+        let exited = (status & 0x7f) == 0
+        let code = (status >> 8) & 0xff
+        guard exited && code == 0 else {
+            throw Failure(description: "\((executable as NSString).lastPathComponent) \(arguments.first ?? "") failed (status \(status)): \(text.suffix(400))")
+        }
+        return text
+    }
+
+    /// A TCP port nobody listens on now.
+    static func freePort() -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
+
+#endif
