@@ -12,6 +12,9 @@ extension ReceiptServer {
     static let thumbnailSize = 320
     /// The long side of a PDF page as `pages/{page}` renders it (300 dpi or less).
     static let pageSize = 2400
+    /// The largest page number `pages/{page}` understands (the API document's maximum); a PDF
+    /// has at most `--max-pdf-pages`.
+    static let maxPageNumber = 10_000
 
     /// `GET /v1/receipts/{id}/pages/{page}[?format=png|jpeg]`: page `page` (from 1) of a PDF
     /// receipt, with the number of pages in `X-Page-Count`. 404 for a page the PDF does not have
@@ -20,14 +23,12 @@ extension ReceiptServer {
         let query = try QueryParameters(request, allowed: ["format"])
         let id = try self.id(context)
         let text = context.parameters.get("page") ?? ""
-        guard let number = Int(text), number >= 1 else {
-            throw Problem(.badRequest, "page must be a whole number from 1 (got '\(text)')")
+        guard text.allSatisfy({ $0.isASCII && $0.isNumber }), let number = Int(text), (1...Self.maxPageNumber).contains(number) else {
+            throw Problem(.badRequest, "page must be a whole number from 1 to \(Self.maxPageNumber) (got '\(text)')")
         }
-        let encoding: PictureEncoding
-        switch query["format"] ?? "png" {
-        case "png": encoding = .png
-        case "jpeg", "jpg": encoding = .jpeg
-        case let other: throw Problem(.badRequest, "format must be png or jpeg (got '\(other)')")
+        let format = query["format"] ?? "png"
+        guard let encoding = PictureEncoding(rawValue: format) else {
+            throw Problem(.badRequest, "format must be png or jpeg (got '\(format)')")
         }
         let (data, engine) = try await storedPicture(id)
         guard ImageFormat.sniff(data) == .pdf else {
