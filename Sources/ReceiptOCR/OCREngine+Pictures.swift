@@ -77,8 +77,12 @@ extension OCREngine {
             let longSide = max(image.width, image.height)
             if longSide > maxDimension {
                 let s = Float(maxDimension) / Float(longSide)
-                if image.depth < 8 || pixGetColormap(image.pix) != nil, let converted = image.transformed({ pixConvertTo32($0) }) {
-                    image = converted
+                // Scaled in gray or colour (area smoothing); a bilevel fax scan becomes 8-bit gray, not 32-bit.
+                if pixGetColormap(image.pix) != nil, let plain = image.transformed({ pixRemoveColormap($0, Int32(REMOVE_CMAP_BASED_ON_SRC)) }) {
+                    image = plain
+                }
+                if image.depth < 8 || image.depth == 16, let gray = image.transformed({ pixConvertTo8($0, 0) }) {
+                    image = gray
                 }
                 guard let scaled = image.transformed({ pixScale($0, s, s) }) else {
                     throw ReceiptError(.badImage, file: file, "cannot scale the image")
