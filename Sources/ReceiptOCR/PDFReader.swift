@@ -125,6 +125,45 @@ final class PDFReader {
                          imageHeight: Int(top.rounded(.up)), sourceWidth: Int(width.rounded(.up)), sourceHeight: Int(top.rounded(.up)))
     }
 
+    /// Page `index` (from 0) alone, in colour (32-bit RGB) for people to look at: at `dpi` or
+    /// less, so that its long side is at most `maxDimension` pixels and its area at most
+    /// `maxPixels`.
+    func renderPage(_ index: Int, maxDimension: Int, maxPixels: Int) throws -> LeptonicaImage {
+        try withPage(index) { page in
+            var w = 0.0, h = 0.0
+            poppler_page_get_size(page, &w, &h)
+            var scale = min(Self.dpi / 72, Double(maxDimension) / max(w, h, 1))
+            if w * h * scale * scale > Double(maxPixels) { scale = (Double(maxPixels) / (w * h)).squareRoot() }
+            let width = Int(w * scale), height = Int(h * scale)
+            guard width > 0, height > 0, let pix = pixCreate(Int32(width), Int32(height), 32) else {
+                throw ReceiptError(.badImage, file: file, "corrupt PDF: page \(index + 1) has no size")
+            }
+            let image = LeptonicaImage(taking: pix)
+            guard let surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, Int32(width), Int32(height)) else {
+                throw ReceiptError(.badImage, file: file, "cannot render the PDF: out of memory")
+            }
+            defer { cairo_surface_destroy(surface) }
+            let cr = cairo_create(surface)
+            cairo_set_source_rgb(cr, 1, 1, 1)
+            cairo_paint(cr)
+            cairo_scale(cr, scale, scale)
+            poppler_page_render(page, cr)
+            cairo_destroy(cr)
+            cairo_surface_flush(surface)
+            guard let data = cairo_image_surface_get_data(surface), let target = pixGetData(pix) else {
+                throw ReceiptError(.badImage, file: file, "cannot render the PDF: out of memory")
+            }
+            let stride = Int(cairo_image_surface_get_stride(surface)), wordsPerLine = Int(pixGetWpl(pix))
+            for y in 0..<height {
+                let row = UnsafeRawPointer(data + y * stride).assumingMemoryBound(to: UInt32.self)
+                let out = target + y * wordsPerLine
+                // Cairo's 0x00RRGGBB to Leptonica's 0xRRGGBBAA.
+                for x in 0..<width { out[x] = row[x] << 8 }
+            }
+            return image
+        }
+    }
+
     /// Every page rendered in 8-bit gray, one below the other, at `dpi` or less so that the whole
     /// stays within `maxPixels`.
     func render(maxPixels: Int) throws -> LeptonicaImage {

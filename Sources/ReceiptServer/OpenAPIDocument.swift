@@ -19,11 +19,24 @@ enum OpenAPIDocument {
             A method a path does not serve is answered 405 with `Allow`; OPTIONS is answered 204 with
             `Allow`. While the store cannot be reached (PostgreSQL down), /v1 routes answer 503 with
             `Retry-After` at once; /metrics still serves what this process knows.
+            A browser signed in at /signin (the review page) is sent the session cookie
+            `receipts_session` instead: every /v1 route takes it where it takes the Bearer token, and a
+            change (any method but GET, HEAD, OPTIONS) made with the cookie needs the session's CSRF
+            token in `X-CSRF-Token`, an `Origin` (when sent) that is this server's, and no
+            `Sec-Fetch-Site: cross-site`, else 403. A request with an `Authorization` header is judged
+            by it alone.
         components:
           securitySchemes:
             bearer:
               type: http
               scheme: bearer
+            session:
+              type: apiKey
+              in: cookie
+              name: receipts_session
+              description: >
+                The review page's session (POST /signin with a token). Changes also need the session's
+                CSRF token in X-CSRF-Token and this server's Origin (403 otherwise).
           parameters:
             id:
               name: id
@@ -108,7 +121,8 @@ enum OpenAPIDocument {
                 sources:
                   description: >
                     The words each field was read from (vendor, date, total, tax, currency), each with its
-                    box [x, y, width, height] in the pixels of the image OCR ran on (imageWidth × imageHeight)
+                    box [x, y, width, height] in the pixels of the image OCR ran on (imageWidth × imageHeight;
+                    for a PDF, its pages one below the other at one scale, as wide as the widest)
                   type: object
                   properties:
                     imageWidth: {type: integer}
@@ -179,6 +193,7 @@ enum OpenAPIDocument {
                 updatedAt: {type: [string, "null"], format: date-time}
         security:
           - bearer: []
+          - session: []
           - {}
         paths:
           /healthz:
@@ -280,6 +295,7 @@ enum OpenAPIDocument {
                       schema: {$ref: "#/components/schemas/Record"}
                 "400": {$ref: "#/components/responses/problem"}
                 "401": {$ref: "#/components/responses/problem"}
+                "403": {$ref: "#/components/responses/problem"}
                 "404": {$ref: "#/components/responses/problem"}
                 "413": {$ref: "#/components/responses/problem"}
                 "415": {$ref: "#/components/responses/problem"}
@@ -349,6 +365,7 @@ enum OpenAPIDocument {
                 "204": {description: Deleted}
                 "400": {$ref: "#/components/responses/problem"}
                 "401": {$ref: "#/components/responses/problem"}
+                "403": {$ref: "#/components/responses/problem"}
                 "404": {$ref: "#/components/responses/problem"}
                 "409": {$ref: "#/components/responses/problem"}
                 "503": {$ref: "#/components/responses/unavailable"}
@@ -366,6 +383,66 @@ enum OpenAPIDocument {
                 "401": {$ref: "#/components/responses/problem"}
                 "404": {$ref: "#/components/responses/problem"}
                 "503": {$ref: "#/components/responses/unavailable"}
+          /v1/receipts/{id}/pages/{page}:
+            get:
+              summary: One page of a PDF receipt as a picture
+              description: >
+                Page `page` (from 1) of a receipt stored as a PDF, rendered in colour at 300 dpi or
+                less so that its long side is at most 2400 pixels; `X-Page-Count` says how many pages
+                the PDF has. 404 for a page the PDF does not have and for a receipt that is an image
+                (its picture is /v1/receipts/{id}/image); 422 for a PDF that cannot be rendered
+                (broken, encrypted, more pages than --max-pdf-pages).
+              parameters:
+                - {$ref: "#/components/parameters/id"}
+                - name: page
+                  in: path
+                  required: true
+                  schema: {type: integer, minimum: 1, maximum: 10000}
+                - name: format
+                  in: query
+                  description: The picture's format (png when not given)
+                  schema: {type: string, enum: [png, jpeg]}
+              responses:
+                "200":
+                  description: The page
+                  headers:
+                    X-Page-Count:
+                      description: The number of pages of the PDF
+                      schema: {type: integer}
+                    Cache-Control:
+                      schema: {type: string}
+                  content:
+                    image/png:
+                      schema: {type: string, format: binary}
+                    image/jpeg:
+                      schema: {type: string, format: binary}
+                "400": {$ref: "#/components/responses/problem"}
+                "401": {$ref: "#/components/responses/problem"}
+                "404": {$ref: "#/components/responses/problem"}
+                "422": {$ref: "#/components/responses/problem"}
+                "503": {$ref: "#/components/responses/unavailable"}
+          /v1/receipts/{id}/thumbnail:
+            get:
+              summary: A small picture of the receipt
+              description: >
+                A JPEG at most 320 pixels on its long side, upright, of any stored format (a PDF's
+                first page); made once and kept in the server's memory. 422 for an image that cannot
+                be decoded.
+              parameters: [{$ref: "#/components/parameters/id"}]
+              responses:
+                "200":
+                  description: The thumbnail
+                  headers:
+                    Cache-Control:
+                      schema: {type: string}
+                  content:
+                    image/jpeg:
+                      schema: {type: string, format: binary}
+                "400": {$ref: "#/components/responses/problem"}
+                "401": {$ref: "#/components/responses/problem"}
+                "404": {$ref: "#/components/responses/problem"}
+                "422": {$ref: "#/components/responses/problem"}
+                "503": {$ref: "#/components/responses/unavailable"}
           /v1/receipts/{id}/retry:
             post:
               summary: Put a failed receipt back in the queue
@@ -378,6 +455,7 @@ enum OpenAPIDocument {
                       schema: {$ref: "#/components/schemas/Record"}
                 "400": {$ref: "#/components/responses/problem"}
                 "401": {$ref: "#/components/responses/problem"}
+                "403": {$ref: "#/components/responses/problem"}
                 "404": {$ref: "#/components/responses/problem"}
                 "409": {$ref: "#/components/responses/problem"}
                 "503": {$ref: "#/components/responses/unavailable"}
@@ -505,6 +583,7 @@ enum OpenAPIDocument {
                       schema: {$ref: "#/components/schemas/ExpenseWithCorrections"}
                 "400": {$ref: "#/components/responses/problem"}
                 "401": {$ref: "#/components/responses/problem"}
+                "403": {$ref: "#/components/responses/problem"}
                 "404": {$ref: "#/components/responses/problem"}
                 "409": {$ref: "#/components/responses/problem"}
                 "412": {$ref: "#/components/responses/problem"}
@@ -549,6 +628,7 @@ enum OpenAPIDocument {
                       schema: {$ref: "#/components/schemas/Record"}
                 "400": {$ref: "#/components/responses/problem"}
                 "401": {$ref: "#/components/responses/problem"}
+                "403": {$ref: "#/components/responses/problem"}
                 "413": {$ref: "#/components/responses/problem"}
                 "415": {$ref: "#/components/responses/problem"}
                 "422": {$ref: "#/components/responses/problem"}

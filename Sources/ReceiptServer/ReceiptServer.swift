@@ -57,6 +57,7 @@ public final class ReceiptServer: Service, Sendable {
     let analyses: AnalysisGate
     /// Browsers signed in to the review page.
     let sessions = WebSessions()
+    let thumbnails = ThumbnailCache()
     /// The taxonomy the pipeline drafts expenses with: categories are checked against it.
     var taxonomy: Taxonomy { pipeline.configuration.taxonomy }
 
@@ -116,11 +117,12 @@ public final class ReceiptServer: Service, Sendable {
     public static let routes: [(method: String, path: String)] = [
         ("GET", "/healthz"), ("GET", "/readyz"), ("GET", "/metrics"), ("GET", "/openapi.yaml"),
         ("POST", "/v1/receipts"), ("GET", "/v1/receipts"), ("GET", "/v1/receipts/{id}"), ("DELETE", "/v1/receipts/{id}"),
-        ("GET", "/v1/receipts/{id}/image"), ("POST", "/v1/receipts/{id}/retry"), ("GET", "/v1/expenses"),
+        ("GET", "/v1/receipts/{id}/image"), ("GET", "/v1/receipts/{id}/pages/{page}"), ("GET", "/v1/receipts/{id}/thumbnail"),
+        ("POST", "/v1/receipts/{id}/retry"), ("GET", "/v1/expenses"),
         ("GET", "/v1/expenses/export.csv"), ("GET", "/v1/expenses/{id}"), ("PATCH", "/v1/expenses/{id}"), ("POST", "/v1/analyze"),
     ]
 
-    /// The methods served at `path` (a route's `{id}` matches any one segment; a route without
+    /// The methods served at `path` (a placeholder such as `{id}` matches any one segment; a route without
     /// placeholders is preferred), or nil when no route has this path.
     static func methods(forPath path: String) -> [String]? {
         let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
@@ -128,8 +130,8 @@ public final class ReceiptServer: Service, Sendable {
         for route in routes {
             let pattern = route.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
             guard pattern.count == segments.count,
-                  zip(pattern, segments).allSatisfy({ $0 == "{id}" ? !$1.isEmpty : $0 == $1 }) else { continue }
-            let placeholders = pattern.filter { $0 == "{id}" }.count
+                  zip(pattern, segments).allSatisfy({ $0.hasPrefix("{") ? !$1.isEmpty : $0 == $1 }) else { continue }
+            let placeholders = pattern.filter { $0.hasPrefix("{") }.count
             if best == nil || placeholders < best!.placeholders {
                 best = (placeholders, [route.method])
             } else if placeholders == best!.placeholders, !best!.methods.contains(route.method) {
@@ -172,6 +174,11 @@ public final class ReceiptServer: Service, Sendable {
         v1.get("/receipts/:id/image") { request, context in
             _ = try QueryParameters(request, allowed: [])
             return try await self.image(self.id(context))
+        }
+        v1.get("/receipts/:id/pages/:page") { request, context in try await self.page(request, context) }
+        v1.get("/receipts/:id/thumbnail") { request, context in
+            _ = try QueryParameters(request, allowed: [])
+            return try await self.thumbnail(self.id(context))
         }
         v1.post("/receipts/:id/retry") { request, context in
             _ = try QueryParameters(request, allowed: [])

@@ -23,7 +23,7 @@ extension ReceiptServer {
         router.get("/review/:id") { request, context in
             _ = try QueryParameters(request, allowed: [])
             let id = try self.id(context)
-            return try await self.signedIn(request) { csrf in self.reviewPage(id: id, csrf: csrf) }
+            return try await self.signedIn(request) { csrf in try await self.reviewPage(id: id, csrf: csrf) }
         }
         router.get("/expenses") { request, _ in
             try await self.signedIn(request) { csrf in try await self.expensesPage(request, csrf: csrf) }
@@ -120,19 +120,35 @@ extension ReceiptServer {
             """)
     }
 
-    private func reviewPage(id: UUID, csrf: String) -> Response {
+    private func reviewPage(id: UUID, csrf: String) async throws -> Response {
         let categories = taxonomy.names.map { "<option>\(HTML.escape($0))</option>" }.joined()
-        return HTML.page(title: "Review", csrf: csrf, active: "inbox", pageName: "review", data: ["id": id.uuidString.lowercased()], body: """
+        let key = id.uuidString.lowercased()
+        var data = ["id": key]
+        var picture = "/receipts/\(key)/view", pageTools = ""
+        // A PDF is shown a page at a time; the page sizes (in points) place OCR's word boxes,
+        // which are in the pages stacked one below the other, on the page shown.
+        if let pages = await pdfPageSizes(id), !pages.isEmpty {
+            data["pages"] = String(pages.count)
+            data["page-sizes"] = pages.map { "\($0.width)x\($0.height)" }.joined(separator: ",")
+            picture = "/v1/receipts/\(key)/pages/1"
+            pageTools = """
+                  <span class="pages" id="pages"><button type="button" id="page-prev" title="Previous page ([)" disabled>‹</button>\
+                  <span id="page-number">page 1 of \(pages.count)</span>\
+                  <button type="button" id="page-next" title="Next page (])"\(pages.count > 1 ? "" : " disabled")>›</button></span>
+                """
+        }
+        return HTML.page(title: "Review", csrf: csrf, active: "inbox", pageName: "review", data: data, body: """
             <main class="review">
               <section class="viewer">
                 <div class="tools">
                   <button type="button" id="zoom-out" title="Zoom out (-)">−</button>
                   <button type="button" id="zoom-in" title="Zoom in (+)">+</button>
                   <button type="button" id="rotate" title="Rotate (r)">⟳</button>
+                  \(pageTools)
                   <span id="position"></span>
                 </div>
                 <div class="stage" id="stage"><div class="sheet" id="sheet">
-                  <img id="image" alt="The receipt" src="/receipts/\(id.uuidString.lowercased())/view">
+                  <img id="image" alt="The receipt" src="\(picture)">
                   <div id="boxes"></div>
                 </div></div>
               </section>
@@ -158,6 +174,7 @@ extension ReceiptServer {
                   <dt>Esc</dt><dd>leave the field (then the keys below work)</dd>
                   <dt>j / k</dt><dd>next / previous receipt</dd>
                   <dt>+ / − / r</dt><dd>zoom in / out, rotate the image</dd>
+                  <dt>[ / ]</dt><dd>previous / next page of a PDF</dd>
                   <dt>?</dt><dd>this list (Esc closes it)</dd>
                 </dl>
               </div>
@@ -208,6 +225,14 @@ extension ReceiptServer {
               <tbody>\(rows.isEmpty ? "<tr><td colspan=\"6\">No expenses match.</td></tr>" : rows)</tbody></table>
             </main>
             """)
+    }
+
+    /// The sizes of a stored PDF's pages, or nil for an image (or a PDF that cannot be read).
+    private func pdfPageSizes(_ id: UUID) async -> [PDFPageSize]? {
+        guard let engine = processor.ocrEngine,
+              let reference = try? await pipeline.store.imagePath(ofReceipt: id),
+              let data = try? await pipeline.images.load(reference), ImageFormat.sniff(data) == .pdf else { return nil }
+        return try? await engine.pdfPageSizes(data, file: "receipt \(id.uuidString.lowercased())")
     }
 
     /// The receipt's image as a browser shows it: JPEG, PNG, GIF, WebP and BMP as stored; HEIC,

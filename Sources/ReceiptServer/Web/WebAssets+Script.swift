@@ -63,7 +63,7 @@ extension WebAssets {
               const s = state(r), e = r.expense, a = r.analysis;
               const title = e?.description || a?.vendor || r.file;
               const amount = e?.amount !== undefined && e?.amount !== null ? `${money(e.amount)} ${e.currency ?? ""}` : "";
-              const thumb = el("img", { alt: "", loading: "lazy", src: `/receipts/${r.receiptId}/view` });
+              const thumb = el("img", { alt: "", loading: "lazy", src: `/v1/receipts/${r.receiptId}/thumbnail` });
               thumb.addEventListener("error", () => thumb.removeAttribute("src"));
               return el("a", { class: "row", href: `/review/${r.receiptId}`, "data-id": r.receiptId, "data-state": s },
                 thumb,
@@ -192,28 +192,36 @@ extension WebAssets {
             $("#f-vendor").focus();
           }
 
-          function highlight(key) {
+          // follow: show the page of a PDF the words are on (not when a page was turned by hand).
+          function highlight(key, follow = true) {
+            focused = key;
             const sources = record.analysis?.sources, boxes = $("#boxes");
             boxes.replaceChildren();
             if (!sources || !sources[key]) return;
             // OCR turned a sideways picture upright: its boxes are for the turned page, which the
-            // record does not describe, so none is drawn rather than a wrong one.
+            // record does not describe, so none is drawn rather than a wrong one. (A PDF's pages
+            // are compared stacked, as OCR read them.)
             const image = $("#image");
-            if (image.naturalWidth && (image.naturalWidth > image.naturalHeight) !== (sources.imageWidth > sources.imageHeight)) {
+            const [shownWidth, shownHeight] = pageSizes.length ? stacked() : [image.naturalWidth, image.naturalHeight];
+            if (shownWidth && (shownWidth > shownHeight) !== (sources.imageWidth > sources.imageHeight)) {
               $("#status").textContent = "The reader turned this picture: its words cannot be shown on it.";
               return;
             }
-            for (const word of sources[key]) {
-              const [x, y, w, h] = word.box;
+            const placed = sources[key].map((word) => [word, onPage(word.box, sources)]);
+            if (follow && placed.length && !placed.some(([, p]) => p[0] === pageShown) && showPage(placed[0][1][0])) return;
+            for (const [word, [n, x, y, w, h]] of placed) {
+              if (n !== pageShown) continue;
               const box = el("div", { title: word.text, "data-text": word.text });
-              box.style.left = `${(100 * x) / sources.imageWidth}%`;
-              box.style.top = `${(100 * y) / sources.imageHeight}%`;
-              box.style.width = `${(100 * w) / sources.imageWidth}%`;
-              box.style.height = `${(100 * h) / sources.imageHeight}%`;
+              box.style.left = `${100 * x}%`;
+              box.style.top = `${100 * y}%`;
+              box.style.width = `${100 * w}%`;
+              box.style.height = `${100 * h}%`;
               boxes.append(box);
             }
             boxes.firstChild?.scrollIntoView({ block: "nearest", inline: "nearest" });
           }
+          // A page of a PDF drawn: the focused field's words on it.
+          $("#image").addEventListener("load", () => { if (focused) highlight(focused, false); });
 
           async function confirm() {
             if (!expense) return;
@@ -251,8 +259,41 @@ extension WebAssets {
             else if (event.key === "+" || event.key === "=") zoom(1.25);
             else if (event.key === "-") zoom(0.8);
             else if (event.key === "r") rotate();
+            else if (event.key === "[") showPage(pageShown - 1);
+            else if (event.key === "]") showPage(pageShown + 1);
           });
           document.body.dataset.ready = "true";
+        }
+
+        // A PDF is shown a page at a time; data-page-sizes has its pages' sizes in points.
+        const pageSizes = (document.body.dataset.pageSizes ?? "").split(",").filter(Boolean).map((p) => p.split("x").map(Number));
+        let pageShown = 1, focused = null;
+        function showPage(n) {
+          if (!pageSizes.length || n < 1 || n > pageSizes.length || n === pageShown) return false;
+          pageShown = n;
+          $("#boxes").replaceChildren();
+          $("#image").src = `/v1/receipts/${document.body.dataset.id}/pages/${n}`;
+          $("#page-number").textContent = `page ${n} of ${pageSizes.length}`;
+          $("#page-prev").disabled = n === 1;
+          $("#page-next").disabled = n === pageSizes.length;
+          return true;
+        }
+        // The pages as OCR read them, one below the other: as wide as the widest, in points.
+        function stacked() { return [Math.max(...pageSizes.map((p) => p[0])), pageSizes.reduce((t, p) => t + p[1], 0)]; }
+        // A box in the pixels of the image OCR read: [page, x, y, w, h], the page from 1 and the
+        // rest as fractions of that page (of the image itself when it is not a PDF).
+        function onPage([x, y, w, h], sources) {
+          const fx = x / sources.imageWidth, fy = y / sources.imageHeight, fw = w / sources.imageWidth, fh = h / sources.imageHeight;
+          if (!pageSizes.length) return [1, fx, fy, fw, fh];
+          const [widest, total] = stacked();
+          let above = 0;
+          for (let i = 0; i < pageSizes.length; i++) {
+            const [pw, ph] = pageSizes[i];
+            if (fy * total < above + ph || i === pageSizes.length - 1) {
+              return [i + 1, (fx * widest) / pw, (fy * total - above) / ph, (fw * widest) / pw, (fh * total) / ph];
+            }
+            above += ph;
+          }
         }
 
         let scale = 1, turn = 0;
@@ -262,6 +303,8 @@ extension WebAssets {
           $("#zoom-in").addEventListener("click", () => zoom(1.25));
           $("#zoom-out").addEventListener("click", () => zoom(0.8));
           $("#rotate").addEventListener("click", rotate);
+          $("#page-prev")?.addEventListener("click", () => showPage(pageShown - 1));
+          $("#page-next")?.addEventListener("click", () => showPage(pageShown + 1));
         }
 
         const page = document.body.dataset.page;

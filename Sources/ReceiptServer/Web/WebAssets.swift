@@ -56,6 +56,7 @@ enum WebAssets {
         main.review { display: grid; grid-template-columns: minmax(0, 3fr) minmax(18rem, 2fr); gap: 1.2rem; max-width: none; }
         .viewer .tools { display: flex; gap: .4rem; align-items: center; margin-bottom: .4rem; }
         .viewer .tools button { padding: .1em .7em; }
+        .viewer .pages { display: inline-flex; gap: .3rem; align-items: center; }
         .stage { overflow: auto; max-height: calc(100vh - 8rem); border: 1px solid var(--line); border-radius: 6px; }
         .sheet { position: relative; width: 100%; transform-origin: center center; }
         .sheet img { width: 100%; display: block; }

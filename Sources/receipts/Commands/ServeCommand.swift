@@ -19,8 +19,10 @@ struct ServeCommand: AsyncParsableCommand {
             multipart/form-data. The same bytes return the same receipt (a failed one is tried again). \
             200 with the finished record when it is done within wait (at most 30 s), else 202 with \
             Location: /v1/receipts/{id}. Over --max-upload-mb: 413 and the connection is closed.
-              GET    /v1/receipts[?status=&limit=&after=]   newest first; 'next' is the cursor of the next page.
+              GET    /v1/receipts[?status=&needsReview=&limit=&after=]   newest first; 'next' is the cursor of the next page.
               GET    /v1/receipts/{id}, GET /v1/receipts/{id}/image, POST /v1/receipts/{id}/retry
+              GET    /v1/receipts/{id}/pages/{page}[?format=png|jpeg]   a PDF's page as a picture; X-Page-Count.
+              GET    /v1/receipts/{id}/thumbnail   a JPEG of at most 320 pixels (a PDF's first page).
               DELETE /v1/receipts/{id}[?force=true]   the receipt, its image copy and its expense; a \
             confirmed expense (a person's record) is kept (409) unless force=true.
               GET    /v1/expenses[?from=&to=&category=&status=&needsReview=&limit=&after=]   by date, paged.

@@ -286,7 +286,7 @@ import Testing
         #expect(documented == served)
         // And every one of them is routed (a made-up id gives "no receipt", never "no such route").
         for route in ReceiptServer.routes {
-            let path = route.path.replacingOccurrences(of: "{id}", with: "6f9619ff-8b86-d011-b42d-00c04fc964ff")
+            let path = route.path.replacingOccurrences(of: "{id}", with: "6f9619ff-8b86-d011-b42d-00c04fc964ff").replacingOccurrences(of: "{page}", with: "1")
             let answer = try await server.send(route.method, path, body: route.method == "POST" ? Data("{}".utf8) : nil,
                                                headers: ["Content-Type": "application/json"])
             #expect(![405, 500].contains(answer.status), "\(route)")
