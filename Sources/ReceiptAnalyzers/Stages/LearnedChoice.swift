@@ -79,9 +79,14 @@ package struct Choice {
                 // Where the rules found a tax, the model chooses among the amounts; where they found
                 // none, the receipt may print none (a parking ticket, a vehicle-tax notice), so the
                 // model's amount is taken only when more likely right than its floor, or when the
-                // receipt says it is a tax (`LearnedModel.showsTax`).
-                if choice.tax != nil || p >= model.taxFloor || model.showsTax(best) {
-                    choice.tax = Decimal(string: best.value)
+                // receipt says it is a tax (`LearnedModel.showsTax`). An amount not less than the
+                // chosen total is not its tax (the model can pick the total itself where the receipt
+                // prints no tax): no tax then.
+                let amount = Decimal(string: best.value)
+                if let amount, let total = choice.total, amount >= total {
+                    if choice.tax.map({ $0 >= total }) ?? false { choice.tax = nil }
+                } else if choice.tax != nil || p >= model.taxFloor || model.showsTax(best) {
+                    choice.tax = amount
                     choice.confidence.tax = p
                 }
             }
