@@ -47,8 +47,10 @@ import Testing
         // Let it finish a few receipts, then kill it without warning while it holds some: wait for one
         // look that shows both, since a look just after a completion can fall in the moment before
         // the workers claim their next receipts.
-        // The looks run on a thread of their own: on a loaded machine the cooperative pool can be
-        // busy for longer than the whole batch, and a look that comes late sees it finished.
+        // The looks and the kill run on a thread of their own: on a loaded machine the cooperative
+        // pool can be busy for longer than the whole batch, and a look or a kill that comes late
+        // finds it finished.
+        let pid = first.processIdentifier
         let looks = try await OffPool.run { [store] () -> [String] in
             let deadline = Date().addingTimeInterval(60)
             var looks: [String] = []
@@ -64,9 +66,9 @@ import Testing
                 }
                 usleep(20_000)
             }
+            kill(pid, SIGKILL)
             return looks
         }
-        kill(first.processIdentifier, SIGKILL)
         try await OffPool.run { first.waitUntilExit() }
         #expect(first.terminationReason == .uncaughtSignal)
         let atCrash = try Self.counts(store)

@@ -48,8 +48,9 @@ import Testing
         #expect(try await eventually { h.processor.totalCalls == 2 })
         let stopped = ContinuousClock.now
         let stopping = Task { try await running.stop() }
-        // The intake lets go after its grace, though every slot waits on a receipt that takes a minute…
-        #expect(try await eventually(timeout: 2) { capture.lines.contains { $0.contains("Intake stopped") } })
+        // The intake lets go after its grace (0.5 s), though every slot waits on a receipt that takes
+        // a minute (the bound leaves room for a loaded machine's late timers, far below the minute)…
+        #expect(try await eventually(timeout: 20) { capture.lines.contains { $0.contains("Intake stopped") } })
         // … and the workers are cancelled at the group's limit: the receipts go back to pending.
         try await stopping.value
         // The stuck receipts take a minute; the group's limit is 3 s (room left for a loaded machine).
