@@ -10,7 +10,10 @@ import Testing
 @testable import TestSupport
 
 /// The real `receipts serve` binary on 127.0.0.1, a real HTTP client (URLSession), a real SQLite
-/// store, real Tesseract.
+/// store, real Tesseract: what needs the process (the listening line with `--port 0`, SIGTERM and
+/// a restart, the flags and environment that wire webhooks, the refusal to start, its record
+/// compared with `receipts process`'s, the default readers). The routes are tested in process,
+/// on the router the binary builds: ReceiptServerTests (`LiveServer`).
 @Suite(.serialized) struct ServeCommandTests {
     /// A running server: its process, its base URL and its stderr.
     final class Server: @unchecked Sendable {
@@ -133,27 +136,6 @@ import Testing
         return try await check()
     }
 
-    @Test func analyzeReadsABase64ImageAndStoresNothing() async throws {
-        let dir = try TemporaryDirectory()
-        let server = try await Server(store: dir.storePath)
-        let data = try Data(contentsOf: URL(fileURLWithPath: ReceiptsCLI.testReceipt("uk-parking.jpg")))
-        let body = Data(#"{"image": "\#(data.base64EncodedString())", "mimeType": "image/jpeg"}"#.utf8)
-        let (status, analysis) = try await server.json("POST", "/v1/analyze", body: body, headers: ["Content-Type": "application/json"])
-        #expect(status == 200)
-        #expect(analysis["total"]?.doubleValue == 7.50)
-        #expect(analysis["vendor"]?.stringValue == "CASTLEGATE PARKING")
-        let (_, list) = try await server.json("GET", "/v1/receipts")
-        #expect(list["receipts"]?.arrayValue?.isEmpty == true)
-        // With store=true the receipt and its expense are kept, and Location says where.
-        let stored = try await server.send("POST", "/v1/analyze?store=true", body: body, headers: ["Content-Type": "application/json"])
-        #expect(stored.status == 200)
-        #expect(try JSONValue.parse(stored.body)["total"]?.doubleValue == 7.50)
-        let location = try #require(stored.headers["location"])
-        let (_, record) = try await server.json("GET", location)
-        #expect(record["expense"]?["amount"]?.doubleValue == 7.50)
-        #expect(try await server.stop())
-    }
-
     @Test func sigtermMidBatchThenARestartCompletesEveryReceiptOnce() async throws {
         let dir = try TemporaryDirectory()
         var server: Server? = try await Server(store: dir.storePath)
@@ -176,51 +158,6 @@ import Testing
         #expect(records.count == ids.count)
         #expect(records.allSatisfy { $0["expense"]?["receiptId"] == $0["receiptId"] }, "one expense each")
         #expect(try await restarted.stop())
-    }
-
-    @Test func aPersonCorrectsAndConfirmsADraftAndTheAnalyzersValuesAreKept() async throws {
-        let dir = try TemporaryDirectory()
-        let server = try await Server(store: dir.storePath)
-        let (_, record) = try await server.upload("uk-parking.jpg", wait: 30)
-        let id = try #require(record["expense"]?["id"]?.stringValue)
-        #expect(record["expense"]?["amount"]?.doubleValue == 7.50)
-        let json = ["Content-Type": "application/json"]
-        let (status, first) = try await server.json("PATCH", "/v1/expenses/\(id)", body: Data(#"{"amount": "8.00", "category": "Fuel"}"#.utf8), headers: json)
-        #expect(status == 200)
-        #expect(first["expense"]?["amount"]?.doubleValue == 8.00 && first["expense"]?["category"]?.stringValue == "Fuel")
-        #expect(first["expense"]?["status"]?.stringValue == "draft")
-        // A second correction of the amount keeps what the analyzer drafted, not the first correction.
-        let (_, second) = try await server.json("PATCH", "/v1/expenses/\(id)", body: Data(#"{"amount": 8.5, "status": "confirmed"}"#.utf8), headers: json)
-        #expect(second["expense"]?["amount"]?.doubleValue == 8.50)
-        #expect(second["expense"]?["status"]?.stringValue == "confirmed" && second["expense"]?["needsReview"]?.boolValue == false)
-        #expect(second["corrections"]?["amount"]?.doubleValue == 7.50, "\(second)")
-        #expect(second["corrections"]?["category"]?.stringValue == "Other")
-        #expect(second["corrections"]?["status"] == nil, "confirming is not a correction")
-        let (_, confirmed) = try await server.json("GET", "/v1/expenses?status=confirmed")
-        #expect(confirmed["expenses"]?.arrayValue?.first?["amount"]?.doubleValue == 8.50)
-        let csv = try await server.send("GET", "/v1/expenses/export.csv?status=confirmed")
-        #expect(csv.status == 200 && csv.headers["content-type"]?.hasPrefix("text/csv") == true)
-        let rows = String(decoding: csv.body, as: UTF8.self).split(separator: "\r\n")
-        #expect(rows.count == 2 && rows[0].hasPrefix("date,vendor,category,amount,"))
-        #expect(rows[1].hasPrefix("2024-06-12,CASTLEGATE PARKING,Fuel,8.50,GBP,"), "\(rows)")
-        #expect(try await server.send("GET", "/v1/expenses/export.csv?status=draft").body == Data((String(rows[0]) + "\r\n").utf8))
-        // The receipt's analysis is still what the analyzer said.
-        let (_, again) = try await server.json("GET", "/v1/receipts/\(try #require(record["receiptId"]?.stringValue))")
-        #expect(again["analysis"]?["total"]?.doubleValue == 7.50)
-
-        #expect(try await server.send("PATCH", "/v1/expenses/\(id)", body: Data(#"{"merchant": "x"}"#.utf8), headers: json).status == 400)
-        #expect(try await server.send("PATCH", "/v1/expenses/\(id)", body: Data(#"{"date": "31/12/2024"}"#.utf8), headers: json).status == 400)
-        #expect(try await server.send("PATCH", "/v1/expenses/6f9619ff-8b86-d011-b42d-00c04fc964ff", body: Data("{}".utf8), headers: json).status == 404)
-        #expect(try await server.stop())
-    }
-
-    @Test("A CSV cell is quoted when it must be and never runs as a formula", arguments: [
-        ("CASTLEGATE PARKING", "CASTLEGATE PARKING"), ("Smith, Jones & Co", "\"Smith, Jones & Co\""),
-        ("The \"Plough\"", "\"The \"\"Plough\"\"\""), ("=HYPERLINK(\"x\")", "\"'=HYPERLINK(\"\"x\"\")\""),
-        ("-12.50", "-12.50"), ("@SUM(A1)", "'@SUM(A1)"),
-    ])
-    func csvCells(text: String, cell: String) {
-        #expect(CSV.field(text) == cell)
     }
 
     @Test func aWebhookIsSignedAndRetriedUntilTheReceiverTakesIt() async throws {
