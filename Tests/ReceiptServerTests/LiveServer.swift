@@ -9,6 +9,11 @@ import ReceiptServerStore
 @testable import TestHelpers
 @testable import TestSupport
 
+/// The route tests that run `receipts serve` in process (`LiveServer`), one at a time: each runs
+/// the OCR engine's threads and the queue's workers, and on a machine of two cores several at once,
+/// beside the end-to-end tests' servers, would turn their waits into timeouts.
+@Suite(.serialized) enum LiveRouteTests {}
+
 /// `receipts serve` in process, built as the binary builds it (`ServeCommand.run`): a real SQLite
 /// store in a temporary folder, the real OCR engine (Tesseract, as the end-to-end tests read by
 /// default), the heuristic analyzer, the queue's workers and the OCR engine running as services
