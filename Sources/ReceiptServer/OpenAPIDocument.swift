@@ -1,6 +1,6 @@
 import ReceiptKit
 /// `GET /openapi.yaml`: the OpenAPI 3.1 description of every route, exactly as the server behaves
-/// (kept true by `ServeCommandTests.theOpenAPIDocumentDescribesEveryRoute` and, in `make test`, by
+/// (kept true by `ProtocolRoutesTests.theOpenAPIDocumentDescribesEveryRoute` in ReceiptServerTests and, in `make test`, by
 /// schemathesis with every check on: what the document calls valid is accepted, what it does not
 /// is refused). The taxonomy's categories and ISO 4217's currencies are listed from the code.
 enum OpenAPIDocument {

@@ -11,7 +11,8 @@ import ReceiptServerStore
 
 /// The routes in process (HummingbirdTesting's router client: no socket, no child process): the
 /// real router over a real SQLite store, a scripted processor, no queue workers running, so an
-/// upload stays pending. The end-to-end tests of `receipts serve` are in ReceiptsCLITests.
+/// upload stays pending. The routes with real OCR and the queue running: the `LiveRouteTests`
+/// suites (`LiveServer`); what needs the real process: ReceiptsCLITests.
 @Suite struct RoutesTests {
     struct Fixture {
         let dir: TemporaryDirectory
