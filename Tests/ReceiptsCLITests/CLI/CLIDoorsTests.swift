@@ -113,15 +113,15 @@ import Testing
     /// receipt, and one ended by the stop says so with the attempts actually made.
     @Test func serveLogsItsStopAndWhichWebhookWasNotDelivered() async throws {
         let dir = try TemporaryDirectory()
-        let closed = try ScriptedHTTPServer([.drop])
-        let port = closed.port
-        closed.stop()
+        let receiver = try ScriptedHTTPServer([.json(503, "{}")])
+        defer { receiver.stop() }
         let server = try await ServeCommandTests.Server(
-            store: dir.storePath, arguments: ["--webhook", "http://127.0.0.1:\(port)/down", "--webhook-retry-delay", "60", "-v"],
+            store: dir.storePath, arguments: ["--webhook", "http://127.0.0.1:\(receiver.port)/down", "--webhook-retry-delay", "60", "-v"],
             environment: ["RECEIPTS_WEBHOOK_SECRET": "s"])
         let (_, record) = try await server.upload("uk-parking.jpg", wait: 60)
         let id = try #require(record["receiptId"]?.stringValue)
-        try await Task.sleep(for: .seconds(2))
+        // The first attempt is answered 503; the next is a minute away when the stop comes.
+        #expect(try await eventually(timeout: 30) { !receiver.requests.isEmpty })
         #expect(try await server.stop(SIGTERM))
         let log = server.stderr.text
         #expect(log.contains("Webhook not delivered: the server stopped before its retries"), "\(log)")
