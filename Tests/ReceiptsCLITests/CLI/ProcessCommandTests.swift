@@ -77,6 +77,9 @@ import ReceiptEvaluation
         let noLanguage = try await ReceiptsCLI.run(["process", "x.jpg", "--lang", "eng+xyz"])
         #expect(noLanguage.status == 2)
         #expect(noLanguage.err.contains("tesseract-ocr-xyz"))
+        let badReader = try await ReceiptsCLI.run(["process", "x.jpg"], environment: ["RECEIPTS_READER": "paddle"])
+        #expect(badReader.status == 2)
+        #expect(badReader.err.contains("RECEIPTS_READER is 'paddle'; it must be tesseract, neural or both"), "\(badReader.err)")
     }
 
     @Test func csvAndJsonCarryTheSameReceipts() async throws {
