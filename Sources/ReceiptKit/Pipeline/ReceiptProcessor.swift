@@ -12,7 +12,7 @@ public struct ReceiptProcessor: ReceiptProcessing {
     public let options: AnalysisOptions
     public let logger: Logger
     /// OCR passes per receipt, the first included (`defaultMaxPasses(for: readers)` unless given).
-    public let maxPasses: Int
+    public var maxPasses: Int { max(1, givenMaxPasses ?? Self.defaultMaxPasses(for: readers)) }
     /// Which readers read each receipt; the neural reader needs an engine made with its networks.
     public let readers: ReaderChoice
     /// The budget as given (nil: the readers' default).
@@ -25,7 +25,6 @@ public struct ReceiptProcessor: ReceiptProcessing {
         self.analyzer = analyzer
         self.options = options
         self.givenMaxPasses = maxPasses
-        self.maxPasses = max(1, maxPasses ?? Self.defaultMaxPasses(for: readers))
         self.readers = readers
         self.logger = logger
     }

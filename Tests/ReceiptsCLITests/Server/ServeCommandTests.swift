@@ -78,6 +78,13 @@ import Testing
 
     static let images = ["uk-parking.jpg", "us-diner.jpg", "uk-fuel-unleaded.jpg", "de-tankstelle.jpg", "us-auto-parts.jpg"]
 
+    /// The fields of the record's analysis that `receipts process` prints for the same image.
+    private func expectSameAnalysis(_ record: JSONValue, _ printed: JSONValue, sourceLocation: SourceLocation = #_sourceLocation) {
+        for field in ["vendor", "date", "total", "tax", "currency", "category", "lineItems"] {
+            #expect(record["analysis"]?[field] == printed["analysis"]?[field], "\(field)", sourceLocation: sourceLocation)
+        }
+    }
+
     @Test func anUploadWaitedForGivesTheRecordProcessPrints() async throws {
         let dir = try TemporaryDirectory()
         let server = try await Server(store: dir.path("serve/receipts.sqlite"))
@@ -87,9 +94,7 @@ import Testing
 
         let cli = try await ReceiptsCLI.run(["process", ReceiptsCLI.testReceipt("us-diner.jpg"), "--store", dir.storePath, "--format", "ndjson"])
         let printed = try #require(try cli.ndjson().first)
-        for field in ["vendor", "date", "total", "tax", "currency", "category", "lineItems"] {
-            #expect(record["analysis"]?[field] == printed["analysis"]?[field], "\(field)")
-        }
+        expectSameAnalysis(record, printed)
         #expect(record["expense"]?["amount"] == printed["expense"]?["amount"])
         #expect(record.objectValue?.map(\.0) == printed.objectValue?.map(\.0), "the same record shape as the NDJSON contract")
 
@@ -120,9 +125,7 @@ import Testing
         let cli = try await ReceiptsCLI.run(["process", ReceiptsCLI.testReceipt("us-diner.jpg"), "--store", dir.storePath, "--format", "ndjson"],
                                             environment: bothReaders)
         let printed = try #require(try cli.ndjson().first, "\(cli.err)")
-        for field in ["vendor", "date", "total", "tax", "currency", "category", "lineItems"] {
-            #expect(record["analysis"]?[field] == printed["analysis"]?[field], "\(field)")
-        }
+        expectSameAnalysis(record, printed)
         #expect(try await server.stop())
     }
 
