@@ -5,13 +5,15 @@ import ReceiptServerStore
 import ReceiptStorage
 
 extension PostgresReceiptStore: ServerStore {
-    public func createToken(name: String, now: Date) async throws -> String {
+    public func createToken(name: String, scopes: Set<TokenScope>, expiresAt: Date?, rateLimit: RateLimit?, now: Date) async throws -> String {
         let secret = APIToken.newSecret()
+        let (scopeText, requests, seconds) = (TokenScope.text(scopes), rateLimit?.requests, rateLimit?.seconds)
         let created = try await transaction { connection in
             // A revoked token's name may be used again: the revoked token is forgotten.
             try await connection.query("DELETE FROM receipts.api_token WHERE name = \(name) AND revoked_at IS NOT NULL", logger: self.logger)
             return try await !connection.query("""
-                INSERT INTO receipts.api_token (name, secret_hash, created_at) VALUES (\(name), \(APIToken.hash(secret)), \(now))
+                INSERT INTO receipts.api_token (name, secret_hash, created_at, scopes, expires_at, rate_limit_requests, rate_limit_seconds)
+                VALUES (\(name), \(APIToken.hash(secret)), \(now), \(scopeText), \(expiresAt), \(requests), \(seconds))
                 ON CONFLICT (name) DO NOTHING RETURNING 1
                 """, logger: self.logger).collect().isEmpty
         }
@@ -21,26 +23,41 @@ extension PostgresReceiptStore: ServerStore {
         return secret
     }
 
+    private static let tokenColumns = "name, created_at, revoked_at, scopes, expires_at, last_used_at, rate_limit_requests, rate_limit_seconds"
+
+    private static func token(_ row: PostgresRow) throws -> APIToken {
+        let (name, created, revoked, scopes, expires, used, requests, seconds) =
+            try row.decode((String, Date, Date?, String, Date?, Date?, Int?, Int?).self)
+        return APIToken(name: name, createdAt: created, revokedAt: revoked,
+                        // A scope this build does not know (written by a newer one) grants nothing here.
+                        scopes: Set(scopes.split(separator: ",").compactMap { TokenScope(rawValue: String($0)) }),
+                        expiresAt: expires, lastUsedAt: used, rateLimit: requests.map { RateLimit(requests: $0, seconds: seconds ?? 60) })
+    }
+
     public func tokens() async throws -> [APIToken] {
-        try await rows("SELECT name, created_at, revoked_at FROM receipts.api_token ORDER BY created_at, name").map {
-            let (name, created, revoked) = try $0.decode((String, Date, Date?).self)
-            return APIToken(name: name, createdAt: created, revokedAt: revoked)
-        }
+        try await rows("SELECT \(unescaped: Self.tokenColumns) FROM receipts.api_token ORDER BY created_at, name").map(Self.token)
     }
 
     public func revokeToken(name: String, now: Date) async throws -> APIToken {
         let rows = try await rows("""
             UPDATE receipts.api_token SET revoked_at = coalesce(revoked_at, \(now)) WHERE name = \(name)
-            RETURNING name, created_at, revoked_at
+            RETURNING \(unescaped: Self.tokenColumns)
             """)
         guard let row = rows.first else { throw ReceiptError(.notFound, "no token named '\(name)'") }
-        let (found, created, revoked) = try row.decode((String, Date, Date?).self)
-        return APIToken(name: found, createdAt: created, revokedAt: revoked)
+        return try Self.token(row)
     }
 
-    public func activeToken(secret: String) async throws -> String? {
-        try await rows("SELECT name FROM receipts.api_token WHERE secret_hash = \(APIToken.hash(secret)) AND revoked_at IS NULL")
-            .first?.decode(String.self)
+    public func token(secret: String) async throws -> APIToken? {
+        try await rows("""
+            SELECT \(unescaped: Self.tokenColumns) FROM receipts.api_token
+            WHERE secret_hash = \(APIToken.hash(secret)) AND revoked_at IS NULL
+            """).first.map(Self.token)
+    }
+
+    public func recordTokenUse(name: String, at: Date) async throws {
+        try await execute("""
+            UPDATE receipts.api_token SET last_used_at = \(at) WHERE name = \(name) AND (last_used_at IS NULL OR last_used_at < \(at))
+            """)
     }
 
     public func hasActiveTokens() async throws -> Bool {

@@ -10,7 +10,7 @@ enum PostgresSchema {
     /// Key of the advisory lock held while migrating ("receipts" in ASCII, truncated).
     static let migrationLock: Int64 = 0x7265_6365_6970_7473
 
-    static let migrations: [(version: String, sql: String)] = [("v1", v1), ("v2", v2)]
+    static let migrations: [(version: String, sql: String)] = [("v1", v1), ("v2", v2), ("v3", v3)]
 
     static var latestVersion: String { migrations.last!.version }
 
@@ -97,5 +97,16 @@ enum PostgresSchema {
         UPDATE receipts.idempotency_key SET fingerprint = '' WHERE fingerprint IS NULL;
         ALTER TABLE receipts.idempotency_key ALTER COLUMN fingerprint SET NOT NULL;
         ALTER TABLE receipts.idempotency_key ALTER COLUMN receipt_id DROP NOT NULL
+        """
+
+    /// What an API token may do and for how long: its scopes (comma-separated; a token made before
+    /// them keeps `admin`, everything), when it expires, when it was last used, and its own rate
+    /// limit (`rate_limit_requests` per `rate_limit_seconds`; NULL: the server's; 0 requests: none).
+    static let v3 = """
+        ALTER TABLE receipts.api_token ADD COLUMN scopes text NOT NULL DEFAULT 'admin';
+        ALTER TABLE receipts.api_token ADD COLUMN expires_at timestamptz;
+        ALTER TABLE receipts.api_token ADD COLUMN last_used_at timestamptz;
+        ALTER TABLE receipts.api_token ADD COLUMN rate_limit_requests integer;
+        ALTER TABLE receipts.api_token ADD COLUMN rate_limit_seconds integer
         """
 }

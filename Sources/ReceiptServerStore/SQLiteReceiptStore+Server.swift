@@ -4,7 +4,7 @@ import ReceiptModel
 import ReceiptStorage
 
 extension SQLiteReceiptStore: ServerStore {
-    public func createToken(name: String, now: Date) async throws -> String {
+    public func createToken(name: String, scopes: Set<TokenScope>, expiresAt: Date?, rateLimit: RateLimit?, now: Date) async throws -> String {
         let secret = APIToken.newSecret()
         let hash = APIToken.hash(secret)
         try await write { db in
@@ -14,34 +14,55 @@ extension SQLiteReceiptStore: ServerStore {
                 }
                 try db.execute(sql: "DELETE FROM api_token WHERE name = ?", arguments: [name])
             }
-            try db.execute(sql: "INSERT INTO api_token (name, secretHash, createdAt) VALUES (?, ?, ?)", arguments: [name, hash, now])
+            try db.execute(sql: """
+                INSERT INTO api_token (name, secretHash, createdAt, scopes, expiresAt, rateLimitRequests, rateLimitSeconds)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [name, hash, now, TokenScope.text(scopes), expiresAt, rateLimit?.requests, rateLimit?.seconds])
         }
         return secret
     }
 
+    private static let tokenColumns = "name, createdAt, revokedAt, scopes, expiresAt, lastUsedAt, rateLimitRequests, rateLimitSeconds"
+
+    private static func token(_ row: Row) -> APIToken {
+        let requests: Int? = row["rateLimitRequests"], seconds: Int? = row["rateLimitSeconds"]
+        return APIToken(name: row["name"], createdAt: row["createdAt"], revokedAt: row["revokedAt"],
+                        // A scope this build does not know (written by a newer one) grants nothing here.
+                        scopes: Set((row["scopes"] as String).split(separator: ",").compactMap { TokenScope(rawValue: String($0)) }),
+                        expiresAt: row["expiresAt"], lastUsedAt: row["lastUsedAt"],
+                        rateLimit: requests.map { RateLimit(requests: $0, seconds: seconds ?? 60) })
+    }
+
     public func tokens() async throws -> [APIToken] {
         try await read { db in
-            try Row.fetchAll(db, sql: "SELECT name, createdAt, revokedAt FROM api_token ORDER BY createdAt, name").map {
-                APIToken(name: $0["name"], createdAt: $0["createdAt"], revokedAt: $0["revokedAt"])
-            }
+            try Row.fetchAll(db, sql: "SELECT \(Self.tokenColumns) FROM api_token ORDER BY createdAt, name").map(Self.token)
         }
     }
 
     public func revokeToken(name: String, now: Date) async throws -> APIToken {
         try await write { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT name, createdAt, revokedAt FROM api_token WHERE name = ?", arguments: [name]) else {
+            guard let row = try Row.fetchOne(db, sql: "SELECT \(Self.tokenColumns) FROM api_token WHERE name = ?", arguments: [name]) else {
                 throw ReceiptError(.notFound, "no token named '\(name)'")
             }
-            let revoked: Date = row["revokedAt"] ?? now
-            try db.execute(sql: "UPDATE api_token SET revokedAt = ? WHERE name = ?", arguments: [revoked, name])
-            return APIToken(name: row["name"], createdAt: row["createdAt"], revokedAt: revoked)
+            var token = Self.token(row)
+            token.revokedAt = token.revokedAt ?? now
+            try db.execute(sql: "UPDATE api_token SET revokedAt = ? WHERE name = ?", arguments: [token.revokedAt, name])
+            return token
         }
     }
 
-    public func activeToken(secret: String) async throws -> String? {
+    public func token(secret: String) async throws -> APIToken? {
         let hash = APIToken.hash(secret)
         return try await read { db in
-            try String.fetchOne(db, sql: "SELECT name FROM api_token WHERE secretHash = ? AND revokedAt IS NULL", arguments: [hash])
+            try Row.fetchOne(db, sql: "SELECT \(Self.tokenColumns) FROM api_token WHERE secretHash = ? AND revokedAt IS NULL",
+                             arguments: [hash]).map(Self.token)
+        }
+    }
+
+    public func recordTokenUse(name: String, at: Date) async throws {
+        try await write { db in
+            try db.execute(sql: "UPDATE api_token SET lastUsedAt = ? WHERE name = ? AND (lastUsedAt IS NULL OR lastUsedAt < ?)",
+                           arguments: [at, name, at])
         }
     }
 

@@ -3,16 +3,161 @@ import Foundation
 import ReceiptModel
 import ReceiptStorage
 
-/// An API token as listed: its name and dates, never its secret.
+/// What a token may do on `receipts serve`'s `/v1` routes (each route's is its OpenAPI
+/// operation's `x-required-scope`, and `ReceiptServer.routes`).
+///
+/// - `read`: look: receipts, their images, pages and thumbnails, expenses, the CSV export.
+/// - `upload`: add receipts: `POST /v1/receipts`, `POST /v1/analyze`. Not reading: a scanner or a
+///   phone may drop receipts in without seeing anyone else's (it is given back the record of what
+///   it uploaded).
+/// - `review`: correct and confirm expenses (`PATCH /v1/expenses/{id}`), retry a failed receipt;
+///   grants `read` too (a correction starts from what it corrects).
+/// - `admin`: everything, deletion included; grants every other scope. What a token made before
+///   scopes existed has, and what `receipts token create` gives when no `--scope` is given.
+public enum TokenScope: String, Sendable, CaseIterable, Comparable, Codable {
+    case read, upload, review, admin
+
+    /// The scopes this one grants, itself included.
+    public var grants: Set<TokenScope> {
+        switch self {
+        case .read: [.read]
+        case .upload: [.upload]
+        case .review: [.review, .read]
+        case .admin: Set(Self.allCases)
+        }
+    }
+
+    public static func < (a: TokenScope, b: TokenScope) -> Bool {
+        allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
+    }
+
+    /// Whether a token holding `scopes` may do what needs `required`.
+    public static func allows(_ scopes: Set<TokenScope>, _ required: TokenScope) -> Bool {
+        scopes.contains { $0.grants.contains(required) }
+    }
+
+    /// `read,upload` (or space-separated) as scopes; throws `.invalidInput` naming an unknown one.
+    public static func parse(_ text: String) throws -> Set<TokenScope> {
+        let names = text.split(whereSeparator: { $0 == "," || $0 == " " }).map { $0.lowercased() }
+        var scopes: Set<TokenScope> = []
+        for name in names {
+            guard let scope = TokenScope(rawValue: name) else {
+                throw ReceiptError(.invalidInput, "unknown scope '\(name)': the scopes are \(allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            scopes.insert(scope)
+        }
+        guard !scopes.isEmpty else { throw ReceiptError(.invalidInput, "no scope given: the scopes are \(allCases.map(\.rawValue).joined(separator: ", "))") }
+        return scopes
+    }
+
+    /// As stored and listed: sorted, comma-separated (`read,upload`).
+    public static func text(_ scopes: Set<TokenScope>) -> String {
+        scopes.sorted().map(\.rawValue).joined(separator: ",")
+    }
+}
+
+/// Requests a token may send per period: a token bucket that holds `requests` and refills them
+/// evenly over `seconds` (so a burst of `requests`, then one every `seconds / requests`).
+/// `requests` 0: no limit.
+public struct RateLimit: Sendable, Equatable, CustomStringConvertible {
+    public var requests: Int
+    public var seconds: Int
+
+    public init(requests: Int, seconds: Int) {
+        self.requests = requests
+        self.seconds = seconds
+    }
+
+    public static let unlimited = RateLimit(requests: 0, seconds: 60)
+
+    public var isUnlimited: Bool { requests <= 0 }
+
+    /// `600/min`, `10/s`, `5000/hour`, `20000/day`, `100/30s`; `off` (or `none`, `unlimited`): no
+    /// limit. Throws `.invalidInput` otherwise.
+    public static func parse(_ text: String) throws -> RateLimit {
+        let text = text.trimmingCharacters(in: .whitespaces).lowercased()
+        if ["off", "none", "unlimited", "0"].contains(text) { return .unlimited }
+        let parts = text.split(separator: "/", maxSplits: 1).map(String.init)
+        let periods: [String: Int] = ["s": 1, "sec": 1, "second": 1, "m": 60, "min": 60, "minute": 60,
+                                      "h": 3600, "hour": 3600, "d": 86400, "day": 86400]
+        guard parts.count == 2, let requests = Int(parts[0]), requests > 0, requests <= 1_000_000_000 else {
+            throw ReceiptError(.invalidInput, "rate limit '\(text)': write REQUESTS/PERIOD (600/min, 10/s, 5000/hour) or off")
+        }
+        let unit = parts[1].drop(while: \.isNumber)
+        let count = parts[1].prefix(while: \.isNumber)
+        guard let perUnit = periods[String(unit)], let multiple = count.isEmpty ? 1 : Int(count), multiple > 0, multiple <= 1_000_000 else {
+            throw ReceiptError(.invalidInput, "rate limit '\(text)': the period is s, min, hour or day (600/min, 10/s, 100/30s)")
+        }
+        return RateLimit(requests: requests, seconds: perUnit * multiple)
+    }
+
+    /// `600/min` (what `parse` reads back); `off` for no limit.
+    public var description: String {
+        if isUnlimited { return "off" }
+        switch seconds {
+        case 1: return "\(requests)/s"
+        case 60: return "\(requests)/min"
+        case 3600: return "\(requests)/hour"
+        case 86400: return "\(requests)/day"
+        default: return "\(requests)/\(seconds)s"
+        }
+    }
+}
+
+/// An API token as listed: its name, what it may do, its dates, never its secret.
 public struct APIToken: Sendable, Equatable {
     public var name: String
     public var createdAt: Date
     public var revokedAt: Date?
+    public var scopes: Set<TokenScope>
+    /// After this the token is refused (401, "expired"); nil: never.
+    public var expiresAt: Date?
+    /// When the server last saw it (written at most once a minute per token and server process).
+    public var lastUsedAt: Date?
+    /// Its own rate limit; nil: the server's (`receipts serve --rate-limit`).
+    public var rateLimit: RateLimit?
 
-    public init(name: String, createdAt: Date, revokedAt: Date?) {
+    public init(name: String, createdAt: Date, revokedAt: Date?, scopes: Set<TokenScope> = [.admin], expiresAt: Date? = nil,
+                lastUsedAt: Date? = nil, rateLimit: RateLimit? = nil) {
         self.name = name
         self.createdAt = createdAt
         self.revokedAt = revokedAt
+        self.scopes = scopes
+        self.expiresAt = expiresAt
+        self.lastUsedAt = lastUsedAt
+        self.rateLimit = rateLimit
+    }
+
+    public func isExpired(at now: Date) -> Bool {
+        expiresAt.map { $0 <= now } ?? false
+    }
+
+    /// When a token made at `now` with `--expires text` expires: `90d`, `12h`, `2w`, `30min` from
+    /// now, or a date (`2027-01-31`: the end of that day, UTC) or an ISO 8601 time
+    /// (`2027-01-31T18:00:00Z`). Throws `.invalidInput` for anything else or a time already past.
+    public static func expiry(_ text: String, now: Date) throws -> Date {
+        let text = text.trimmingCharacters(in: .whitespaces)
+        let units: [String: Double] = ["min": 60, "h": 3600, "d": 86400, "w": 7 * 86400]
+        let digits = text.prefix(while: \.isNumber)
+        let date: Date
+        if !digits.isEmpty, let unit = units[String(text.dropFirst(digits.count)).lowercased()], let count = Double(digits), count > 0,
+           count * unit <= 100 * 365 * 86400 {
+            date = now.addingTimeInterval(count * unit)
+        } else if text.count == 10, let day = CalendarDate(iso: text) {
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = TimeZone(identifier: "UTC")!
+            guard let start = calendar.date(from: DateComponents(year: day.year, month: day.month, day: day.day)),
+                  let end = calendar.date(byAdding: .day, value: 1, to: start) else {
+                throw ReceiptError(.invalidInput, "--expires \(text): not a date")
+            }
+            date = end
+        } else if let time = ISO8601DateFormatter().date(from: text) {
+            date = time
+        } else {
+            throw ReceiptError(.invalidInput, "--expires \(text): write a duration (90d, 12h, 2w, 30min), a date (2027-01-31) or an ISO 8601 time")
+        }
+        guard date > now else { throw ReceiptError(.invalidInput, "--expires \(text): that is already past") }
+        return date
     }
 
     /// A new secret: `rcp_` and 32 random bytes, base64url.
@@ -21,6 +166,14 @@ public struct APIToken: Sendable, Equatable {
         let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
         return "rcp_" + Data(bytes).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
+
+    /// `text` with anything shaped like a secret (`rcp_` and 16 or more base64url characters)
+    /// replaced by `rcp_…`: what a problem document or a log line echoes of a request (a path, a
+    /// query value) never carries a token pasted in the wrong place.
+    public static func redacted(_ text: String) -> String {
+        guard text.contains("rcp_") else { return text }
+        return text.replacingOccurrences(of: "rcp_[A-Za-z0-9_-]{16,}", with: "rcp_…", options: .regularExpression)
     }
 
     /// What a store keeps of a secret: its SHA-256, lowercase hex.
@@ -44,16 +197,20 @@ public enum IdempotencyClaim: Sendable, Equatable {
 /// `PostgresReceiptStore` in ReceiptPostgres (beside its other queries). Their tables are part of
 /// each store's schema (one schema per database); the queries and this protocol are the server's.
 public protocol ServerStore: ReceiptStore {
-    /// Creates a token named `name`; returns its secret, which is not kept (only its hash).
-    /// Throws `.invalidState` when an active token has the name; a revoked token's name may be
-    /// used again (the revoked token is forgotten).
-    func createToken(name: String, now: Date) async throws -> String
+    /// Creates a token named `name` that may do what `scopes` grant, until `expiresAt` (nil: no
+    /// end), at most `rateLimit` (nil: the server's); returns its secret, which is not kept (only
+    /// its hash). Throws `.invalidState` when an active token has the name; a revoked token's name
+    /// may be used again (the revoked token is forgotten).
+    func createToken(name: String, scopes: Set<TokenScope>, expiresAt: Date?, rateLimit: RateLimit?, now: Date) async throws -> String
     func tokens() async throws -> [APIToken]
     /// Revokes the token; throws `.notFound` for an unknown name.
     func revokeToken(name: String, now: Date) async throws -> APIToken
-    /// The name of the active (not revoked) token whose secret this is, or nil.
-    func activeToken(secret: String) async throws -> String?
-    /// Whether any token is active: then every `/v1` route needs one.
+    /// The token (not revoked; maybe expired) whose secret this is, or nil.
+    func token(secret: String) async throws -> APIToken?
+    /// Notes that the token named `name` was used at `at` (its `lastUsedAt`).
+    func recordTokenUse(name: String, at: Date) async throws
+    /// Whether any token is not revoked (an expired one counts: a server whose tokens all expired
+    /// stays closed): then every `/v1` route needs one.
     func hasActiveTokens() async throws -> Bool
     /// Takes `key` for a request whose content has `fingerprint` (the SHA-256 of the image bytes),
     /// or says what the key already stands for. One statement: of concurrent requests with one
@@ -63,4 +220,18 @@ public protocol ServerStore: ReceiptStore {
     func bindIdempotencyKey(_ key: String, receiptId: UUID) async throws
     /// Frees a key claimed for `fingerprint` whose request made no receipt (it was refused).
     func releaseIdempotencyKey(_ key: String, fingerprint: String) async throws
+}
+
+extension ServerStore {
+    /// A token that may do everything (`admin`), with no end and the server's rate limit: what
+    /// `receipts token create --name NAME` makes.
+    public func createToken(name: String, now: Date) async throws -> String {
+        try await createToken(name: name, scopes: [.admin], expiresAt: nil, rateLimit: nil, now: now)
+    }
+
+    /// The name of the token whose secret this is, when it is neither revoked nor expired at `now`.
+    public func activeToken(secret: String, now: Date = Date()) async throws -> String? {
+        guard let token = try await token(secret: secret), !token.isExpired(at: now) else { return nil }
+        return token.name
+    }
 }

@@ -9,6 +9,9 @@ import GRDB
 ///   expense's corrections (what the analyzer said of a field a person changed).
 /// - `v4`: an idempotency key keeps the fingerprint of its request (the SHA-256 of the image), and
 ///   is claimed before the receipt exists (`receiptId` is set once it does).
+/// - `v5`: what an API token may do and for how long: its scopes (comma-separated; a token made
+///   before them keeps `admin`, everything), when it expires, when it was last used, and its own
+///   rate limit (`rateLimitRequests` per `rateLimitSeconds`; NULL: the server's; 0 requests: none).
 ///
 /// Money is TEXT holding the exact decimal (`23.45`); receipt dates are TEXT `YYYY-MM-DD`
 /// calendar dates; timestamps are GRDB's UTC text `YYYY-MM-DD HH:MM:SS.SSS` (they sort as text).
@@ -27,11 +30,14 @@ package enum StoreSchema {
         migrator.registerMigration("v4") { db in
             try db.execute(sql: v4)
         }
+        migrator.registerMigration("v5") { db in
+            try db.execute(sql: v5)
+        }
         return migrator
     }
 
     /// The newest migration this build knows.
-    package static let latestVersion = "v4"
+    package static let latestVersion = "v5"
 
     package static let v1 = """
         CREATE TABLE receipt (
@@ -111,5 +117,13 @@ package enum StoreSchema {
             FROM idempotency_key k LEFT JOIN receipt r ON r.id = k.receiptId;
         DROP TABLE idempotency_key;
         ALTER TABLE idempotency_key_v4 RENAME TO idempotency_key;
+        """
+
+    package static let v5 = """
+        ALTER TABLE api_token ADD COLUMN scopes TEXT NOT NULL DEFAULT 'admin';
+        ALTER TABLE api_token ADD COLUMN expiresAt TEXT;
+        ALTER TABLE api_token ADD COLUMN lastUsedAt TEXT;
+        ALTER TABLE api_token ADD COLUMN rateLimitRequests INTEGER;
+        ALTER TABLE api_token ADD COLUMN rateLimitSeconds INTEGER;
         """
 }

@@ -254,6 +254,39 @@ struct TestStore: Sendable {
         #expect(expenses[1].possibleDuplicateOf == expenses[0].id)
     }
 
+    /// A token's scopes, expiry, own rate limit and last use, as both stores keep them.
+    @Test(arguments: StoreKind.available)
+    func tokensKeepTheirScopesExpiryRateLimitAndLastUse(kind: StoreKind) async throws {
+        let store = try await TestStore.make(kind).store
+        let now = Date(timeIntervalSince1970: TimeInterval(Int(Date().timeIntervalSince1970)))
+        let expires = now.addingTimeInterval(90 * 86400)
+        let scanner = try await store.createToken(name: "scanner", scopes: [.upload], expiresAt: expires,
+                                                  rateLimit: RateLimit(requests: 120, seconds: 60), now: now)
+        let full = try await store.createToken(name: "full", now: now)
+        let late = try await store.createToken(name: "late", scopes: [.read, .review], expiresAt: now.addingTimeInterval(-1),
+                                               rateLimit: .unlimited, now: now.addingTimeInterval(-60))
+        let found = try #require(try await store.token(secret: scanner))
+        #expect(found.name == "scanner" && found.scopes == [.upload] && found.expiresAt == expires && found.lastUsedAt == nil)
+        #expect(found.rateLimit == RateLimit(requests: 120, seconds: 60))
+        let admin = try #require(try await store.token(secret: full))
+        #expect(admin.scopes == [.admin] && admin.expiresAt == nil && admin.rateLimit == nil)
+        // An expired token is found (to be refused as expired), but is not active; it still closes the server.
+        let expired = try #require(try await store.token(secret: late))
+        #expect(expired.isExpired(at: now) && expired.scopes == [.read, .review] && expired.rateLimit == .unlimited)
+        #expect(try await store.activeToken(secret: late, now: now) == nil)
+        #expect(try await store.token(secret: "rcp_unknown") == nil)
+        _ = try await store.revokeToken(name: "scanner", now: now)
+        _ = try await store.revokeToken(name: "full", now: now)
+        #expect(try await store.hasActiveTokens(), "an expired token still counts")
+        #expect(try await store.token(secret: scanner) == nil, "a revoked token is not found")
+        // Use is noted, never moved back.
+        try await store.recordTokenUse(name: "late", at: now.addingTimeInterval(120))
+        try await store.recordTokenUse(name: "late", at: now.addingTimeInterval(60))
+        let listed = try await store.tokens().first { $0.name == "late" }
+        #expect(listed?.lastUsedAt == now.addingTimeInterval(120))
+        #expect(try await store.tokens().first { $0.name == "scanner" }?.revokedAt == now)
+    }
+
     @Test(arguments: StoreKind.available)
     func tokensIdempotencyKeysCorrectionsAndDeletion(kind: StoreKind) async throws {
         let test = try await TestStore.make(kind)

@@ -17,7 +17,7 @@ import ReceiptStorage
              try db.tableExists("receipt") && db.tableExists("expense"),
              try String.fetchOne(db, sql: "PRAGMA journal_mode"))
         }
-        #expect(versions == ["v1", "v2", "v3", "v4"])
+        #expect(versions == ["v1", "v2", "v3", "v4", "v5"])
         #expect(tables)
         #expect(mode == "wal")
     }
@@ -72,7 +72,26 @@ import ReceiptStorage
         let versions = try await DatabaseQueue(path: path).read { db in
             try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier")
         }
-        #expect(versions == ["v1", "v2", "v3", "v4"])
+        #expect(versions == ["v1", "v2", "v3", "v4", "v5"])
+    }
+
+    /// v5: an API token made before scopes existed keeps doing everything (admin), with no expiry,
+    /// no use noted and the server's rate limit.
+    @Test func aTokenFromBeforeScopesKeepsFullAccess() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.path("receipts.sqlite")
+        let old = try DatabaseQueue(path: path)
+        try StoreSchema.migrator.migrate(old, upTo: "v4")
+        try old.write { db in
+            try db.execute(sql: "INSERT INTO api_token (name, secretHash, createdAt) VALUES ('app', 'abc', '2025-01-02 10:00:00.000')")
+        }
+        try old.close()
+        _ = try SQLiteReceiptStore(path: path)
+        let row = try #require(try DatabaseQueue(path: path).read { db in
+            try Row.fetchOne(db, sql: "SELECT scopes, expiresAt, lastUsedAt, rateLimitRequests FROM api_token WHERE name = 'app'")
+        })
+        #expect(row["scopes"] as String? == "admin")
+        #expect(row["expiresAt"] as String? == nil && row["lastUsedAt"] as String? == nil && row["rateLimitRequests"] as Int? == nil)
     }
 
     @Test func aCorruptFileGivesAClearErrorNamingTheFile() throws {
