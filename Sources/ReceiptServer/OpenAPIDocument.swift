@@ -25,11 +25,19 @@ enum OpenAPIDocument {
             token in `X-CSRF-Token`, an `Origin` (when sent) that is this server's, and no
             `Sec-Fetch-Site: cross-site`, else 403. A request with an `Authorization` header is judged
             by it alone.
+            Each /v1 operation names the scope its token needs in `x-required-scope` (read, upload,
+            review, admin; admin grants every scope, review grants read too); a token without it is
+            answered 403 naming the scope, an expired, unknown or revoked one 401. Each token may send
+            so many requests (`receipts serve --rate-limit`, or its own): more are answered 429 with
+            `Retry-After`. The review page's session has its token's scopes, expiry and limit.
         components:
           securitySchemes:
             bearer:
               type: http
               scheme: bearer
+              description: >
+                A token from `receipts token create`. Its scopes (read, upload, review, admin) decide
+                which operations it may call: see each operation's x-required-scope.
             session:
               type: apiKey
               in: cookie
@@ -58,8 +66,16 @@ enum OpenAPIDocument {
               content:
                 application/problem+json:
                   schema: {$ref: "#/components/schemas/Problem"}
+            unauthorized:
+              description: No token, or one unknown, revoked or expired
+              headers:
+                WWW-Authenticate:
+                  schema: {type: string}
+              content:
+                application/problem+json:
+                  schema: {$ref: "#/components/schemas/Problem"}
             busy:
-              description: Too much at once; try again after Retry-After seconds
+              description: Too much at once, or the token's rate limit reached; try again after Retry-After seconds
               headers:
                 Retry-After: {$ref: "#/components/headers/RetryAfter"}
               content:
@@ -244,6 +260,7 @@ enum OpenAPIDocument {
           /v1/receipts:
             post:
               summary: Upload a receipt (image or PDF)
+              x-required-scope: upload
               description: >
                 The bytes as the body (image/* or application/pdf; named by ?filename= or by
                 Content-Disposition's filename), or the `file` part of multipart/form-data (other parts
@@ -294,7 +311,7 @@ enum OpenAPIDocument {
                     application/json:
                       schema: {$ref: "#/components/schemas/Record"}
                 "400": {$ref: "#/components/responses/problem"}
-                "401": {$ref: "#/components/responses/problem"}
+                "401": {$ref: "#/components/responses/unauthorized"}
                 "403": {$ref: "#/components/responses/problem"}
                 "404": {$ref: "#/components/responses/problem"}
                 "413": {$ref: "#/components/responses/problem"}
@@ -304,6 +321,7 @@ enum OpenAPIDocument {
                 "503": {$ref: "#/components/responses/unavailable"}
             get:
               summary: List receipts, newest first
+              x-required-scope: read
               parameters:
                 - name: status
                   in: query
@@ -333,12 +351,15 @@ enum OpenAPIDocument {
                             items: {$ref: "#/components/schemas/Record"}
                           next: {type: [string, "null"]}
                 "400": {$ref: "#/components/responses/problem"}
-                "401": {$ref: "#/components/responses/problem"}
+                "401": {$ref: "#/components/responses/unauthorized"}
+                "403": {$ref: "#/components/responses/problem"}
                 "404": {$ref: "#/components/responses/problem"}
+                "429": {$ref: "#/components/responses/busy"}
                 "503": {$ref: "#/components/responses/unavailable"}
           /v1/receipts/{id}:
             get:
               summary: One receipt's record
+              x-required-scope: read
               parameters: [{$ref: "#/components/parameters/id"}]
               responses:
                 "200":
@@ -347,11 +368,14 @@ enum OpenAPIDocument {
                     application/json:
                       schema: {$ref: "#/components/schemas/Record"}
                 "400": {$ref: "#/components/responses/problem"}
-                "401": {$ref: "#/components/responses/problem"}
+                "401": {$ref: "#/components/responses/unauthorized"}
+                "403": {$ref: "#/components/responses/problem"}
                 "404": {$ref: "#/components/responses/problem"}
+                "429": {$ref: "#/components/responses/busy"}
                 "503": {$ref: "#/components/responses/unavailable"}
             delete:
               summary: Delete the receipt, its image copy and its expense
+              x-required-scope: admin
               description: >
                 A receipt whose expense is confirmed (a person's record) is kept and 409 answered,
                 unless force=true.
@@ -364,14 +388,16 @@ enum OpenAPIDocument {
               responses:
                 "204": {description: Deleted}
                 "400": {$ref: "#/components/responses/problem"}
-                "401": {$ref: "#/components/responses/problem"}
+                "401": {$ref: "#/components/responses/unauthorized"}
                 "403": {$ref: "#/components/responses/problem"}
                 "404": {$ref: "#/components/responses/problem"}
                 "409": {$ref: "#/components/responses/problem"}
+                "429": {$ref: "#/components/responses/busy"}
                 "503": {$ref: "#/components/responses/unavailable"}
           /v1/receipts/{id}/image:
             get:
               summary: The image as uploaded
+              x-required-scope: read
               parameters: [{$ref: "#/components/parameters/id"}]
               responses:
                 "200":
@@ -380,12 +406,15 @@ enum OpenAPIDocument {
                     "*/*":
                       schema: {type: string, format: binary}
                 "400": {$ref: "#/components/responses/problem"}
-                "401": {$ref: "#/components/responses/problem"}
+                "401": {$ref: "#/components/responses/unauthorized"}
+                "403": {$ref: "#/components/responses/problem"}
                 "404": {$ref: "#/components/responses/problem"}
+                "429": {$ref: "#/components/responses/busy"}
                 "503": {$ref: "#/components/responses/unavailable"}
           /v1/receipts/{id}/pages/{page}:
             get:
               summary: One page of a PDF receipt as a picture
+              x-required-scope: read
               description: >
                 Page `page` (from 1) of a receipt stored as a PDF, rendered in colour at 300 dpi or
                 less so that its long side is at most 2400 pixels; `X-Page-Count` says how many pages
@@ -417,13 +446,16 @@ enum OpenAPIDocument {
                     image/jpeg:
                       schema: {type: string, format: binary}
                 "400": {$ref: "#/components/responses/problem"}
-                "401": {$ref: "#/components/responses/problem"}
+                "401": {$ref: "#/components/responses/unauthorized"}
+                "403": {$ref: "#/components/responses/problem"}
                 "404": {$ref: "#/components/responses/problem"}
                 "422": {$ref: "#/components/responses/problem"}
+                "429": {$ref: "#/components/responses/busy"}
                 "503": {$ref: "#/components/responses/unavailable"}
           /v1/receipts/{id}/thumbnail:
             get:
               summary: A small picture of the receipt
+              x-required-scope: read
               description: >
                 A JPEG at most 320 pixels on its long side, upright, of any stored format (a PDF's
                 first page); made once and kept in the server's memory. 422 for an image that cannot
@@ -439,13 +471,16 @@ enum OpenAPIDocument {
                     image/jpeg:
                       schema: {type: string, format: binary}
                 "400": {$ref: "#/components/responses/problem"}
-                "401": {$ref: "#/components/responses/problem"}
+                "401": {$ref: "#/components/responses/unauthorized"}
+                "403": {$ref: "#/components/responses/problem"}
                 "404": {$ref: "#/components/responses/problem"}
                 "422": {$ref: "#/components/responses/problem"}
+                "429": {$ref: "#/components/responses/busy"}
                 "503": {$ref: "#/components/responses/unavailable"}
           /v1/receipts/{id}/retry:
             post:
               summary: Put a failed receipt back in the queue
+              x-required-scope: review
               parameters: [{$ref: "#/components/parameters/id"}]
               responses:
                 "202":
@@ -454,14 +489,16 @@ enum OpenAPIDocument {
                     application/json:
                       schema: {$ref: "#/components/schemas/Record"}
                 "400": {$ref: "#/components/responses/problem"}
-                "401": {$ref: "#/components/responses/problem"}
+                "401": {$ref: "#/components/responses/unauthorized"}
                 "403": {$ref: "#/components/responses/problem"}
                 "404": {$ref: "#/components/responses/problem"}
                 "409": {$ref: "#/components/responses/problem"}
+                "429": {$ref: "#/components/responses/busy"}
                 "503": {$ref: "#/components/responses/unavailable"}
           /v1/expenses:
             get:
               summary: Drafted and confirmed expenses, by date
+              x-required-scope: read
               parameters:
                 - {$ref: "#/components/parameters/from"}
                 - {$ref: "#/components/parameters/to"}
@@ -489,12 +526,15 @@ enum OpenAPIDocument {
                             items: {$ref: "#/components/schemas/Expense"}
                           next: {type: [string, "null"]}
                 "400": {$ref: "#/components/responses/problem"}
-                "401": {$ref: "#/components/responses/problem"}
+                "401": {$ref: "#/components/responses/unauthorized"}
+                "403": {$ref: "#/components/responses/problem"}
                 "404": {$ref: "#/components/responses/problem"}
+                "429": {$ref: "#/components/responses/busy"}
                 "503": {$ref: "#/components/responses/unavailable"}
           /v1/expenses/export.csv:
             get:
               summary: The expenses as CSV (what `receipts export --format csv` prints)
+              x-required-scope: read
               description: >
                 Columns: date, vendor, category, amount, currency, taxAmount, taxDeductiblePercentage,
                 deductibleAmount (0 when isTaxDeductible is false), status, needsReview,
@@ -512,11 +552,14 @@ enum OpenAPIDocument {
                     text/csv:
                       schema: {type: string}
                 "400": {$ref: "#/components/responses/problem"}
-                "401": {$ref: "#/components/responses/problem"}
+                "401": {$ref: "#/components/responses/unauthorized"}
+                "403": {$ref: "#/components/responses/problem"}
+                "429": {$ref: "#/components/responses/busy"}
                 "503": {$ref: "#/components/responses/unavailable"}
           /v1/expenses/{id}:
             get:
               summary: One expense and its corrections
+              x-required-scope: read
               description: The `ETag` header is the version to send as `If-Match` with a correction.
               parameters: [{$ref: "#/components/parameters/id"}]
               responses:
@@ -529,11 +572,14 @@ enum OpenAPIDocument {
                     application/json:
                       schema: {$ref: "#/components/schemas/ExpenseWithCorrections"}
                 "400": {$ref: "#/components/responses/problem"}
-                "401": {$ref: "#/components/responses/problem"}
+                "401": {$ref: "#/components/responses/unauthorized"}
+                "403": {$ref: "#/components/responses/problem"}
                 "404": {$ref: "#/components/responses/problem"}
+                "429": {$ref: "#/components/responses/busy"}
                 "503": {$ref: "#/components/responses/unavailable"}
             patch:
               summary: Correct fields of an expense and confirm it
+              x-required-scope: review
               description: >
                 What the analyzer drafted for each corrected field is kept in `corrections`.
                 `status: confirmed` marks the expense reviewed. A category is one of the taxonomy's
@@ -582,16 +628,18 @@ enum OpenAPIDocument {
                     application/json:
                       schema: {$ref: "#/components/schemas/ExpenseWithCorrections"}
                 "400": {$ref: "#/components/responses/problem"}
-                "401": {$ref: "#/components/responses/problem"}
+                "401": {$ref: "#/components/responses/unauthorized"}
                 "403": {$ref: "#/components/responses/problem"}
                 "404": {$ref: "#/components/responses/problem"}
                 "409": {$ref: "#/components/responses/problem"}
                 "412": {$ref: "#/components/responses/problem"}
                 "413": {$ref: "#/components/responses/problem"}
+                "429": {$ref: "#/components/responses/busy"}
                 "503": {$ref: "#/components/responses/unavailable"}
           /v1/analyze:
             post:
               summary: Analyze one image synchronously; nothing is stored unless store=true
+              x-required-scope: upload
               description: >
                 `image` is the image's bytes in base64 (standard or URL-safe, padded or not) or a
                 `data:image/…;base64,…` URL. At most one image per OCR thread is analyzed at once, within
@@ -627,7 +675,7 @@ enum OpenAPIDocument {
                     application/json:
                       schema: {$ref: "#/components/schemas/Record"}
                 "400": {$ref: "#/components/responses/problem"}
-                "401": {$ref: "#/components/responses/problem"}
+                "401": {$ref: "#/components/responses/unauthorized"}
                 "403": {$ref: "#/components/responses/problem"}
                 "413": {$ref: "#/components/responses/problem"}
                 "415": {$ref: "#/components/responses/problem"}

@@ -14,7 +14,7 @@ struct Problem: Error, Sendable {
 
     init(_ status: HTTPResponse.Status, _ detail: String, headers: HTTPFields = [:]) {
         self.status = status
-        self.detail = detail.oneLine
+        self.detail = APIToken.redacted(detail.oneLine)
         self.headers = headers
     }
 
@@ -94,30 +94,8 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 
     private func failed(_ request: Request, _ error: any Error) -> Response {
-        logger.error("Request failed", metadata: ["http.route": "\(request.method) \(request.uri.path)",
-                                                  "error.message": "\(String(describing: error).oneLine)"])
+        logger.error("Request failed", metadata: ["http.route": "\(request.method) \(APIToken.redacted(request.uri.path))",
+                                                  "error.message": "\(APIToken.redacted(String(describing: error).oneLine))"])
         return Problem(.internalServerError, "the request failed; the server's log has the cause").response
-    }
-}
-
-/// Every `/v1` route needs `Authorization: Bearer <token>` once any API token is active, or a
-/// browser's session cookie (the review page), with its CSRF token on every change.
-struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
-    let store: any ServerStore
-    let sessions: WebSessions
-
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        if request.headers[.authorization] == nil, let session = try await WebAuth.session(request, sessions: sessions, store: store) {
-            try WebAuth.checkChange(request, csrf: session.csrf, given: request.headers[WebAuth.csrfHeader])
-        } else if try await store.hasActiveTokens() {
-            guard let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer ") else {
-                throw Problem(.unauthorized, "an API token is needed: Authorization: Bearer <token>")
-            }
-            let secret = String(header.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces)
-            guard try await store.activeToken(secret: secret) != nil else {
-                throw Problem(.unauthorized, "the API token is unknown or revoked")
-            }
-        }
-        return try await next(request, context)
     }
 }

@@ -33,9 +33,17 @@ public final class ReceiptServer: Service, Sendable {
         /// What the program adds to problem documents and errors in its own terms (`receipts
         /// serve`: its flags; see `ErrorAdvice`).
         public var advice: ErrorAdvice
+        /// Requests each API token may send, unless the token has its own limit (`receipts token
+        /// create --rate-limit`); kept in this process's memory. Without tokens nothing is limited.
+        public var rateLimit: RateLimit
+
+        /// `receipts serve`'s `--rate-limit` when not given.
+        public static let defaultRateLimit = RateLimit(requests: 600, seconds: 60)
 
         public init(host: String = "127.0.0.1", port: Int = 8080, maxUploadBytes: Int = 20 << 20, maxWaitSeconds: Double = 30,
-                    maxPending: Int = 1000, maxConcurrentAnalyses: Int = 0, analyzePixelBudget: Int = 0, advice: ErrorAdvice = .none) {
+                    maxPending: Int = 1000, maxConcurrentAnalyses: Int = 0, analyzePixelBudget: Int = 0, advice: ErrorAdvice = .none,
+                    rateLimit: RateLimit = defaultRateLimit) {
+            self.rateLimit = rateLimit
             self.maxPending = maxPending
             self.advice = advice
             self.host = host
@@ -57,6 +65,8 @@ public final class ReceiptServer: Service, Sendable {
     let analyses: AnalysisGate
     /// Browsers signed in to the review page.
     let sessions = WebSessions()
+    /// What each token may do, and how often.
+    let gate: TokenGate
     let thumbnails = ThumbnailCache()
     /// The taxonomy the pipeline drafts expenses with: categories are checked against it.
     var taxonomy: Taxonomy { pipeline.configuration.taxonomy }
@@ -79,6 +89,7 @@ public final class ReceiptServer: Service, Sendable {
         self.configuration = configuration
         self.logger = logger
         self.onListening = onListening
+        gate = TokenGate(store: store, defaultRateLimit: configuration.rateLimit, logger: logger)
         let engine = processor.ocrEngine
         analyses = AnalysisGate(
             slots: configuration.maxConcurrentAnalyses > 0 ? configuration.maxConcurrentAnalyses : engine?.threads ?? 1,
@@ -113,14 +124,24 @@ public final class ReceiptServer: Service, Sendable {
         logger.info("Stopped listening", metadata: ["http.host": "\(host)", "http.port": "\(port)"])
     }
 
-    /// Every route the router serves (method, path), as `/openapi.yaml` must describe them.
-    public static let routes: [(method: String, path: String)] = [
-        ("GET", "/healthz"), ("GET", "/readyz"), ("GET", "/metrics"), ("GET", "/openapi.yaml"),
-        ("POST", "/v1/receipts"), ("GET", "/v1/receipts"), ("GET", "/v1/receipts/{id}"), ("DELETE", "/v1/receipts/{id}"),
-        ("GET", "/v1/receipts/{id}/image"), ("GET", "/v1/receipts/{id}/pages/{page}"), ("GET", "/v1/receipts/{id}/thumbnail"),
-        ("POST", "/v1/receipts/{id}/retry"), ("GET", "/v1/expenses"),
-        ("GET", "/v1/expenses/export.csv"), ("GET", "/v1/expenses/{id}"), ("PATCH", "/v1/expenses/{id}"), ("POST", "/v1/analyze"),
+    /// Every route the router serves (method, path), as `/openapi.yaml` must describe them, with the
+    /// scope a token needs for it (its operation's `x-required-scope`; nil: no token needed).
+    public static let routes: [(method: String, path: String, scope: TokenScope?)] = [
+        ("GET", "/healthz", nil), ("GET", "/readyz", nil), ("GET", "/metrics", nil), ("GET", "/openapi.yaml", nil),
+        ("POST", "/v1/receipts", .upload), ("GET", "/v1/receipts", .read), ("GET", "/v1/receipts/{id}", .read),
+        ("DELETE", "/v1/receipts/{id}", .admin),
+        ("GET", "/v1/receipts/{id}/image", .read), ("GET", "/v1/receipts/{id}/pages/{page}", .read),
+        ("GET", "/v1/receipts/{id}/thumbnail", .read),
+        ("POST", "/v1/receipts/{id}/retry", .review), ("GET", "/v1/expenses", .read),
+        ("GET", "/v1/expenses/export.csv", .read), ("GET", "/v1/expenses/{id}", .read), ("PATCH", "/v1/expenses/{id}", .review),
+        ("POST", "/v1/analyze", .upload),
     ]
+
+    /// The scope a token needs for the route `method` `path` (a route pattern, `/v1/receipts/{id}`);
+    /// `admin` for one not in `routes`, so a route added without a scope is closed, not open.
+    static func scope(method: String, path: String) -> TokenScope {
+        routes.first { $0.method == method && $0.path == path }?.scope ?? .admin
+    }
 
     /// The methods served at `path` (a placeholder such as `{id}` matches any one segment; a route without
     /// placeholders is preferred), or nil when no route has this path.
@@ -163,7 +184,7 @@ public final class ReceiptServer: Service, Sendable {
                             body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.yaml(taxonomy: self.taxonomy))))
         }
         addWebRoutes(to: router)
-        let v1 = router.group("/v1").add(middleware: BearerTokenMiddleware(store: store, sessions: sessions))
+        let v1 = router.group("/v1").add(middleware: BearerTokenMiddleware(gate: gate, sessions: sessions))
         v1.post("/receipts") { request, context in try await self.upload(request, context) }
         v1.get("/receipts") { request, _ in try await self.list(request) }
         v1.get("/receipts/:id") { request, context in

@@ -38,8 +38,9 @@ final class LiveServer: Sendable {
     let server: ReceiptServer
 
     /// - Parameters: as `receipts serve`'s flags: `workers` (`--workers`, also the OCR threads),
-    ///   `maxUploadMB`, `maxPending`, `maxPDFPages`.
-    init(_ dir: TemporaryDirectory, workers: Int = 2, maxUploadMB: Double = 20, maxPending: Int = 1000, maxPDFPages: Int = 10) throws {
+    ///   `maxUploadMB`, `maxPending`, `maxPDFPages`, `rateLimit` (`--rate-limit`).
+    init(_ dir: TemporaryDirectory, workers: Int = 2, maxUploadMB: Double = 20, maxPending: Int = 1000, maxPDFPages: Int = 10,
+         rateLimit: RateLimit = ReceiptServer.Configuration.defaultRateLimit) throws {
         self.dir = dir
         store = try SQLiteReceiptStore(path: dir.storePath)
         engine = try OCREngine(configuration: OCRConfiguration(maxPDFPages: maxPDFPages), threads: max(1, workers), logger: TestSupport.logger)
@@ -53,7 +54,8 @@ final class LiveServer: Sendable {
                                    configuration: configuration, logger: TestSupport.logger)
         server = ReceiptServer(
             pipeline: pipeline, store: store, processor: processor,
-            configuration: .init(maxUploadBytes: Int(maxUploadMB * 1_048_576), maxPending: maxPending, advice: Self.advice),
+            configuration: .init(maxUploadBytes: Int(maxUploadMB * 1_048_576), maxPending: maxPending, advice: Self.advice,
+                                 rateLimit: rateLimit),
             metrics: metrics, logger: TestSupport.logger)
     }
 

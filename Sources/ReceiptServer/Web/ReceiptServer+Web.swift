@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import ReceiptKit
+import ReceiptServerStore
 
 /// The review pages (`docs/review-ui.md`): sign-in, the inbox, one receipt's review and the
 /// expenses. Plain HTML from here, a little CSS and JavaScript from `WebAssets`; the pages read
@@ -37,12 +38,14 @@ extension ReceiptServer {
         router.get("/assets/app.css") { _, _ in WebAssets.response(WebAssets.css, type: "text/css; charset=utf-8") }
     }
 
-    /// The page for a signed-in browser, or a redirect to the sign-in page.
+    /// The page for a signed-in browser whose token may read (403 otherwise), or a redirect to the
+    /// sign-in page.
     private func signedIn(_ request: Request, _ page: (String) async throws -> Response) async throws -> Response {
-        guard let session = try await WebAuth.session(request, sessions: sessions, store: store) else {
+        guard let signedIn = try await WebAuth.session(request, sessions: sessions, store: store) else {
             return Response(status: .seeOther, headers: [.location: "/signin"])
         }
-        var response = try await page(session.csrf)
+        try await gate.authorize(signedIn.token, for: .read, route: "the review pages")
+        var response = try await page(signedIn.session.csrf)
         response.headers[.cacheControl] = response.headers[.cacheControl] ?? "no-store"
         return response
     }
@@ -72,9 +75,15 @@ extension ReceiptServer {
         try WebAuth.checkOrigin(request)
         let body = try await BoundedBody.collect(request, context: context, limit: 8 * 1024, reported: 8 * 1024, what: "the sign-in form", setting: "")
         let secret = (WebAuth.form(String(buffer: body))["token"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !secret.isEmpty, try await store.activeToken(secret: secret) != nil else {
-            return try await signInPage(message: secret.isEmpty ? "Paste an API token to sign in." : "That token is unknown or revoked.",
+        guard !secret.isEmpty, let token = try await store.token(secret: secret), !token.isExpired(at: Date()) else {
+            let known = secret.isEmpty ? nil : try await store.token(secret: secret)
+            return try await signInPage(message: secret.isEmpty ? "Paste an API token to sign in."
+                                            : known != nil ? "That token has expired." : "That token is unknown or revoked.",
                                         status: .unauthorized)
+        }
+        guard TokenScope.allows(token.scopes, .read) else {
+            return try await signInPage(message: "That token may not read receipts (its scopes: \(TokenScope.text(token.scopes))): the review pages need read.",
+                                        status: .forbidden)
         }
         let (id, _) = sessions.create(secret: secret)
         var response = Response(status: .seeOther, headers: [.location: "/"])
@@ -85,8 +94,8 @@ extension ReceiptServer {
     private func signOut(_ request: Request, _ context: ReceiptRequestContext) async throws -> Response {
         let body = try await BoundedBody.collect(request, context: context, limit: 8 * 1024, reported: 8 * 1024, what: "the sign-out form", setting: "")
         if let id = request.cookies[WebAuth.cookieName]?.value,
-           let session = try await WebAuth.session(request, sessions: sessions, store: store) {
-            try WebAuth.checkChange(request, csrf: session.csrf, given: WebAuth.form(String(buffer: body))["csrf"])
+           let signedIn = try await WebAuth.session(request, sessions: sessions, store: store) {
+            try WebAuth.checkChange(request, csrf: signedIn.session.csrf, given: WebAuth.form(String(buffer: body))["csrf"])
             sessions.end(id: id)
         }
         var response = Response(status: .seeOther, headers: [.location: "/signin"])

@@ -10,14 +10,16 @@ enum WebAuth {
     static let csrfHeader = HTTPField.Name("X-CSRF-Token")!
     static let fetchSite = HTTPField.Name("Sec-Fetch-Site")!
 
-    /// The browser's live session, or nil. A session whose token was revoked ends here.
-    static func session(_ request: Request, sessions: WebSessions, store: any ServerStore) async throws -> WebSessions.Session? {
+    /// The browser's live session and its token, or nil. A session whose token was revoked or has
+    /// expired ends here.
+    static func session(_ request: Request, sessions: WebSessions, store: any ServerStore,
+                        now: Date = Date()) async throws -> (session: WebSessions.Session, token: APIToken)? {
         guard let id = request.cookies[cookieName]?.value, !id.isEmpty, let session = sessions.session(id: id) else { return nil }
-        guard try await store.activeToken(secret: session.secret) != nil else {
+        guard let token = try await store.token(secret: session.secret), !token.isExpired(at: now) else {
             sessions.end(id: id)
             return nil
         }
-        return session
+        return (session, token)
     }
 
     /// A request from another site's page is refused: its `Origin` must be this server's (a
