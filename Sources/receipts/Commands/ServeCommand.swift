@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import ReceiptKit
 import ReceiptServer
+import ReceiptServerStore
 import ServiceLifecycle
 
 struct ServeCommand: AsyncParsableCommand {
@@ -50,7 +51,11 @@ struct ServeCommand: AsyncParsableCommand {
 
             API tokens (receipts token create|list|revoke): once one exists, every /v1 route needs \
             Authorization: Bearer <token> (not /healthz or /readyz). Without any, the server listens only \
-            on loopback addresses. Idempotency-Key on POST /v1/receipts: the same key returns the same \
+            on loopback addresses. A token holds scopes: read (GET receipts, images, expenses, the export), \
+            upload (POST /v1/receipts, /v1/analyze), review (PATCH /v1/expenses/{id}, retry; also read), \
+            admin (everything, DELETE too). A token without the route's scope gets 403 naming it; an \
+            expired, unknown or revoked one 401; one over its rate limit (--rate-limit, or its own) 429 \
+            with Retry-After. The review page's session has its token's scopes and ends when it expires. Idempotency-Key on POST /v1/receipts: the same key returns the same \
             receipt; the same key with other bytes gets 422 and nothing is stored.
 
             --workers 0 runs no queue workers here (the API only; `receipts worker` on other hosts reads \
@@ -87,6 +92,12 @@ struct ServeCommand: AsyncParsableCommand {
         "File holding the webhook signing secret (default: $RECEIPTS_WEBHOOK_SECRET).", valueName: "FILE"))
     var webhookSecretFile: String?
 
+    @Option(name: .customLong("rate-limit"), help: ArgumentHelp(
+        "Requests each API token may send (a token bucket per token, in this process's memory), unless the token has its own "
+            + "(receipts token create --rate-limit); more get 429 with Retry-After. off: no limit.",
+        valueName: "N/PERIOD"))
+    var rateLimit = ReceiptServer.Configuration.defaultRateLimit.description
+
     @Option(name: .customLong("webhook-retry-delay"), help: ArgumentHelp("Seconds before a failed webhook's first retry (doubling).", visibility: .hidden))
     var webhookRetryDelay: Double = 1
 
@@ -99,6 +110,11 @@ struct ServeCommand: AsyncParsableCommand {
         guard maxUploadMB > 0 else { throw ValidationError("--max-upload-mb must be positive.") }
         guard maxPending > 0 else { throw ValidationError("--max-pending must be positive.") }
         if let maxAnalyses, maxAnalyses < 1 { throw ValidationError("--max-analyses must be 1 or more.") }
+        do {
+            _ = try RateLimit.parse(rateLimit)
+        } catch let error as ReceiptError {
+            throw ValidationError("--rate-limit: \(error.message).")
+        }
         if let webhook {
             guard let url = URL(string: webhook), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
                 throw ValidationError("--webhook \(webhook): not an http(s) URL.")
@@ -166,7 +182,7 @@ struct ServeCommand: AsyncParsableCommand {
         let server = ReceiptServer(
             pipeline: pipeline, store: opened.store, processor: processor,
             configuration: .init(host: host, port: port, maxUploadBytes: Int(maxUploadMB * 1_048_576), maxPending: maxPending,
-                                 maxConcurrentAnalyses: maxAnalyses ?? 0, advice: .flags),
+                                 maxConcurrentAnalyses: maxAnalyses ?? 0, advice: .flags, rateLimit: try RateLimit.parse(rateLimit)),
             metrics: metrics,
             logger: logger,
             onListening: { [logger] host, port in

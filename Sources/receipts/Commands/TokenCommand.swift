@@ -10,8 +10,21 @@ struct TokenCommand: AsyncParsableCommand {
         abstract: "Create, list and revoke the API tokens `receipts serve` asks for.",
         discussion: """
             A token is printed once, when it is created; the store keeps only its SHA-256. Once any \
-            token is active, every /v1 route needs `Authorization: Bearer <token>`, and the server may \
-            listen on addresses other than loopback.
+            token is active (not revoked; an expired one counts), every /v1 route needs \
+            `Authorization: Bearer <token>`, and the server may listen on addresses other than loopback.
+
+            Scopes (--scope, comma-separated), each route's is in /openapi.yaml (x-required-scope):
+              read     GET /v1/receipts…, images, pages, thumbnails, /v1/expenses…, the CSV export, the review pages
+              upload   POST /v1/receipts, POST /v1/analyze (not reading: a scanner may only drop receipts in)
+              review   PATCH /v1/expenses/{id} (correct, confirm), POST /v1/receipts/{id}/retry; grants read
+              admin    everything, DELETE /v1/receipts/{id} too; grants every scope (the default, and what \
+            tokens made before scopes existed have)
+            A route the token's scopes do not grant is answered 403 naming the scope; an expired token 401.
+
+            Examples:
+              receipts token create --name scanner --scope upload --expires 90d
+              receipts token create --name bookkeeper --scope review --rate-limit 120/min
+              receipts token list
             """,
         subcommands: [Create.self, List.self, Revoke.self])
 
@@ -19,18 +32,44 @@ struct TokenCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Create a token and print it (once).")
         @Option(help: "A name for the token (who or what uses it).")
         var name: String
+        @Option(help: ArgumentHelp("What it may do: read, upload, review, admin, comma-separated (admin grants all; review grants read).",
+                                   valueName: "SCOPES"))
+        var scope = "admin"
+        @Option(help: ArgumentHelp("When it stops working: a duration from now (90d, 12h, 2w, 30min), a date (2027-01-31: "
+                                       + "the end of that day, UTC) or an ISO 8601 time. Default: never.", valueName: "WHEN"))
+        var expires: String?
+        @Option(name: .customLong("rate-limit"), help: ArgumentHelp(
+            "Requests it may send (600/min, 10/s, 5000/hour), or off for no limit; default: receipts serve's --rate-limit.",
+            valueName: "N/PERIOD"))
+        var rateLimit: String?
         @OptionGroup var storeOptions: StoreOptions
 
         func validate() throws {
             guard !name.trimmingCharacters(in: .whitespaces).isEmpty else { throw ValidationError("--name must not be empty.") }
+            do {
+                _ = try TokenScope.parse(scope)
+            } catch let error as ReceiptError {
+                throw ValidationError("--scope: \(error.message).")
+            }
+            if let expires {
+                do { _ = try APIToken.expiry(expires, now: Date()) } catch let error as ReceiptError { throw ValidationError("\(error.message).") }
+            }
+            if let rateLimit {
+                do { _ = try RateLimit.parse(rateLimit) } catch let error as ReceiptError { throw ValidationError("--rate-limit: \(error.message).") }
+            }
         }
 
         func run() async throws {
             let store = try await TokenCommand.open(storeOptions)
+            let now = Date()
             do {
-                let secret = try await store.createToken(name: name, now: Date())
+                let scopes = try TokenScope.parse(scope)
+                let expiresAt = try expires.map { try APIToken.expiry($0, now: now) }
+                let secret = try await store.createToken(name: name, scopes: scopes, expiresAt: expiresAt,
+                                                         rateLimit: try rateLimit.map(RateLimit.parse), now: now)
                 print(secret)
-                FileHandle.standardError.write(Data("token '\(name)' created; it is shown only now: keep it\n".utf8))
+                let until = expiresAt.map { ", until " + ISO8601DateFormatter().string(from: $0) } ?? ""
+                FileHandle.standardError.write(Data("token '\(name)' created (scopes \(TokenScope.text(scopes))\(until)); it is shown only now: keep it\n".utf8))
             } catch let error as ReceiptError {
                 printError(error.message)
                 throw ExitCode(1)
@@ -39,15 +78,26 @@ struct TokenCommand: AsyncParsableCommand {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List tokens: name, created, revoked (never the token).")
+        static let configuration = CommandConfiguration(
+            abstract: "List tokens (never the token itself), one per line, tab-separated.",
+            discussion: """
+                Columns: name, created, state (active, expired, revoked TIME), scopes, expires (TIME or \
+                never), last used (TIME or never; noted at most once a minute per server), rate limit \
+                (N/PERIOD, off, or default: receipts serve's --rate-limit). Times are ISO 8601, UTC.
+                """)
         @OptionGroup var storeOptions: StoreOptions
 
         func run() async throws {
             let store = try await TokenCommand.open(storeOptions)
             let formatter = ISO8601DateFormatter()
+            let now = Date()
             for token in try await store.tokens() {
-                print([token.name, formatter.string(from: token.createdAt),
-                       token.revokedAt.map { "revoked " + formatter.string(from: $0) } ?? "active"].joined(separator: "\t"))
+                let state = token.revokedAt.map { "revoked " + formatter.string(from: $0) } ?? (token.isExpired(at: now) ? "expired" : "active")
+                print([token.name, formatter.string(from: token.createdAt), state,
+                       token.scopes.isEmpty ? "none" : TokenScope.text(token.scopes),
+                       token.expiresAt.map(formatter.string(from:)) ?? "never",
+                       token.lastUsedAt.map(formatter.string(from:)) ?? "never",
+                       token.rateLimit?.description ?? "default"].joined(separator: "\t"))
             }
         }
     }
