@@ -9,6 +9,10 @@ import GRDB
 ///   expense's corrections (what the analyzer said of a field a person changed).
 /// - `v4`: an idempotency key keeps the fingerprint of its request (the SHA-256 of the image), and
 ///   is claimed before the receipt exists (`receiptId` is set once it does).
+/// - `v5`: the webhook outbox: `webhook_event` (one row per finished receipt while webhooks are on,
+///   written in the transaction that finishes it; see `WebhookEvent`) and `store_setting` (whether
+///   webhooks are on: the row `webhooks` = `on`). An event keeps no foreign key: deleting a receipt
+///   does not take back the announcement of its result.
 ///
 /// Money is TEXT holding the exact decimal (`23.45`); receipt dates are TEXT `YYYY-MM-DD`
 /// calendar dates; timestamps are GRDB's UTC text `YYYY-MM-DD HH:MM:SS.SSS` (they sort as text).
@@ -27,11 +31,14 @@ package enum StoreSchema {
         migrator.registerMigration("v4") { db in
             try db.execute(sql: v4)
         }
+        migrator.registerMigration("v5") { db in
+            try db.execute(sql: v5)
+        }
         return migrator
     }
 
     /// The newest migration this build knows.
-    package static let latestVersion = "v4"
+    package static let latestVersion = "v5"
 
     package static let v1 = """
         CREATE TABLE receipt (
@@ -111,5 +118,29 @@ package enum StoreSchema {
             FROM idempotency_key k LEFT JOIN receipt r ON r.id = k.receiptId;
         DROP TABLE idempotency_key;
         ALTER TABLE idempotency_key_v4 RENAME TO idempotency_key;
+        """
+
+    package static let v5 = """
+        CREATE TABLE store_setting (
+            name TEXT PRIMARY KEY NOT NULL,
+            value TEXT NOT NULL
+        );
+        CREATE TABLE webhook_event (
+            id TEXT PRIMARY KEY NOT NULL,
+            receiptId TEXT NOT NULL,
+            type TEXT NOT NULL,
+            body TEXT NOT NULL,
+            createdAt TEXT NOT NULL,
+            pendingSince TEXT NOT NULL,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            nextAttemptAt TEXT NOT NULL,
+            lastError TEXT,
+            deliveredAt TEXT,
+            deadAt TEXT,
+            leaseOwner TEXT,
+            leaseExpiresAt TEXT
+        );
+        CREATE INDEX webhook_event_due ON webhook_event(nextAttemptAt) WHERE deliveredAt IS NULL AND deadAt IS NULL;
+        CREATE INDEX webhook_event_on_created ON webhook_event(createdAt);
         """
 }
