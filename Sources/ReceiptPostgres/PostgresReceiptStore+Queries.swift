@@ -27,7 +27,13 @@ extension PostgresReceiptStore {
             let rows = try await connection.query(
                 PostgresRows.insertReceipt(receipt, imageRef: imagePath, primaryCopy: false), logger: self.logger).collect()
             if hasWork { try await Self.notify(Self.workChannel, connection, self.logger) }
-            return (try PostgresRows.receipt(rows[0]), true)
+            let stored = try PostgresRows.receipt(rows[0])
+            // A receipt stored failed (its file could not be read) is finished from the start.
+            if stored.ocrStatus == .failed {
+                try await Self.recordWebhookEvent(stored, expense: nil, now: receipt.updatedAt, connection, self.logger)
+                try await Self.notify(Self.finishedChannel, connection, self.logger)
+            }
+            return (stored, true)
         }
     }
 

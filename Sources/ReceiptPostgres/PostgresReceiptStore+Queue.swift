@@ -80,8 +80,10 @@ extension PostgresReceiptStore {
                     lease_owner = NULL, lease_expires_at = NULL, not_before = NULL, updated_at = \(now)
                 WHERE id = \(id) RETURNING *
                 """, logger: self.logger).collect()
+            let receipt = try PostgresRows.receipt(rows[0])
+            try await Self.recordWebhookEvent(receipt, expense: expense, now: now, connection, self.logger)
             try await Self.notify(Self.finishedChannel, connection, self.logger)
-            return (try PostgresRows.receipt(rows[0]), expense)
+            return (receipt, expense)
         }
     }
 
@@ -105,8 +107,10 @@ extension PostgresReceiptStore {
                     not_before = \(retryAt), lease_owner = NULL, lease_expires_at = NULL, updated_at = \(now)
                 WHERE id = \(id) RETURNING *
                 """, logger: self.logger).collect()
+            let receipt = try PostgresRows.receipt(rows[0])
+            if retryAt == nil { try await Self.recordWebhookEvent(receipt, expense: nil, now: now, connection, self.logger) }
             try await Self.notify(retryAt == nil ? Self.finishedChannel : Self.workChannel, connection, self.logger)
-            return try PostgresRows.receipt(rows[0])
+            return receipt
         }
     }
 
@@ -150,7 +154,11 @@ extension PostgresReceiptStore {
                         WHERE id = \(id) RETURNING *
                         """, logger: self.logger).collect()
                 }
-                changed.append(try PostgresRows.receipt(updated[0]))
+                let receipt = try PostgresRows.receipt(updated[0])
+                if receipt.ocrStatus == .failed {
+                    try await Self.recordWebhookEvent(receipt, expense: nil, now: now, connection, self.logger)
+                }
+                changed.append(receipt)
             }
             if changed.contains(where: { $0.ocrStatus == .pending }) {
                 try await Self.notify(Self.workChannel, connection, self.logger)
@@ -249,4 +257,20 @@ extension PostgresReceiptStore {
 
 extension PostgresReceiptStore {
     public var announcesChanges: Bool { true }
+}
+
+// MARK: Webhook outbox
+
+extension PostgresReceiptStore {
+    /// Writes the webhook event of a receipt that just finished, in the caller's transaction, when
+    /// webhooks are on in this store (see `WebhookEvent`). One statement: the setting is read in it.
+    static func recordWebhookEvent(_ receipt: Receipt, expense: Expense?, now: Date,
+                                   _ connection: PostgresConnection, _ logger: Logger) async throws {
+        let event = WebhookEvent(finished: receipt, expense: expense, now: now)
+        try await connection.query("""
+            INSERT INTO receipts.webhook_event (id, receipt_id, type, body, created_at, pending_since, attempts, next_attempt_at)
+            SELECT \(event.id), \(event.receiptId), \(event.type), \(event.body), \(now), \(now), 0, \(now)
+            WHERE EXISTS (SELECT 1 FROM receipts.store_setting WHERE name = 'webhooks' AND value = 'on')
+            """, logger: logger)
+    }
 }

@@ -10,7 +10,7 @@ enum PostgresSchema {
     /// Key of the advisory lock held while migrating ("receipts" in ASCII, truncated).
     static let migrationLock: Int64 = 0x7265_6365_6970_7473
 
-    static let migrations: [(version: String, sql: String)] = [("v1", v1), ("v2", v2), ("v3", v3)]
+    static let migrations: [(version: String, sql: String)] = [("v1", v1), ("v2", v2), ("v3", v3), ("v4", v4)]
 
     static var latestVersion: String { migrations.last!.version }
 
@@ -108,5 +108,34 @@ enum PostgresSchema {
         ALTER TABLE receipts.api_token ADD COLUMN last_used_at timestamptz;
         ALTER TABLE receipts.api_token ADD COLUMN rate_limit_requests integer;
         ALTER TABLE receipts.api_token ADD COLUMN rate_limit_seconds integer
+        """
+
+    /// The webhook outbox: one event per finished receipt while webhooks are on (`store_setting`
+    /// `webhooks` = `on`), written in the transaction that finishes it; senders on any number of
+    /// hosts claim due events with `FOR UPDATE SKIP LOCKED` and a lease. No foreign key: deleting a
+    /// receipt does not take back the announcement of its result.
+    static let v4 = """
+        CREATE TABLE receipts.store_setting (
+            name text PRIMARY KEY,
+            value text NOT NULL
+        );
+        CREATE TABLE receipts.webhook_event (
+            id uuid PRIMARY KEY,
+            seq bigserial NOT NULL UNIQUE,
+            receipt_id uuid NOT NULL,
+            type text NOT NULL,
+            body text NOT NULL,
+            created_at timestamptz NOT NULL,
+            pending_since timestamptz NOT NULL,
+            attempts integer NOT NULL DEFAULT 0,
+            next_attempt_at timestamptz NOT NULL,
+            last_error text,
+            delivered_at timestamptz,
+            dead_at timestamptz,
+            lease_owner text,
+            lease_expires_at timestamptz
+        );
+        CREATE INDEX webhook_event_due ON receipts.webhook_event (next_attempt_at) WHERE delivered_at IS NULL AND dead_at IS NULL;
+        CREATE INDEX webhook_event_on_created ON receipts.webhook_event (created_at, seq)
         """
 }

@@ -5,59 +5,74 @@ import FoundationNetworking
 #endif
 import Logging
 import ReceiptKit
+import ReceiptServerStore
 import ServiceLifecycle
 
-/// POSTs a receipt's record to a URL when it is completed or has failed for good.
+/// Delivers the store's webhook outbox: POSTs each event's record to a URL, at least once.
 ///
-/// The body is the NDJSON record (`application/json`). `Receipts-Signature: t=<unix seconds>,
-/// v1=<hex>` signs it: HMAC-SHA256 with the shared secret over `"<t>.<body>"`, so a receiver checks
-/// both the body and its age. A delivery that fails (no answer, or not 2xx) is tried again after 1,
-/// 2, 4, 8 … seconds (`attempts` in all), then logged as lost; the queue never waits for it.
-/// Deliveries are kept in memory: those not yet made when the process stops are not sent.
+/// Events are written by the store in the transaction that completes or finally fails a receipt,
+/// by any process or host, once webhooks are on in the store (`run` turns them on; see
+/// `WebhookEvent`). A stop, a crash or a receiver that is down loses none: what is not delivered
+/// stays pending in the store and is sent after the next start.
+///
+/// The body is the NDJSON record (`application/json`). Headers: `Receipts-Signature: t=<unix
+/// seconds>,v1=<hex>` (HMAC-SHA256 with the shared secret over `"<t>.<body>"`, so a receiver checks
+/// both the body and its age), `Receipts-Delivery-Id: <event id>` (the same on every attempt: a
+/// receiver drops duplicates by it) and `Receipts-Event: receipt.completed|receipt.failed`.
+///
+/// A 2xx answer marks the event delivered. Any other outcome is tried again after
+/// `firstRetryDelay`, doubling up to `maxRetryDelay`; the next attempt's time is kept in the store,
+/// so the backoff goes on across restarts. An event not delivered `deadAfter` after it was written
+/// (or retried) becomes dead, a dead letter logged once (`receipts webhooks list --state dead`,
+/// `receipts webhooks retry`). Senders claim events with a lease (PostgreSQL: `FOR UPDATE SKIP
+/// LOCKED`), so servers on several hosts never send one event at the same time.
 public final class WebhookSender: Service, Sendable {
     public struct Configuration: Sendable {
         public var url: URL
         public var secret: String
-        public var attempts: Int
         public var firstRetryDelay: Duration
+        public var maxRetryDelay: Duration
+        /// How long an event may stay undelivered before it is dead.
+        public var deadAfter: Duration
         public var timeout: Duration
+        /// How often to look for events written by other processes when the store cannot announce
+        /// them (SQLite); PostgreSQL announces them, and is looked at every 30 s as a safety net.
+        public var pollInterval: Duration
+        /// Events sent at once.
+        public var concurrency: Int
 
-        public init(url: URL, secret: String, attempts: Int = 6, firstRetryDelay: Duration = .seconds(1), timeout: Duration = .seconds(10)) {
+        public init(url: URL, secret: String, firstRetryDelay: Duration = .seconds(1), maxRetryDelay: Duration = .seconds(600),
+                    deadAfter: Duration = .seconds(24 * 3600), timeout: Duration = .seconds(10), pollInterval: Duration = .seconds(5),
+                    concurrency: Int = 8) {
             self.url = url
             self.secret = secret
-            self.attempts = max(1, attempts)
-            self.firstRetryDelay = firstRetryDelay
+            self.firstRetryDelay = max(.milliseconds(1), firstRetryDelay)
+            self.maxRetryDelay = max(self.firstRetryDelay, maxRetryDelay)
+            self.deadAfter = deadAfter
             self.timeout = timeout
+            self.pollInterval = max(.milliseconds(10), pollInterval)
+            self.concurrency = max(1, concurrency)
         }
     }
 
     let configuration: Configuration
+    let store: any ServerStore
     let logger: Logger
-    /// A record to deliver and the receipt it is about (for the log).
-    private struct Delivery: Sendable {
-        var body: Data
-        var receiptId: UUID
-    }
+    /// Names this sender in the events' leases: `host:pid:webhooks:<random>`.
+    let owner: String
+    private let signal = WakeSignal()
 
-    private let stream: AsyncStream<Delivery>
-    private let continuation: AsyncStream<Delivery>.Continuation
-
-    public init(configuration: Configuration, logger: Logger) {
+    public init(configuration: Configuration, store: any ServerStore, logger: Logger) {
         self.configuration = configuration
+        self.store = store
         self.logger = logger
-        // At most 10,000 waiting deliveries; past that the oldest are dropped (and logged).
-        (stream, continuation) = AsyncStream.makeStream(of: Delivery.self, bufferingPolicy: .bufferingNewest(10_000))
+        owner = "\(ProcessInfo.processInfo.hostName):\(ProcessInfo.processInfo.processIdentifier):webhooks:"
+            + UUID().uuidString.prefix(8).lowercased()
     }
 
-    /// Hands an outcome on for delivery; returns at once (for `ReceiptPipeline.Configuration.onFinished`).
-    public func enqueue(_ outcome: ReceiptOutcome) {
-        let delivery = Delivery(body: Data(outcome.record.json.serialized().utf8), receiptId: outcome.receipt.id)
-        if case let .dropped(oldest) = continuation.yield(delivery) {
-            logger.warning("Webhook queue full: the oldest delivery was dropped",
-                           metadata: ["webhook.url": "\(configuration.url.absoluteString)",
-                                      "receipt.id": "\(oldest.receiptId.uuidString.lowercased())"])
-        }
-    }
+    /// Looks for due events now: a receipt finished in this process (its event is in the store).
+    /// Returns at once (for `ReceiptPipeline.Configuration.onFinished`).
+    public func wake() { signal.notifyAll() }
 
     /// The `Receipts-Signature` header value for `body` sent at `timestamp` (unix seconds).
     public static func signature(body: Data, timestamp: Int, secret: String) -> String {
@@ -67,62 +82,156 @@ public final class WebhookSender: Service, Sendable {
         return "t=\(timestamp),v1=" + mac.map { String(format: "%02x", $0) }.joined()
     }
 
+    /// The wait before the attempt after `attempts` failed ones: `first`, doubling, at most `max`.
+    public static func retryDelay(afterAttempts attempts: Int, first: Duration, max cap: Duration) -> Duration {
+        var delay = first
+        for _ in 1..<Swift.max(1, attempts) {
+            delay *= 2
+            if delay >= cap { return cap }
+        }
+        return min(delay, cap)
+    }
+
+    /// A claimed event is held for the request's timeout and a margin; a sender that dies holding
+    /// one lets it go when this runs out.
+    private var leaseSeconds: TimeInterval { Double(configuration.timeout.components.seconds) + 20 }
+
+    private var metadataBase: Logger.Metadata { ["webhook.url": "\(configuration.url.absoluteString)"] }
+
     public func run() async throws {
+        // Turn webhooks on in the store (from now on every process records events), waiting out a
+        // store that is down for a moment.
+        var delay = Duration.milliseconds(200)
+        while !Task.isShuttingDownGracefully, !Task.isCancelled {
+            do {
+                try await store.setWebhooksEnabled(true)
+                break
+            } catch {
+                logger.warning("Webhooks cannot be turned on in the store; trying again", metadata: metadataBase.merging(
+                    ["error.message": "\(error)"]) { $1 })
+                let wait = delay
+                do { try await cancelWhenGracefulShutdown { try await Task.sleep(for: wait) } } catch { return }
+                delay = min(delay * 2, .seconds(10))
+            }
+        }
+        let store = self.store
+        let signal = self.signal
         await withGracefulShutdownHandler {
-            await withDiscardingTaskGroup { group in
-                for await delivery in stream {
-                    group.addTask { await self.deliver(delivery) }
+            await withTaskGroup(of: Void.self) { group in
+                if store.announcesChanges {
+                    group.addTask {
+                        await cancelWhenGracefulShutdown {
+                            await store.watchChanges { change in if change == .finished { signal.notifyAll() } }
+                        }
+                    }
                 }
+                group.addTask { await self.sendLoop() }
             }
         } onGracefulShutdown: {
-            self.continuation.finish()
+            signal.notifyAll()
+        }
+        if let pending = try? await store.webhookEventCounts()[.pending], pending > 0 {
+            logger.info("Webhook deliveries left pending in the store; they are sent after the next start",
+                        metadata: metadataBase.merging(["webhook.pending": "\(pending)"]) { $1 })
         }
     }
 
-    private func deliver(_ delivery: Delivery) async {
-        var delay = configuration.firstRetryDelay
-        var metadata: Logger.Metadata = ["webhook.url": "\(configuration.url.absoluteString)",
-                                         "receipt.id": "\(delivery.receiptId.uuidString.lowercased())"]
-        var made = 0
-        var problem = ""
-        while made < configuration.attempts {
-            if Task.isCancelled || (made > 0 && Task.isShuttingDownGracefully) { break }
-            made += 1
-            let timestamp = Int(Date().timeIntervalSince1970)
-            var request = URLRequest(url: configuration.url)
-            request.httpMethod = "POST"
-            request.httpBody = delivery.body
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-            request.setValue(Self.signature(body: delivery.body, timestamp: timestamp, secret: configuration.secret),
-                             forHTTPHeaderField: "Receipts-Signature")
-            request.timeoutInterval = Double(configuration.timeout.components.seconds)
+    private func sendLoop() async {
+        let idle = store.announcesChanges ? max(configuration.pollInterval, .seconds(30)) : configuration.pollInterval
+        while !Task.isShuttingDownGracefully, !Task.isCancelled {
+            let generation = signal.generation
+            var timeout = idle
             do {
-                let (_, response) = try await URLSession.shared.data(for: request)
-                let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-                if (200..<300).contains(status) {
-                    logger.debug("Webhook delivered", metadata: metadata.merging(["webhook.attempts": "\(made)"]) { $1 })
-                    return
+                let now = Date()
+                let events = try await store.claimWebhookEvents(Lease(owner: owner, now: now, duration: leaseSeconds),
+                                                                limit: configuration.concurrency)
+                if !events.isEmpty {
+                    await withDiscardingTaskGroup { group in
+                        for event in events { group.addTask { await self.deliver(event) } }
+                    }
+                    continue
                 }
-                problem = "HTTP \(status)"
+                if let next = try await store.nextWebhookAttempt() {
+                    let seconds = max(0.005, next.timeIntervalSince(Date()))
+                    timeout = min(idle, .milliseconds(Int64(seconds * 1000)))
+                }
             } catch {
-                problem = error.localizedDescription.oneLine
+                logger.warning("Webhook outbox cannot be read", metadata: metadataBase.merging(["error.message": "\(error)"]) { $1 })
+                timeout = min(idle, .seconds(5))
             }
-            guard made < configuration.attempts, !Task.isCancelled, !Task.isShuttingDownGracefully else { break }
-            logger.debug("Webhook delivery failed; retrying",
-                         metadata: metadata.merging(["webhook.attempt": "\(made)", "error.message": "\(problem)"]) { $1 })
-            // A stop ends the wait for the next retry at once.
-            let wait = delay
-            do { try await cancelWhenGracefulShutdown { try await Task.sleep(for: wait) } } catch { break }
-            delay *= 2
+            await signal.wait(since: generation, timeout: timeout)
         }
-        metadata["webhook.attempts"] = "\(made)"
-        if !problem.isEmpty { metadata["error.message"] = "\(problem)" }
-        if made < configuration.attempts {
-            // The server is stopping: the retries left are not made (deliveries are kept in memory only).
-            metadata["webhook.cancelled"] = "true"
-            logger.error("Webhook not delivered: the server stopped before its retries", metadata: metadata)
+    }
+
+    private func deliver(_ event: WebhookEvent) async {
+        var metadata = metadataBase.merging(["webhook.delivery_id": "\(event.id.uuidString.lowercased())",
+                                             "webhook.event": "\(event.type)",
+                                             "receipt.id": "\(event.receiptId.uuidString.lowercased())",
+                                             "webhook.attempt": "\(event.attempts)"]) { $1 }
+        let body = Data(event.body.utf8)
+        let timestamp = Int(Date().timeIntervalSince1970)
+        var request = URLRequest(url: configuration.url)
+        request.httpMethod = "POST"
+        request.httpBody = body
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.setValue(Self.signature(body: body, timestamp: timestamp, secret: configuration.secret),
+                         forHTTPHeaderField: "Receipts-Signature")
+        request.setValue(event.id.uuidString.lowercased(), forHTTPHeaderField: "Receipts-Delivery-Id")
+        request.setValue(event.type, forHTTPHeaderField: "Receipts-Event")
+        request.timeoutInterval = Double(configuration.timeout.components.seconds)
+        let problem: String
+        do {
+            let (_, response) = try await URLSession.shared.data(for: request)
+            let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+            if (200..<300).contains(status) {
+                do {
+                    _ = try await store.markWebhookDelivered(id: event.id, now: Date())
+                    logger.debug("Webhook delivered", metadata: metadata)
+                } catch {
+                    // Sent again once the lease runs out, with the same delivery id.
+                    metadata["error.message"] = "\(error)"
+                    logger.warning("Webhook delivered but not recorded as such; it will be sent again", metadata: metadata)
+                }
+                return
+            }
+            problem = "HTTP \(status)"
+        } catch {
+            problem = error.localizedDescription.oneLine
+        }
+        metadata["error.message"] = "\(problem)"
+        let now = Date()
+        let deadline = event.pendingSince.addingTimeInterval(configuration.deadAfter.seconds)
+        let retryAt: Date? = now >= deadline ? nil : min(deadline, now.addingTimeInterval(
+            Self.retryDelay(afterAttempts: event.attempts, first: configuration.firstRetryDelay, max: configuration.maxRetryDelay).seconds))
+        do {
+            guard try await store.markWebhookFailed(id: event.id, owner: owner, error: problem, retryAt: retryAt, now: now) else {
+                logger.debug("Webhook lease lost", metadata: metadata)
+                return
+            }
+        } catch {
+            metadata["store.error"] = "\(error)"
+            logger.warning("Webhook failure not recorded; it is tried again once its lease runs out", metadata: metadata)
+            return
+        }
+        if let retryAt {
+            metadata["webhook.retry_at"] = "\(ISO8601DateFormatter().string(from: retryAt))"
+            // The first failure of an event is worth a line; the next ones only with -vv.
+            if event.attempts == 1 {
+                logger.warning("Webhook not delivered yet; retrying with backoff", metadata: metadata)
+            } else {
+                logger.debug("Webhook delivery failed; retrying", metadata: metadata)
+            }
         } else {
-            logger.error("Webhook not delivered", metadata: metadata)
+            metadata["webhook.attempts"] = "\(event.attempts)"
+            logger.error("Webhook not delivered: dead letter (see `receipts webhooks list --state dead`, `receipts webhooks retry`)",
+                         metadata: metadata)
         }
+    }
+}
+
+fileprivate extension Duration {
+    var seconds: Double {
+        let (s, attoseconds) = components
+        return Double(s) + Double(attoseconds) / 1e18
     }
 }

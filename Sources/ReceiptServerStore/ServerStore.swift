@@ -220,6 +220,37 @@ public protocol ServerStore: ReceiptStore {
     func bindIdempotencyKey(_ key: String, receiptId: UUID) async throws
     /// Frees a key claimed for `fingerprint` whose request made no receipt (it was refused).
     func releaseIdempotencyKey(_ key: String, fingerprint: String) async throws
+
+    // MARK: Webhook outbox (see `WebhookEvent`)
+
+    /// Turns webhooks on or off for every process using the store: while on, the store writes an
+    /// event with each receipt that finishes. Turning them off writes no more; events not delivered
+    /// stay (a sender still delivers them).
+    func setWebhooksEnabled(_ enabled: Bool) async throws
+    func webhooksEnabled() async throws -> Bool
+    /// Atomically takes up to `limit` due pending events (oldest first) that no other sender holds:
+    /// `attempts + 1`, leased to `lease.owner` until `lease.expiresAt`. Of concurrent claims on any
+    /// number of hosts, no two return the same event while its lease lasts.
+    func claimWebhookEvents(_ lease: Lease, limit: Int) async throws -> [WebhookEvent]
+    /// Records a 2xx answer. False when the event was already delivered (by another sender whose
+    /// lease it took over) or is unknown.
+    func markWebhookDelivered(id: UUID, now: Date) async throws -> Bool
+    /// Records a failed attempt of an event this owner holds: pending again until `retryAt`, or
+    /// dead (a dead letter) when `retryAt` is nil. False when the lease was lost.
+    func markWebhookFailed(id: UUID, owner: String, error: String, retryAt: Date?, now: Date) async throws -> Bool
+    /// The earliest time a pending event becomes due (its next attempt, or the end of a lease
+    /// another sender holds on it); nil when none is pending.
+    func nextWebhookAttempt() async throws -> Date?
+    /// Events in `state` (every state when nil), newest first.
+    func webhookEvents(state: WebhookEvent.State?, limit: Int?) async throws -> [WebhookEvent]
+    func webhookEvent(id: UUID) async throws -> WebhookEvent?
+    /// Number of events in each state.
+    func webhookEventCounts() async throws -> [WebhookEvent.State: Int]
+    /// Makes a dead or pending event due now, its attempts and its dead-letter time starting over.
+    /// `.notFound` for an unknown id, `.invalidState` for a delivered event.
+    func retryWebhookEvent(id: UUID, now: Date) async throws -> WebhookEvent
+    /// Makes every dead event due now; returns them.
+    func retryDeadWebhookEvents(now: Date) async throws -> [WebhookEvent]
 }
 
 extension ServerStore {

@@ -13,6 +13,10 @@ extension SQLiteReceiptStore {
             try StoreRows.insert(receipt, imagePath: imagePath, db)
             let stored = try Row.fetchOne(db, sql: "SELECT * FROM receipt WHERE id = ?",
                                           arguments: [StoreRows.text(receipt.id)]).map(StoreRows.receipt)
+            // A receipt stored failed (its file could not be read) is finished from the start.
+            if receipt.ocrStatus == .failed {
+                try Self.recordWebhookEvent(stored ?? receipt, expense: nil, now: receipt.updatedAt, db)
+            }
             return (stored ?? receipt, true)
         }
     }

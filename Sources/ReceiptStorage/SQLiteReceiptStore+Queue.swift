@@ -72,6 +72,7 @@ extension SQLiteReceiptStore {
                                  StoreRows.text(expense.id), now, idText])
             let receipt = StoreRows.receipt(try Row.fetchOne(db, sql: "SELECT * FROM receipt WHERE id = ?",
                                                               arguments: [idText])!)
+            try Self.recordWebhookEvent(receipt, expense: expense, now: now, db)
             return (receipt, expense)
         }
     }
@@ -102,7 +103,9 @@ extension SQLiteReceiptStore {
                     leaseExpiresAt = NULL, updatedAt = ?
                 WHERE id = ?
                 """, arguments: [retryAt == nil ? "failed" : "pending", error, retryAt, now, idText])
-            return StoreRows.receipt(try Row.fetchOne(db, sql: "SELECT * FROM receipt WHERE id = ?", arguments: [idText])!)
+            let receipt = StoreRows.receipt(try Row.fetchOne(db, sql: "SELECT * FROM receipt WHERE id = ?", arguments: [idText])!)
+            if retryAt == nil { try Self.recordWebhookEvent(receipt, expense: nil, now: now, db) }
+            return receipt
         }
     }
 
@@ -142,8 +145,10 @@ extension SQLiteReceiptStore {
                         WHERE id = ?
                         """, arguments: [now, idText])
                 }
-                changed.append(StoreRows.receipt(try Row.fetchOne(db, sql: "SELECT * FROM receipt WHERE id = ?",
-                                                                  arguments: [idText])!))
+                let updated = StoreRows.receipt(try Row.fetchOne(db, sql: "SELECT * FROM receipt WHERE id = ?",
+                                                                  arguments: [idText])!)
+                if updated.ocrStatus == .failed { try Self.recordWebhookEvent(updated, expense: nil, now: now, db) }
+                changed.append(updated)
             }
             return changed
         }
@@ -186,5 +191,23 @@ extension SQLiteReceiptStore {
                 try Row.fetchOne(db, sql: "SELECT * FROM receipt WHERE id = ?", arguments: [id]).map(StoreRows.receipt)
             }
         }
+    }
+
+    // MARK: Webhook outbox
+
+    /// Writes the webhook event of a receipt that just finished, in the caller's transaction, when
+    /// webhooks are on in this store (see `WebhookEvent`).
+    package static func recordWebhookEvent(_ receipt: Receipt, expense: Expense?, now: Date, _ db: Database) throws {
+        guard try webhooksEnabled(db) else { return }
+        let event = WebhookEvent(finished: receipt, expense: expense, now: now)
+        try db.execute(sql: """
+            INSERT INTO webhook_event (id, receiptId, type, body, createdAt, pendingSince, attempts, nextAttemptAt)
+            VALUES (?, ?, ?, ?, ?, ?, 0, ?)
+            """, arguments: [StoreRows.text(event.id), StoreRows.text(event.receiptId), event.type, event.body,
+                             now, now, now])
+    }
+
+    package static func webhooksEnabled(_ db: Database) throws -> Bool {
+        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM store_setting WHERE name = 'webhooks' AND value = 'on')") ?? false
     }
 }

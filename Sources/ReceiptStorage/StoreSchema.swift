@@ -12,6 +12,10 @@ import GRDB
 /// - `v5`: what an API token may do and for how long: its scopes (comma-separated; a token made
 ///   before them keeps `admin`, everything), when it expires, when it was last used, and its own
 ///   rate limit (`rateLimitRequests` per `rateLimitSeconds`; NULL: the server's; 0 requests: none).
+/// - `v6`: the webhook outbox: `webhook_event` (one row per finished receipt while webhooks are on,
+///   written in the transaction that finishes it; see `WebhookEvent`) and `store_setting` (whether
+///   webhooks are on: the row `webhooks` = `on`). An event keeps no foreign key: deleting a receipt
+///   does not take back the announcement of its result.
 ///
 /// Money is TEXT holding the exact decimal (`23.45`); receipt dates are TEXT `YYYY-MM-DD`
 /// calendar dates; timestamps are GRDB's UTC text `YYYY-MM-DD HH:MM:SS.SSS` (they sort as text).
@@ -33,11 +37,14 @@ package enum StoreSchema {
         migrator.registerMigration("v5") { db in
             try db.execute(sql: v5)
         }
+        migrator.registerMigration("v6") { db in
+            try db.execute(sql: v6)
+        }
         return migrator
     }
 
     /// The newest migration this build knows.
-    package static let latestVersion = "v5"
+    package static let latestVersion = "v6"
 
     package static let v1 = """
         CREATE TABLE receipt (
@@ -125,5 +132,29 @@ package enum StoreSchema {
         ALTER TABLE api_token ADD COLUMN lastUsedAt TEXT;
         ALTER TABLE api_token ADD COLUMN rateLimitRequests INTEGER;
         ALTER TABLE api_token ADD COLUMN rateLimitSeconds INTEGER;
+        """
+
+    package static let v6 = """
+        CREATE TABLE store_setting (
+            name TEXT PRIMARY KEY NOT NULL,
+            value TEXT NOT NULL
+        );
+        CREATE TABLE webhook_event (
+            id TEXT PRIMARY KEY NOT NULL,
+            receiptId TEXT NOT NULL,
+            type TEXT NOT NULL,
+            body TEXT NOT NULL,
+            createdAt TEXT NOT NULL,
+            pendingSince TEXT NOT NULL,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            nextAttemptAt TEXT NOT NULL,
+            lastError TEXT,
+            deliveredAt TEXT,
+            deadAt TEXT,
+            leaseOwner TEXT,
+            leaseExpiresAt TEXT
+        );
+        CREATE INDEX webhook_event_due ON webhook_event(nextAttemptAt) WHERE deliveredAt IS NULL AND deadAt IS NULL;
+        CREATE INDEX webhook_event_on_created ON webhook_event(createdAt);
         """
 }

@@ -53,7 +53,9 @@ final class ScriptedHTTPServer: @unchecked Sendable {
     private var openConnections: Set<Int32> = []
     private let stopSignal = DispatchSemaphore(value: 0)
 
-    init(_ script: [Reply]) throws {
+    /// Listens on `port` (0: a free one). A port a stopped server used can be taken again (a
+    /// receiver that was down and is back).
+    init(_ script: [Reply], port requested: UInt16 = 0) throws {
         precondition(!script.isEmpty)
         self.script = script
         #if canImport(Glibc)
@@ -66,7 +68,7 @@ final class ScriptedHTTPServer: @unchecked Sendable {
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
+        address.sin_port = requested.bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }

@@ -43,8 +43,6 @@ public struct ReceiptOutcome: Sendable {
 
     /// The NDJSON record of the `receipts process` contract (`record.json.serialized()` is the line).
     public var record: ReceiptRecord {
-        ReceiptRecord(file: source, receiptId: receipt.id, ocrStatus: receipt.ocrStatus, analysis: analysis,
-                      expense: expense, error: error, attempts: receipt.attempts, lastError: receipt.lastError,
-                      createdAt: receipt.createdAt, updatedAt: receipt.updatedAt)
+        ReceiptRecord(receipt: receipt, expense: expense, file: source)
     }
 }

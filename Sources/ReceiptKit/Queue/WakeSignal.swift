@@ -6,7 +6,7 @@ import Synchronization
 /// A waiter reads `generation` before looking at the store and passes it to `wait`, so a
 /// notification that arrives in between is never missed; the timeout covers changes made by other
 /// processes, which cannot notify.
-final class WakeSignal: Sendable {
+package final class WakeSignal: Sendable {
     // Every continuation stored in `waiters` is resumed exactly once, by whoever removes it.
     private enum Waiter {
         case registered
@@ -22,14 +22,16 @@ final class WakeSignal: Sendable {
 
     private let state = Mutex(State())
 
-    var generation: UInt64 { state.withLock { $0.generation } }
+    package init() {}
+
+    package var generation: UInt64 { state.withLock { $0.generation } }
 
     /// How many tasks are asleep in `wait` now.
     var sleepers: Int {
         state.withLock { s in s.waiters.values.filter { if case .waiting = $0 { true } else { false } }.count }
     }
 
-    func notifyAll() {
+    package func notifyAll() {
         let resumed: [CheckedContinuation<Void, Never>] = state.withLock { s in
             s.generation &+= 1
             var list: [CheckedContinuation<Void, Never>] = []
@@ -47,7 +49,7 @@ final class WakeSignal: Sendable {
     /// Wakes one waiting task (the longest waiting), for "one more receipt is there": the others
     /// sleep on. The generation still moves on, so a task between its look at the store and its
     /// wait looks again and nothing is missed.
-    func notifyOne() {
+    package func notifyOne() {
         let resumed: CheckedContinuation<Void, Never>? = state.withLock { s in
             s.generation &+= 1
             for (token, waiter) in s.waiters.sorted(by: { $0.key < $1.key }) {
@@ -62,7 +64,7 @@ final class WakeSignal: Sendable {
     }
 
     /// Returns when notified after `generation`, after `timeout`, or when the task is cancelled.
-    func wait(since generation: UInt64, timeout: Duration) async {
+    package func wait(since generation: UInt64, timeout: Duration) async {
         let token: UInt64? = state.withLock { s in
             guard s.generation == generation else { return nil }
             s.nextToken &+= 1

@@ -44,10 +44,16 @@ struct ServeCommand: AsyncParsableCommand {
             gets 405 with Allow (OPTIONS: 204 with Allow). While the store cannot be reached (PostgreSQL \
             down), /v1 answers 503 with Retry-After at once.
 
-            Webhooks (--webhook URL): each record is POSTed as JSON with the header \
-            Receipts-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" with the secret>; a \
-            delivery that fails is retried after 1, 2, 4, 8, 16 s, then logged with the receipt's id; the \
-            queue never waits for it, and a stop ends the retries (logged as such).
+            Webhooks (--webhook URL): each finished receipt's record is POSTed as JSON with the headers \
+            Receipts-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" with the secret>, \
+            Receipts-Delivery-Id: <event id> (the same on every attempt: drop duplicates by it) and \
+            Receipts-Event: receipt.completed|receipt.failed. Deliveries are kept in the store (an outbox), \
+            written with the receipt's result: from the first start with --webhook, every process that \
+            finishes receipts in the store records them (`receipts worker` on other hosts too), so a stop, a \
+            crash or a receiver that is down loses none. A delivery that fails is retried after 1, 2, 4 … s, \
+            at most 10 min apart, across restarts; after --webhook-dead-after it is a dead letter (logged). \
+            Several servers on one PostgreSQL store never send one delivery at the same time. The queue \
+            never waits for webhooks. See `receipts webhooks list|retry|disable`.
 
             API tokens (receipts token create|list|revoke): once one exists, every /v1 route needs \
             Authorization: Bearer <token> (not /healthz or /readyz). Without any, the server listens only \
@@ -98,8 +104,15 @@ struct ServeCommand: AsyncParsableCommand {
         valueName: "N/PERIOD"))
     var rateLimit = ReceiptServer.Configuration.defaultRateLimit.description
 
+    @Option(name: .customLong("webhook-dead-after"), help: ArgumentHelp(
+        "Give a delivery up (a dead letter) when it has failed for this long: 90s, 30m, 24h, 7d.", valueName: "DURATION"))
+    var webhookDeadAfter = "24h"
+
     @Option(name: .customLong("webhook-retry-delay"), help: ArgumentHelp("Seconds before a failed webhook's first retry (doubling).", visibility: .hidden))
     var webhookRetryDelay: Double = 1
+
+    @Option(name: .customLong("webhook-max-retry-delay"), help: ArgumentHelp("Most seconds between a webhook's retries.", visibility: .hidden))
+    var webhookMaxRetryDelay: Double = 600
 
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var pipeline: PipelineOptions
@@ -123,6 +136,26 @@ struct ServeCommand: AsyncParsableCommand {
         } else if webhookSecretFile != nil {
             throw ValidationError("--webhook-secret-file is for --webhook URL; give both.")
         }
+        guard Self.seconds(webhookDeadAfter) != nil else {
+            throw ValidationError("--webhook-dead-after \(webhookDeadAfter): not a duration; give a number with s, m, h or d (24h).")
+        }
+        guard webhookRetryDelay > 0, webhookMaxRetryDelay >= webhookRetryDelay else {
+            throw ValidationError("--webhook-retry-delay must be positive and at most --webhook-max-retry-delay.")
+        }
+    }
+
+    /// Seconds in `90s`, `30m`, `24h`, `7d` or a plain number of seconds; nil when not positive.
+    static func seconds(_ text: String) -> Double? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
+        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86400]
+        var number = Substring(trimmed)
+        var unit = 1.0
+        if let last = number.last, let scale = units[last] {
+            unit = scale
+            number = number.dropLast()
+        }
+        guard let value = Double(number), value.isFinite, value > 0 else { return nil }
+        return value * unit
     }
 
     /// The webhook signing secret: from --webhook-secret-file (the file must be readable and not
@@ -158,16 +191,9 @@ struct ServeCommand: AsyncParsableCommand {
         var queueLogger = Logger(label: "receipts")
         queueLogger.logLevel = logging.quiet ? .error : logging.level
         let processor = try self.pipeline.makeProcessor(logger: queueLogger)
-        let webhooks = try webhook.flatMap(URL.init(string:)).map { url in
-            WebhookSender(configuration: .init(url: url, secret: try webhookSecret(), firstRetryDelay: .seconds(webhookRetryDelay)), logger: logger)
-        }
+        let secret = try webhook.map { _ in try webhookSecret() }
         var queueConfiguration = ReceiptPipeline.Configuration(taxonomy: processor.options.taxonomy, workers: self.pipeline.workers).advised
         let metrics = HTTPMetrics()
-        queueConfiguration.onFinished = { [queueLogger] outcome in
-            metrics.observe(outcome)
-            webhooks?.enqueue(outcome)
-            ReceiptLogLine.log(outcome, to: queueLogger)
-        }
         let opened: StoreOptions.Opened
         let location: StoreLocation
         do {
@@ -176,6 +202,29 @@ struct ServeCommand: AsyncParsableCommand {
         } catch let error as ReceiptError {
             printError(error)
             throw ExitCode(2)
+        }
+        let sender = webhook.flatMap(URL.init(string:)).map { url in
+            WebhookSender(configuration: .init(url: url, secret: secret ?? "", firstRetryDelay: .milliseconds(Int64(webhookRetryDelay * 1000)),
+                                               maxRetryDelay: .milliseconds(Int64(webhookMaxRetryDelay * 1000)),
+                                               deadAfter: .milliseconds(Int64((Self.seconds(webhookDeadAfter) ?? 86400) * 1000)),
+                                               pollInterval: .seconds(5)),
+                          store: opened.store, logger: logger)
+        }
+        // A receipt's webhook event is in the store before this is called: the sender looks now.
+        queueConfiguration.onFinished = { [queueLogger] outcome in
+            metrics.observe(outcome)
+            sender?.wake()
+            ReceiptLogLine.log(outcome, to: queueLogger)
+        }
+        if sender != nil {
+            // On before any receipt can finish here: from now on every process records the events.
+            do { try await opened.store.setWebhooksEnabled(true) } catch let error as ReceiptError {
+                printError(error)
+                throw ExitCode(2)
+            }
+        } else if (try? await opened.store.webhooksEnabled()) == true {
+            logger.warning("Webhooks are on in this store but this server delivers none (no --webhook): their events wait in the store; `receipts webhooks disable` stops recording them",
+                           metadata: ["store.path": "\(location)"])
         }
         let pipeline = ReceiptPipeline(store: opened.store, images: opened.images, processor: processor,
                                        configuration: queueConfiguration, logger: queueLogger)
@@ -193,7 +242,7 @@ struct ServeCommand: AsyncParsableCommand {
         var configuration = ServiceGroupConfiguration(
             // Shut down in reverse order: the server stops accepting, the workers finish, then the
             // OCR threads end.
-            services: [.init(service: processor.engine)] + (webhooks.map { [.init(service: $0)] } ?? [])
+            services: [.init(service: processor.engine)] + (sender.map { [.init(service: $0)] } ?? [])
                 + workers + [.init(service: server)],
             gracefulShutdownSignals: [.sigterm, .sigint], cancellationSignals: [], logger: queueLogger)
         configuration.maximumGracefulShutdownDuration = .seconds(12)

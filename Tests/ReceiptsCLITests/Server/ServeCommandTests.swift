@@ -178,6 +178,10 @@ import Testing
         #expect(delivered.method == "POST" && delivered.path == "/hooks/receipts")
         #expect(delivered.json?["receiptId"] == record["receiptId"])
         #expect(delivered.json?["ocrStatus"]?.stringValue == "completed")
+        // The retry is the same delivery: the receiver drops duplicates by its id.
+        let deliveryId = try #require(delivered.headers["receipts-delivery-id"])
+        #expect(receiver.requests.first?.headers["receipts-delivery-id"] == deliveryId && UUID(uuidString: deliveryId) != nil)
+        #expect(delivered.headers["receipts-event"] == "receipt.completed")
         // Receipts-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<body>">, checked here with swift-crypto.
         let header = try #require(delivered.headers["receipts-signature"])
         let parts = Dictionary(uniqueKeysWithValues: header.split(separator: ",").map { item in

@@ -38,6 +38,16 @@ public struct ReceiptRecord: Sendable, Equatable {
         self.updatedAt = updatedAt
     }
 
+    /// The record of a finished (completed or failed) receipt named `file` (default: its
+    /// `filePath`): what `receipts serve` prints and what its webhooks deliver.
+    public init(receipt: Receipt, expense: Expense?, file: String? = nil) {
+        let file = file ?? receipt.filePath
+        self.init(file: file, receiptId: receipt.id, ocrStatus: receipt.ocrStatus, analysis: receipt.analysis,
+                  expense: expense, error: receipt.ocrStatus == .failed ? (receipt.lastError ?? "\(file): failed") : nil,
+                  attempts: receipt.attempts, lastError: receipt.lastError,
+                  createdAt: receipt.createdAt, updatedAt: receipt.updatedAt)
+    }
+
     /// `{"file", "receiptId", "ocrStatus", "analysis", "expense", "error", "attempts", "lastError",
     /// "createdAt", "updatedAt"}`; times are ISO 8601 (UTC).
     public var json: JSONValue {
