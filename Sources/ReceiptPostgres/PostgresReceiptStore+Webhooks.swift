@@ -59,6 +59,12 @@ extension PostgresReceiptStore {
             """).isEmpty
     }
 
+    public func pruneWebhookEvents(deliveredBefore date: Date) async throws -> Int {
+        try await rows("""
+            DELETE FROM receipts.webhook_event WHERE delivered_at IS NOT NULL AND delivered_at < \(date) RETURNING 1
+            """).count
+    }
+
     public func nextWebhookAttempt() async throws -> Date? {
         try await rows("""
             SELECT min(greatest(next_attempt_at, lease_expires_at)) FROM receipts.webhook_event

@@ -34,6 +34,9 @@ public final class WebhookSender: Service, Sendable {
         public var maxRetryDelay: Duration
         /// How long an event may stay undelivered before it is dead.
         public var deadAfter: Duration
+        /// How long a delivered event stays in the store (for `receipts webhooks list`) before the
+        /// sender deletes it; checked when the sender starts and then every hour.
+        public var keepDelivered: Duration
         public var timeout: Duration
         /// How often to look for events written by other processes when the store cannot announce
         /// them (SQLite); PostgreSQL announces them, and is looked at every 30 s as a safety net.
@@ -42,13 +45,14 @@ public final class WebhookSender: Service, Sendable {
         public var concurrency: Int
 
         public init(url: URL, secret: String, firstRetryDelay: Duration = .seconds(1), maxRetryDelay: Duration = .seconds(600),
-                    deadAfter: Duration = .seconds(24 * 3600), timeout: Duration = .seconds(10), pollInterval: Duration = .seconds(5),
-                    concurrency: Int = 8) {
+                    deadAfter: Duration = .seconds(24 * 3600), keepDelivered: Duration = .seconds(30 * 24 * 3600),
+                    timeout: Duration = .seconds(10), pollInterval: Duration = .seconds(5), concurrency: Int = 8) {
             self.url = url
             self.secret = secret
             self.firstRetryDelay = max(.milliseconds(1), firstRetryDelay)
             self.maxRetryDelay = max(self.firstRetryDelay, maxRetryDelay)
             self.deadAfter = deadAfter
+            self.keepDelivered = keepDelivered
             self.timeout = timeout
             self.pollInterval = max(.milliseconds(10), pollInterval)
             self.concurrency = max(1, concurrency)
@@ -138,11 +142,20 @@ public final class WebhookSender: Service, Sendable {
 
     private func sendLoop() async {
         let idle = store.announcesChanges ? max(configuration.pollInterval, .seconds(30)) : configuration.pollInterval
+        var pruned: Date?
         while !Task.isShuttingDownGracefully, !Task.isCancelled {
             let generation = signal.generation
             var timeout = idle
             do {
                 let now = Date()
+                if pruned.map({ now.timeIntervalSince($0) >= 3600 }) ?? true {
+                    pruned = now
+                    let deleted = try await store.pruneWebhookEvents(deliveredBefore: now.addingTimeInterval(-configuration.keepDelivered.seconds))
+                    if deleted > 0 {
+                        logger.info("Delivered webhook events deleted from the store", metadata: metadataBase.merging(
+                            ["webhook.deleted": "\(deleted)", "webhook.keep_seconds": "\(Int(configuration.keepDelivered.seconds))"]) { $1 })
+                    }
+                }
                 let events = try await store.claimWebhookEvents(Lease(owner: owner, now: now, duration: leaseSeconds),
                                                                 limit: configuration.concurrency)
                 if !events.isEmpty {

@@ -63,6 +63,13 @@ extension SQLiteReceiptStore {
         }
     }
 
+    public func pruneWebhookEvents(deliveredBefore date: Date) async throws -> Int {
+        try await write { db in
+            try db.execute(sql: "DELETE FROM webhook_event WHERE deliveredAt IS NOT NULL AND deliveredAt < ?", arguments: [date])
+            return db.changesCount
+        }
+    }
+
     public func nextWebhookAttempt() async throws -> Date? {
         try await read { db in
             try Date.fetchOne(db, sql: """

@@ -246,6 +246,8 @@ public protocol ServerStore: ReceiptStore {
     func webhookEvent(id: UUID) async throws -> WebhookEvent?
     /// Number of events in each state.
     func webhookEventCounts() async throws -> [WebhookEvent.State: Int]
+    /// Deletes the events delivered before `date` (pending and dead ones stay); returns how many.
+    func pruneWebhookEvents(deliveredBefore date: Date) async throws -> Int
     /// Makes a dead or pending event due now, its attempts and its dead-letter time starting over.
     /// `.notFound` for an unknown id, `.invalidState` for a delivered event.
     func retryWebhookEvent(id: UUID, now: Date) async throws -> WebhookEvent

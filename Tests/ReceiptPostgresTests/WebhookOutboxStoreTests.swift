@@ -143,6 +143,31 @@ import ReceiptServerStore
         await #expect(throws: ReceiptError.self) { try await store.retryWebhookEvent(id: event.id, now: Date()) }
         await #expect(throws: ReceiptError.self) { try await store.retryWebhookEvent(id: UUID(), now: Date()) }
     }
+
+    /// Delivered events are deleted once older than what the sender keeps; pending and dead ones
+    /// (still owed, or waiting for a person) are never deleted, however old.
+    @Test(arguments: StoreKind.available)
+    func onlyDeliveredEventsOlderThanTheCutOffArePruned(kind: StoreKind) async throws {
+        let store = try await TestStore.make(kind).store
+        try await store.setWebhooksEnabled(true)
+        for name in ["old.jpg", "new.jpg", "dead.jpg", "pending.jpg"] {
+            let receipt = try await finishable(store, name)
+            _ = try #require(try await store.complete(id: receipt.id, owner: "w", work: work(receipt), now: Date()))
+        }
+        let now = Date()
+        let events = try await store.claimWebhookEvents(Lease(owner: "s", now: now, duration: 30), limit: 8)
+        #expect(events.count == 4)
+        let (old, new, dead) = (events[0], events[1], events[2])
+        #expect(try await store.markWebhookDelivered(id: old.id, now: now.addingTimeInterval(-40 * 86400)))
+        #expect(try await store.markWebhookDelivered(id: new.id, now: now.addingTimeInterval(-86400)))
+        #expect(try await store.markWebhookFailed(id: dead.id, owner: "s", error: "HTTP 500", retryAt: nil, now: now.addingTimeInterval(-40 * 86400)))
+        #expect(try await store.markWebhookFailed(id: events[3].id, owner: "s", error: "HTTP 500", retryAt: now, now: now))
+
+        #expect(try await store.pruneWebhookEvents(deliveredBefore: now.addingTimeInterval(-30 * 86400)) == 1)
+        #expect(try await store.webhookEvent(id: old.id) == nil)
+        #expect(try await store.webhookEventCounts() == [.pending: 1, .delivered: 1, .dead: 1])
+        #expect(try await store.pruneWebhookEvents(deliveredBefore: now.addingTimeInterval(-30 * 86400)) == 0)
+    }
 }
 
 private extension ClaimAttempt {

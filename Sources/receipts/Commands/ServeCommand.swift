@@ -108,6 +108,11 @@ struct ServeCommand: AsyncParsableCommand {
         "Give a delivery up (a dead letter) when it has failed for this long: 90s, 30m, 24h, 7d.", valueName: "DURATION"))
     var webhookDeadAfter = "24h"
 
+    @Option(name: .customLong("webhook-keep"), help: ArgumentHelp(
+        "Delete delivered webhook events from the store this long after their delivery (pending and dead ones stay): 30d, 12h.",
+        valueName: "DURATION"))
+    var webhookKeep = "30d"
+
     @Option(name: .customLong("webhook-retry-delay"), help: ArgumentHelp("Seconds before a failed webhook's first retry (doubling).", visibility: .hidden))
     var webhookRetryDelay: Double = 1
 
@@ -138,6 +143,9 @@ struct ServeCommand: AsyncParsableCommand {
         }
         guard Self.seconds(webhookDeadAfter) != nil else {
             throw ValidationError("--webhook-dead-after \(webhookDeadAfter): not a duration; give a number with s, m, h or d (24h).")
+        }
+        guard Self.seconds(webhookKeep) != nil else {
+            throw ValidationError("--webhook-keep \(webhookKeep): not a duration; give a number with s, m, h or d (30d).")
         }
         guard webhookRetryDelay > 0, webhookMaxRetryDelay >= webhookRetryDelay else {
             throw ValidationError("--webhook-retry-delay must be positive and at most --webhook-max-retry-delay.")
@@ -207,6 +215,7 @@ struct ServeCommand: AsyncParsableCommand {
             WebhookSender(configuration: .init(url: url, secret: secret ?? "", firstRetryDelay: .milliseconds(Int64(webhookRetryDelay * 1000)),
                                                maxRetryDelay: .milliseconds(Int64(webhookMaxRetryDelay * 1000)),
                                                deadAfter: .milliseconds(Int64((Self.seconds(webhookDeadAfter) ?? 86400) * 1000)),
+                                               keepDelivered: .milliseconds(Int64((Self.seconds(webhookKeep) ?? 30 * 86400) * 1000)),
                                                pollInterval: .seconds(5)),
                           store: opened.store, logger: logger)
         }
