@@ -137,8 +137,15 @@ import ReceiptAnalyzers
         // A Canadian postal code or sales tax makes `$` Canadian dollars.
         #expect(currency("SHELL\n2250 Yonge St\nToronto ON M4S 2C6\nTotal $64.30") == "CAD")
         #expect(currency("PETRO STATION\nFuel $64.30\nHST 13% incl. $7.40\nTotal $64.30") == "CAD")
-        // A UK VAT number.
+        // A UK VAT number, with its GB or in its printed groups after VAT; nine digits otherwise are not one.
         #expect(currency("AUTOPARTS DIRECT LTD\nVAT No GB123456789\nBrake pads 45.00\nTotal 126.00") == "GBP")
+        #expect(currency("SPARKLE CAR WASH\nVAT 544 0917 20\nMINI VALET 12.00\nTOTAL 12.00") == "GBP")
+        #expect(currency("SPARKLE CAR WASH\nREF 544 0917 20\nMINI VALET 12.00\nTOTAL 12.00") == nil)
+        // `$` and a North American phone number: US dollars; the phone alone names no currency, and
+        // Canadian evidence outweighs it.
+        #expect(currency("MESA RIDGE GAS\nDenver, c0 80206\n(303) 555-0126\nTOTAL $31.74") == "USD")
+        #expect(currency("MESA RIDGE GAS\n(303) 555-0126\nTOTAL 31.74") == nil)
+        #expect(currency("SHELL\nToronto ON M4S 2C6\n(416) 555-0199\nTotal $64.30") == "CAD")
         // A euro country's tax on a receipt with decimal commas; a tax name alone is not enough.
         #expect(currency("ALBERT HEIJN\nBROOD 2,49\nKAAS 5,99\nTOTAAL 8,48\nBTW 9% 0,70") == "EUR")
         #expect(currency("CORNER SHOP\nBREAD 2.49\nTOTAL 8.48\nBTW 9% 0.70") == nil)

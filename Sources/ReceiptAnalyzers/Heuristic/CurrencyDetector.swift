@@ -26,8 +26,10 @@ package enum CurrencyDetector {
     /// Currencies written with a bare `$`.
     package static let dollarCurrencies: Set<String> = ["USD", "AUD", "CAD", "SGD", "HKD", "NZD", "MXN"]
 
-    /// A UK VAT number: `GB 123 4567 89`, `GB123456789`.
-    private static let ukVatNumber = Pattern(#"\bGB\s?\d{3}\s?\d{4}\s?\d{2}\b"#, caseInsensitive: false)
+    /// A UK VAT number: `GB 123 4567 89`, `GB123456789`; or nine digits in its groups of three, four
+    /// and two after the word VAT (`VAT No. 731 4408 25`), as UK tills print it without the GB.
+    private static let ukVatNumber = Pattern(#"\bGB\s?\d{3}\s?\d{4}\s?\d{2}\b|\bVAT\b[^0-9\n]{0,16}\d{3}\s\d{4}\s\d{2}\b"#,
+                                             caseInsensitive: false)
     /// Amounts with a decimal comma (`8,48`) and with a decimal point (`8.48`).
     private static let commaDecimal = Pattern(#"(?<![\d.,])\d{1,4},\d{2}(?![\d.,])"#)
     private static let pointDecimal = Pattern(#"(?<![\d.,])\d{1,4}\.\d{2}(?![\d.,])"#)
@@ -88,7 +90,10 @@ package enum CurrencyDetector {
             if commas >= 2, commas > pointDecimal.matches(in: text).count { country["EUR"]! += 0.5 }
         }
         country["INR"] = Double(india.filter { all.has($0) }.count)
+        // A North American phone number is weak evidence (Canada shares the format): with `$`
+        // amounts and nothing pointing at another dollar country, it is enough for US dollars.
         country["USD"] = Double(DateFinder.usStateAndZip.matches(in: text).count * 2 + usa.filter { all.has($0) }.count)
+            + (DateFinder.northAmericanPhone.matches(text) ? 0.5 : 0)
         country["CAD"] = Double(canada.filter { all.has($0) }.count + canadianPostcode.matches(in: text).count * 2)
         for (code, weight) in country where weight > 0 {
             // A bare `$` counts for the dollar countries (and Malaysia, where tills print `$` for RM).
