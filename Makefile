@@ -3,6 +3,8 @@
 #   make test   install what is missing and run the whole test suite
 #   make test-analyzers   the analyzer unit tests alone, in seconds (no Tesseract, GRDB or PostgreSQL)
 #   make neural install the neural reader (OpenVINO runtime + PP-OCR models) into .build/neural
+#   make fuzz   the fuzz targets (libFuzzer + AddressSanitizer), FUZZ_SECONDS each (default 120); docs/hardening.md
+#   make test-sanitize   the unit and integration tests under AddressSanitizer, then ThreadSanitizer
 SHELL := /bin/bash
 .DEFAULT_GOAL := run
 
@@ -19,7 +21,7 @@ export OMP_THREAD_LIMIT := 1
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 RECEIPTS := .build/release/receipts
 
-.PHONY: run test test-analyzers deps neural build bench bench-store eval train clean
+.PHONY: run test test-analyzers test-sanitize fuzz deps neural build bench bench-store eval train clean
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -69,6 +71,20 @@ test: deps neural
 test-analyzers:
 	RECEIPTS_TEST_LAYER=analyzers swift test --scratch-path .build/analyzers --manifest-cache none \
 	  --explicit-target-dependency-import-check error
+
+# Fuzzing (docs/hardening.md): one libFuzzer executable with every target (FUZZ_TARGETS to run some:
+# json amount date analyzer analyzer-boxes exif image heif pdf multipart request remote-answer), in a
+# build of its own (.build/fuzz, RECEIPTS_FUZZ=1: see the end of Package.swift). Each target runs
+# FUZZ_SECONDS; corpora stay in fuzz/corpus/<target> (the seeds, seed-*, are committed: regenerate
+# them with scripts/fuzz-seeds --ocr), findings go to fuzz/findings/<target> (not committed: each
+# becomes a fix and a regression test). A table of executions and findings ends the run.
+FUZZ_SECONDS ?= 120
+FUZZ_TARGETS ?=
+FUZZ_BUILD := .build/fuzz
+
+fuzz: deps
+	RECEIPTS_FUZZ=1 swift build --scratch-path $(FUZZ_BUILD) --manifest-cache none --product receipts-fuzz
+	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz $(FUZZ_BUILD)/debug/receipts-fuzz $(FUZZ_TARGETS)
 
 # Throughput and memory against the tesseract CLI (see scripts/bench).
 bench: build
