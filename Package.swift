@@ -331,3 +331,28 @@ if Context.environment["RECEIPTS_TEST_LAYER"] == "analyzers" {
     package.targets.removeAll { !kept.contains($0.name) }
     package.products.removeAll { !kept.contains($0.name) }
 }
+
+// `make fuzz`: the fuzz targets (fuzz/receipts-fuzz, one libFuzzer executable, the target chosen by
+// FUZZ_TARGET) in a build of their own (.build/fuzz). Only with RECEIPTS_FUZZ=1, so that a plain
+// `swift build` neither sees the executable nor its flags: the package's own modules are built with
+// AddressSanitizer and libFuzzer's coverage (their dependencies as usual), and the executable is
+// linked with libFuzzer by lld (gold fails on the sanitizers' symbols).
+if Context.environment["RECEIPTS_FUZZ"] == "1" {
+    let sanitized = ["-sanitize=fuzzer,address"]
+    let instrumented: Set<String> = ["ReceiptModel", "ReceiptAnalyzers", "ReceiptOCR", "ReceiptRemoteAnalyzers", "ReceiptServer"]
+    for target in package.targets where instrumented.contains(target.name) {
+        target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(sanitized)]
+    }
+    package.targets.append(.executableTarget(
+        name: "receipts-fuzz",
+        dependencies: [
+            "ReceiptModel", "ReceiptAnalyzers", "ReceiptOCR", "ReceiptRemoteAnalyzers", "ReceiptServer",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+        ],
+        path: "fuzz/receipts-fuzz",
+        swiftSettings: [.unsafeFlags(sanitized)],
+        linkerSettings: [.unsafeFlags(sanitized + ["-use-ld=lld"])]
+    ))
+    package.products.append(.executable(name: "receipts-fuzz", targets: ["receipts-fuzz"]))
+}

@@ -334,9 +334,16 @@ extension JSONValue {
                         var code = try parseHex4()
                         if (0xD800..<0xDC00).contains(code), index + 6 <= bytes.count,
                            bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") {
+                            let next = index
                             index += 2
                             let low = try parseHex4()
-                            code = 0x10000 + ((code - 0xD800) << 10) + (low &- 0xDC00)
+                            if (0xDC00..<0xE000).contains(low) {
+                                code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+                            } else {
+                                // Not a low surrogate (`\ud800\u0041`): the high one alone is
+                                // U+FFFD and the next escape is read on its own.
+                                index = next
+                            }
                         }
                         let scalar = Unicode.Scalar(code) ?? "\u{FFFD}"
                         out.append(contentsOf: Array(String(Character(scalar)).utf8))

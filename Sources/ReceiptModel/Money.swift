@@ -122,7 +122,9 @@ extension Money {
         return try exact(negative: negative, digits: String(integer + fraction), pointAt: integer.count + exponent, limits: limits)
     }
 
-    private static func isDigit(_ c: Character) -> Bool { ("0"..."9").contains(c) }
+    /// An ASCII digit alone. (`("0"..."9").contains(c)` compares characters as strings: a digit
+    /// with a combining mark, `7̷`, lies between "7" and "8" and passed for a digit.)
+    private static func isDigit(_ c: Character) -> Bool { c.asciiValue.map { (0x30...0x39).contains($0) } ?? false }
 
     /// `digits` with the decimal point after `pointAt` of them (which may lie outside them), as an exact `Decimal`.
     private static func exact(negative: Bool, digits: String, pointAt: Int, limits: Limits) throws(AmountError) -> Decimal {

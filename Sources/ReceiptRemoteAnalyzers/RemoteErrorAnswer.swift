@@ -77,20 +77,30 @@ package struct RemoteErrorAnswer: Sendable {
     /// `"43s"`, `"1.5s"` (protobuf Duration in JSON).
     package static func parseProtobufDuration(_ text: String) -> Duration? {
         guard text.hasSuffix("s"), let seconds = Double(text.dropLast()), seconds >= 0, seconds.isFinite else { return nil }
-        return .milliseconds(Int64((seconds * 1000).rounded(.up)))
+        return delay(seconds: seconds)
     }
 
     /// `Retry-After: 30` (seconds) or an HTTP date.
     package static func parseRetryAfter(_ text: String) -> Duration? {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         if let seconds = Double(trimmed), seconds >= 0, seconds.isFinite {
-            return .milliseconds(Int64((seconds * 1000).rounded(.up)))
+            return delay(seconds: seconds)
         }
+        // An HTTP date is ASCII. Foundation's DateFormatter stops the process (a fatal error, "Incorrect
+        // range CFRange") on some other text, e.g. a combining mark after a digit: a remote server's
+        // header must never reach it unchecked.
+        guard trimmed.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) else { return nil }
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
         guard let date = formatter.date(from: trimmed) else { return nil }
-        return .milliseconds(Int64(max(0, date.timeIntervalSinceNow) * 1000))
+        return delay(seconds: max(0, date.timeIntervalSinceNow))
+    }
+
+    /// A delay a server asked for, in whole milliseconds. At most 10⁹ s (about 32 years): a larger
+    /// number (`1e300s`) would overflow Int64 and stop the process; no caller waits that long anyway.
+    private static func delay(seconds: Double) -> Duration {
+        .milliseconds(Int64((min(seconds, 1e9) * 1000).rounded(.up)))
     }
 }

@@ -114,3 +114,20 @@ import ReceiptModel
         #expect(changed.map(\.field) == ["category", "isTaxDeductible", "taxDeductiblePercentage"])
     }
 }
+
+/// Typed money on what `make fuzz` found (target `amount`).
+@Suite struct MoneyFuzzTests {
+    /// A digit with a combining mark (`7̷`) passed for a digit: in a JSON number's exponent it stopped
+    /// the process (a force unwrap of `Int("7̷")`), in a string it reached `Decimal(string:)`. The
+    /// fuzzer's input was `E+227̷`.
+    @Test(arguments: ["E+227\u{0337}", "1e2\u{0337}", "1\u{0337}2.50", "12.5\u{0301}0", "\u{0661}2.50"])
+    func combiningMarksAreNotDigits(text: String) {
+        #expect(throws: AmountError.self) { try Money.amount(jsonNumber: text) }
+        #expect(throws: AmountError.self) { try Money.amount(text) }
+    }
+
+    @Test func plainDigitsStillRead() throws {
+        #expect(try Money.amount("12.50") == Decimal(string: "12.5"))
+        #expect(try Money.amount(jsonNumber: "1.25e2") == Decimal(125))
+    }
+}

@@ -3,11 +3,16 @@ import Foundation
 /// Waits until `condition` holds, checking every 50 ms; false after `timeout` seconds. (The default
 /// is generous: it only matters when the condition never holds, and on a loaded 2-core machine ten
 /// seconds were once not enough for a few files.)
+/// `RECEIPTS_TEST_TIME_SCALE` multiplies it: `make test-sanitize` sets 4, as everything runs
+/// several times slower under a sanitizer.
 func eventually(timeout: Double = 60, _ condition: () throws -> Bool) async throws -> Bool {
-    let deadline = ContinuousClock.now + .milliseconds(Int64(timeout * 1000))
+    let deadline = ContinuousClock.now + .milliseconds(Int64(timeout * testTimeScale * 1000))
     while ContinuousClock.now < deadline {
         if try condition() { return true }
         try await Task.sleep(for: .milliseconds(50))
     }
     return try condition()
 }
+
+/// How much longer than usual a test may wait (`RECEIPTS_TEST_TIME_SCALE`, 1 when unset).
+let testTimeScale: Double = ProcessInfo.processInfo.environment["RECEIPTS_TEST_TIME_SCALE"].flatMap(Double.init).map { max(1, $0) } ?? 1
