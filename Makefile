@@ -5,6 +5,7 @@
 #   make neural install the neural reader (OpenVINO runtime + PP-OCR models) into .build/neural
 #   make fuzz   the fuzz targets (libFuzzer + AddressSanitizer), FUZZ_SECONDS each (default 120); docs/hardening.md
 #   make test-sanitize   the unit and integration tests under AddressSanitizer, then ThreadSanitizer
+#   make soak   serve under 3,000 uploads while it is SIGKILLed and its webhook receiver goes down (scripts/soak; ~20 min)
 SHELL := /bin/bash
 .DEFAULT_GOAL := run
 
@@ -21,7 +22,7 @@ export OMP_THREAD_LIMIT := 1
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 RECEIPTS := .build/release/receipts
 
-.PHONY: run test test-analyzers test-sanitize fuzz deps neural build bench bench-store eval train clean
+.PHONY: run test test-analyzers test-sanitize fuzz soak deps neural build bench bench-store eval train clean
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -109,6 +110,10 @@ test-sanitize: deps neural
 	$(SANITIZE_ENV) ASAN_OPTIONS=detect_leaks=1:intercept_tls_get_addr=0 swift test --skip-build --sanitize=address --scratch-path .build/asan $(SANITIZE_SKIP)
 	swift build --build-tests --sanitize=thread --scratch-path .build/tsan $(if $(SANITIZE_JOBS),-j $(SANITIZE_JOBS))
 	$(SANITIZE_ENV) swift test --skip-build --sanitize=thread --scratch-path .build/tsan $(SANITIZE_SKIP)
+
+# A soak with faults (see scripts/soak): on demand, never part of `make test`. SOAK_FLAGS=--uploads 300 for a quick look.
+soak: build
+	scripts/soak $(SOAK_FLAGS)
 
 # Throughput and memory against the tesseract CLI (see scripts/bench).
 bench: build
