@@ -56,6 +56,29 @@ public enum TokenScope: String, Sendable, CaseIterable, Comparable, Codable {
     }
 }
 
+/// A length of time as people write it on a command line: a number and a unit (`90s`, `30m` or
+/// `30min`, `12h`, `7d`, `2w`; `sec`, `minute`, `hour`, `day`, `week` and their plurals too). The
+/// one reader of durations for every flag that takes one (`--expires`, `--rate-limit`'s period,
+/// `--webhook-dead-after`, `--webhook-keep`).
+public enum DurationText {
+    static let units: [String: Double] = [
+        "s": 1, "sec": 1, "second": 1, "seconds": 1, "m": 60, "min": 60, "minute": 60, "minutes": 60,
+        "h": 3600, "hour": 3600, "hours": 3600, "d": 86400, "day": 86400, "days": 86400,
+        "w": 7 * 86400, "week": 7 * 86400, "weeks": 7 * 86400,
+    ]
+
+    /// The seconds `text` stands for; nil unless it is a positive, finite number followed by a unit
+    /// (or, when `bareSeconds`, by nothing: seconds).
+    public static func seconds(_ text: String, bareSeconds: Bool = false) -> Double? {
+        let text = text.trimmingCharacters(in: .whitespaces).lowercased()
+        let number = text.prefix(while: { $0.isNumber || $0 == "." })
+        let unit = text.dropFirst(number.count)
+        guard let scale = unit.isEmpty ? (bareSeconds ? 1 : nil) : units[String(unit)],
+              let value = Double(number), value.isFinite, value > 0 else { return nil }
+        return value * scale
+    }
+}
+
 /// Requests a token may send per period: a token bucket that holds `requests` and refills them
 /// evenly over `seconds` (so a burst of `requests`, then one every `seconds / requests`).
 /// `requests` 0: no limit.
@@ -78,17 +101,15 @@ public struct RateLimit: Sendable, Equatable, CustomStringConvertible {
         let text = text.trimmingCharacters(in: .whitespaces).lowercased()
         if ["off", "none", "unlimited", "0"].contains(text) { return .unlimited }
         let parts = text.split(separator: "/", maxSplits: 1).map(String.init)
-        let periods: [String: Int] = ["s": 1, "sec": 1, "second": 1, "m": 60, "min": 60, "minute": 60,
-                                      "h": 3600, "hour": 3600, "d": 86400, "day": 86400]
         guard parts.count == 2, let requests = Int(parts[0]), requests > 0, requests <= 1_000_000_000 else {
             throw ReceiptError(.invalidInput, "rate limit '\(text)': write REQUESTS/PERIOD (600/min, 10/s, 5000/hour) or off")
         }
-        let unit = parts[1].drop(while: \.isNumber)
-        let count = parts[1].prefix(while: \.isNumber)
-        guard let perUnit = periods[String(unit)], let multiple = count.isEmpty ? 1 : Int(count), multiple > 0, multiple <= 1_000_000 else {
+        // `min` is one minute: a period without a number is one of its unit.
+        let period = parts[1].first?.isNumber == true ? parts[1] : "1" + parts[1]
+        guard let seconds = DurationText.seconds(period), seconds == seconds.rounded(), seconds <= 1_000_000 * 86400 else {
             throw ReceiptError(.invalidInput, "rate limit '\(text)': the period is s, min, hour or day (600/min, 10/s, 100/30s)")
         }
-        return RateLimit(requests: requests, seconds: perUnit * multiple)
+        return RateLimit(requests: requests, seconds: Int(seconds))
     }
 
     /// `600/min` (what `parse` reads back); `off` for no limit.
@@ -137,12 +158,9 @@ public struct APIToken: Sendable, Equatable {
     /// (`2027-01-31T18:00:00Z`). Throws `.invalidInput` for anything else or a time already past.
     public static func expiry(_ text: String, now: Date) throws -> Date {
         let text = text.trimmingCharacters(in: .whitespaces)
-        let units: [String: Double] = ["min": 60, "h": 3600, "d": 86400, "w": 7 * 86400]
-        let digits = text.prefix(while: \.isNumber)
         let date: Date
-        if !digits.isEmpty, let unit = units[String(text.dropFirst(digits.count)).lowercased()], let count = Double(digits), count > 0,
-           count * unit <= 100 * 365 * 86400 {
-            date = now.addingTimeInterval(count * unit)
+        if let seconds = DurationText.seconds(text), seconds <= 100 * 365 * 86400 {
+            date = now.addingTimeInterval(seconds)
         } else if text.count == 10, let day = CalendarDate(iso: text) {
             var calendar = Calendar(identifier: .gregorian)
             calendar.timeZone = TimeZone(identifier: "UTC")!

@@ -154,16 +154,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     /// Seconds in `90s`, `30m`, `24h`, `7d` or a plain number of seconds; nil when not positive.
     static func seconds(_ text: String) -> Double? {
-        let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
-        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86400]
-        var number = Substring(trimmed)
-        var unit = 1.0
-        if let last = number.last, let scale = units[last] {
-            unit = scale
-            number = number.dropLast()
-        }
-        guard let value = Double(number), value.isFinite, value > 0 else { return nil }
-        return value * unit
+        DurationText.seconds(text, bareSeconds: true)
     }
 
     /// The webhook signing secret: from --webhook-secret-file (the file must be readable and not
