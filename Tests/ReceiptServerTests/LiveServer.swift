@@ -68,7 +68,7 @@ final class LiveServer: Sendable {
 
     /// Requests as the end-to-end tests sent them: methods and headers as strings, statuses as
     /// numbers, header names lowercased.
-    struct Client: Sendable {
+    struct Client: Sendable, APIClient {
         let client: any TestClientProtocol
 
         func send(_ method: String, _ path: String, body: Data? = nil, headers: [String: String] = [:]) async throws
@@ -83,17 +83,6 @@ final class LiveServer: Sendable {
                 answer[name] = answer[name].map { "\($0), \(field.value)" } ?? field.value
             }
             return (Int(response.status.code), answer, Data(response.body.readableBytesView))
-        }
-
-        func json(_ method: String, _ path: String, body: Data? = nil, headers: [String: String] = [:]) async throws -> (Int, JSONValue) {
-            let answer = try await send(method, path, body: body, headers: headers)
-            return (answer.status, try JSONValue.parse(answer.body))
-        }
-
-        func upload(_ name: String, wait: Int? = nil) async throws -> (Int, JSONValue) {
-            let data = try Data(contentsOf: URL(fileURLWithPath: ReceiptsCLI.testReceipt(name)))
-            return try await json("POST", "/v1/receipts" + (wait.map { "?wait=\($0)" } ?? ""), body: data,
-                                  headers: ["Content-Type": "image/jpeg"])
         }
     }
 

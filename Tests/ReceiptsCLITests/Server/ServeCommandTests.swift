@@ -16,7 +16,7 @@ import Testing
 /// on the router the binary builds: ReceiptServerTests (`LiveServer`).
 @Suite(.serialized) struct ServeCommandTests {
     /// A running server: its process, its base URL and its stderr.
-    final class Server: @unchecked Sendable {
+    final class Server: @unchecked Sendable, APIClient {
         let process: Process
         let stderr: CapturedOutput
         let base: URL
@@ -62,17 +62,6 @@ import Testing
             var fields: [String: String] = [:]
             for (key, value) in http.allHeaderFields { fields["\(key)".lowercased()] = "\(value)" }
             return (http.statusCode, fields, data)
-        }
-
-        func json(_ method: String, _ path: String, body: Data? = nil, headers: [String: String] = [:]) async throws -> (Int, JSONValue) {
-            let answer = try await send(method, path, body: body, headers: headers)
-            return (answer.status, try JSONValue.parse(answer.body))
-        }
-
-        func upload(_ name: String, wait: Int? = nil) async throws -> (Int, JSONValue) {
-            let data = try Data(contentsOf: URL(fileURLWithPath: ReceiptsCLI.testReceipt(name)))
-            return try await json("POST", "/v1/receipts" + (wait.map { "?wait=\($0)" } ?? ""), body: data,
-                                  headers: ["Content-Type": "image/jpeg"])
         }
     }
 
