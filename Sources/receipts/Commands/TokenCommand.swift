@@ -62,7 +62,7 @@ struct TokenCommand: AsyncParsableCommand {
         func run() async throws {
             let store = try await TokenCommand.open(storeOptions)
             let now = Date()
-            do {
+            try await exitingOnReceiptError {
                 let scopes = try TokenScope.parse(scope)
                 let expiresAt = try expires.map { try APIToken.expiry($0, now: now) }
                 let secret = try await store.createToken(name: name, scopes: scopes, expiresAt: expiresAt,
@@ -70,9 +70,6 @@ struct TokenCommand: AsyncParsableCommand {
                 print(secret)
                 let until = expiresAt.map { ", until " + ISO8601DateFormatter().string(from: $0) } ?? ""
                 FileHandle.standardError.write(Data("token '\(name)' created (scopes \(TokenScope.text(scopes))\(until)); it is shown only now: keep it\n".utf8))
-            } catch let error as ReceiptError {
-                printError(error.message)
-                throw ExitCode(1)
             }
         }
     }
@@ -110,12 +107,9 @@ struct TokenCommand: AsyncParsableCommand {
 
         func run() async throws {
             let store = try await TokenCommand.open(storeOptions)
-            do {
+            try await exitingOnReceiptError {
                 _ = try await store.revokeToken(name: name, now: Date())
                 FileHandle.standardError.write(Data("token '\(name)' revoked\n".utf8))
-            } catch let error as ReceiptError {
-                printError(error.message)
-                throw ExitCode(1)
             }
         }
     }

@@ -40,7 +40,7 @@ struct WebhooksCommand: AsyncParsableCommand {
 
         func run() async throws {
             let store = try await storeOptions.openStore()
-            let events = try await WebhooksCommand.failing { try await store.webhookEvents(state: state, limit: limit) }
+            let events = try await exitingOnReceiptError { try await store.webhookEvents(state: state, limit: limit) }
             let format = self.format?.value ?? .automatic
             let formatter = RecordFormatter(format: format, columns: Self.columns)
             FileHandle.standardOutput.write(Data(formatter.render(events.map(\.json)).utf8))
@@ -74,10 +74,10 @@ struct WebhooksCommand: AsyncParsableCommand {
         func run() async throws {
             let store = try await storeOptions.openStore()
             if let id, let uuid = UUID(uuidString: id) {
-                let event = try await WebhooksCommand.failing { try await store.retryWebhookEvent(id: uuid, now: Date()) }
+                let event = try await exitingOnReceiptError { try await store.retryWebhookEvent(id: uuid, now: Date()) }
                 FileHandle.standardError.write(Data("delivery \(event.id.uuidString.lowercased()) is due now; a server with --webhook sends it\n".utf8))
             } else {
-                let events = try await WebhooksCommand.failing { try await store.retryDeadWebhookEvents(now: Date()) }
+                let events = try await exitingOnReceiptError { try await store.retryDeadWebhookEvents(now: Date()) }
                 FileHandle.standardError.write(Data("\(events.count) dead \(events.count == 1 ? "delivery is" : "deliveries are") due now\n".utf8))
             }
         }
@@ -90,19 +90,9 @@ struct WebhooksCommand: AsyncParsableCommand {
 
         func run() async throws {
             let store = try await storeOptions.openStore()
-            try await WebhooksCommand.failing { try await store.setWebhooksEnabled(false) }
+            try await exitingOnReceiptError { try await store.setWebhooksEnabled(false) }
             let pending = try await store.webhookEventCounts()[.pending] ?? 0
             FileHandle.standardError.write(Data("webhooks off: finished receipts record no deliveries; \(pending) pending\n".utf8))
-        }
-    }
-
-    /// Runs a store step; a `ReceiptError` is printed on one line and exits 1.
-    static func failing<T>(_ body: () async throws -> T) async throws -> T {
-        do {
-            return try await body()
-        } catch let error as ReceiptError {
-            printError(error.message)
-            throw ExitCode(1)
         }
     }
 }

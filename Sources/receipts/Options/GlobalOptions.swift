@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import ReceiptModel
 
 /// Logging flags. Logs go to stderr so stdout stays clean for results.
 struct LoggingOptions: ParsableArguments {
@@ -35,4 +36,15 @@ struct LoggingOptions: ParsableArguments {
 /// Prints `receipts: error: <message>` to stderr.
 func printError(_ message: String) {
     FileHandle.standardError.write(Data("receipts: error: \(message)\n".utf8))
+}
+
+/// Runs a command's step; a `ReceiptError` is printed on one line (`printError`) and the command
+/// exits 1.
+func exitingOnReceiptError<T>(_ body: () async throws -> T) async throws -> T {
+    do {
+        return try await body()
+    } catch let error as ReceiptError {
+        printError(error.message)
+        throw ExitCode(1)
+    }
 }
