@@ -17,8 +17,9 @@ struct Reachability: Sendable {
 extension PostgresReceiptStore {
     /// How long a request waits for its answer before the server is probed.
     static let suspicionDelay: Duration = .seconds(2)
-    /// How long a probe may take (connecting and `SELECT 1`).
-    static let probeLimit: Duration = .seconds(2)
+    /// How long a probe may take (connecting and `SELECT 1`): the URL's `connect_timeout` when it
+    /// has one (connecting may take that long there), else 2 s.
+    var probeLimit: Duration { postgres.connectTimeout ?? .seconds(2) }
     /// While down, at most one probe this often; requests in between fail at once.
     static let probeInterval: TimeInterval = 1
 
@@ -74,7 +75,7 @@ extension PostgresReceiptStore {
         do {
             try await withThrowingTaskGroup(of: Bool.self) { group in
                 group.addTask {
-                    let connection = try await self.connectDirectly(id: 2, connectTimeout: .seconds(Int64(Self.probeLimit.components.seconds)))
+                    let connection = try await self.connectDirectly(id: 2, connectTimeout: .seconds(Int64(self.probeLimit.components.seconds)))
                     // Closed before it is let go, whatever happens (postgres-nio requires it).
                     do {
                         _ = try await connection.query("SELECT 1", logger: self.logger).collect()
@@ -86,12 +87,12 @@ extension PostgresReceiptStore {
                     return true
                 }
                 group.addTask {
-                    try await Task.sleep(for: Self.probeLimit)
+                    try await Task.sleep(for: self.probeLimit)
                     return false
                 }
                 defer { group.cancelAll() }
                 guard try await group.next() == true else {
-                    throw ReceiptError(.database, "no answer within \(Self.probeLimit)")
+                    throw ReceiptError(.database, "no answer within \(self.probeLimit)")
                 }
             }
             return nil

@@ -76,9 +76,10 @@ public final class PostgresReceiptStore: ReceiptStore, Sendable {
     /// Connects (a pool of up to `maximumConnections`), creates the schema or migrates it (once,
     /// under an advisory lock, whichever host comes first). Throws a `ReceiptError` naming the
     /// store (password masked) when the server cannot be reached, refuses the login, or holds a
-    /// newer schema.
+    /// newer schema. The URL's `connect_timeout` takes the place of `connectTimeout`.
     public static func open(_ location: PostgresLocation, maximumConnections: Int = 8, connectTimeout: Duration = .seconds(10),
                             logger: Logger = Logger(label: "receipts.postgres")) async throws -> PostgresReceiptStore {
+        let connectTimeout = location.connectTimeout ?? connectTimeout
         var configuration = PostgresClient.Configuration(
             host: location.host, port: location.port, username: location.username, password: location.password,
             database: location.database, tls: tls(location.tls))
@@ -143,11 +144,12 @@ public final class PostgresReceiptStore: ReceiptStore, Sendable {
 
     /// A connection of its own, outside the pool (the caller closes it): for migrations and for
     /// LISTEN, which holds its connection for as long as the store is watched.
-    func connectDirectly(id: Int, connectTimeout: TimeAmount = .seconds(10)) async throws -> PostgresConnection {
+    /// `connectTimeout` nil: the pool's (the URL's `connect_timeout` or the store's default).
+    func connectDirectly(id: Int, connectTimeout: TimeAmount? = nil) async throws -> PostgresConnection {
         var configuration = PostgresConnection.Configuration(
             host: postgres.host, port: postgres.port, username: postgres.username, password: postgres.password,
             database: postgres.database, tls: try Self.connectionTLS(postgres.tls))
-        configuration.options.connectTimeout = connectTimeout
+        configuration.options.connectTimeout = connectTimeout ?? .seconds(self.configuration.options.connectTimeout.components.seconds)
         return try await PostgresConnection.connect(configuration: configuration, id: id, logger: logger)
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import ReceiptModel
 
 /// A PostgreSQL store named by URL: `postgres://user:pass@host:5432/db?sslmode=disable`.
+/// `connect_timeout=S` (seconds, as libpq reads it) bounds connecting and opening the store.
 ///
 /// The password comes from the URL or `$PGPASSWORD`; it is never part of `description`
 /// (`postgres://user:***@host:5432/db`), which is what messages, logs and errors show.
@@ -21,14 +22,18 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     public var password: String?
     public var database: String
     public var tls: TLSMode
+    /// How long connecting may take (`connect_timeout` in the URL); nil: the store's default.
+    public var connectTimeout: Duration?
 
-    public init(host: String, port: Int = 5432, username: String, password: String?, database: String, tls: TLSMode = .prefer) {
+    public init(host: String, port: Int = 5432, username: String, password: String?, database: String, tls: TLSMode = .prefer,
+                connectTimeout: Duration? = nil) {
         self.host = host
         self.port = port
         self.username = username
         self.password = password
         self.database = database
         self.tls = tls
+        self.connectTimeout = connectTimeout
     }
 
     /// Whether `text` names a PostgreSQL store (`postgres://` or `postgresql://`).
@@ -52,6 +57,7 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         let database = String(components.path.drop(while: { $0 == "/" }))
         guard !database.isEmpty, !database.contains("/") else { throw invalid("no database name after the host") }
         var tls = TLSMode.prefer
+        var connectTimeout: Duration?
         for item in components.queryItems ?? [] {
             switch item.name {
             case "sslmode":
@@ -61,21 +67,29 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
                 case "require", "verify-ca", "verify-full": tls = .require
                 default: throw invalid("sslmode must be disable, prefer or require")
                 }
-            case "application_name", "connect_timeout":
+            case "connect_timeout":
+                // Whole seconds, at least 2, as libpq reads it; 0 (libpq: no limit) keeps the store's default.
+                guard let seconds = Int(item.value ?? "") else { throw invalid("connect_timeout must be a whole number of seconds") }
+                connectTimeout = seconds <= 0 ? nil : .seconds(max(2, seconds))
+            case "application_name":
                 continue
             default:
-                throw invalid("unknown parameter '\(item.name)' (only sslmode is understood)")
+                throw invalid("unknown parameter '\(item.name)' (sslmode, connect_timeout and application_name are understood)")
             }
         }
         let user = components.percentEncodedUser.flatMap { $0.removingPercentEncoding } ?? environment["PGUSER"] ?? environment["USER"] ?? "postgres"
         let password = components.percentEncodedPassword.flatMap { $0.removingPercentEncoding } ?? environment["PGPASSWORD"]
-        self.init(host: host, port: components.port ?? 5432, username: user, password: password, database: database, tls: tls)
+        self.init(host: host, port: components.port ?? 5432, username: user, password: password, database: database, tls: tls,
+                  connectTimeout: connectTimeout)
     }
 
     /// `postgres://user:***@host:port/db`: what is shown wherever the store is named.
     public var description: String {
         let credentials = password == nil ? username : "\(username):***"
-        let query = tls == .prefer ? "" : "?sslmode=\(tls.rawValue)"
+        var parameters: [String] = []
+        if tls != .prefer { parameters.append("sslmode=\(tls.rawValue)") }
+        if let connectTimeout { parameters.append("connect_timeout=\(connectTimeout.components.seconds)") }
+        let query = parameters.isEmpty ? "" : "?" + parameters.joined(separator: "&")
         let shownHost = host.contains(":") ? "[\(host)]" : host
         return "postgres://\(credentials)@\(shownHost):\(port)/\(database)\(query)"
     }

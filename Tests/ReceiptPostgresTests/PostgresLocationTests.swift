@@ -32,12 +32,23 @@ import ReceiptKit
         ("postgres://rc:s3cret@db:5432", "no database name"),
         ("postgres://rc:s3cret@db/receipts?sslmode=sometimes", "sslmode must be disable, prefer or require"),
         ("postgres://rc:s3cret@db/receipts?pool=4", "unknown parameter 'pool'"),
+        ("postgres://rc:s3cret@db/receipts?connect_timeout=soon", "connect_timeout must be a whole number of seconds"),
     ])
     func aBadURLSaysWhatIsWrongWithoutThePassword(url: String, reason: String) throws {
         let error = try #require(throws: ReceiptError.self) { try StoreLocation(url, environment: [:]) }
         #expect(error.description.contains(reason), "\(error)")
         #expect(error.description.contains("rc:***@"), "\(error)")
         #expect(!error.description.contains("s3cret"), "\(error)")
+    }
+
+    /// A slow network (or a loaded server) is given longer as libpq would be told: connect_timeout.
+    @Test func connectTimeoutIsReadInWholeSecondsAsLibpqReadsIt() throws {
+        let slow = try PostgresLocation(url: "postgres://rc@db/receipts?sslmode=disable&connect_timeout=45", environment: [:])
+        #expect(slow.connectTimeout == .seconds(45))
+        #expect(slow.description == "postgres://rc@db:5432/receipts?sslmode=disable&connect_timeout=45")
+        #expect(try PostgresLocation(url: "postgres://rc@db/receipts?connect_timeout=1", environment: [:]).connectTimeout == .seconds(2))
+        #expect(try PostgresLocation(url: "postgres://rc@db/receipts?connect_timeout=0", environment: [:]).connectTimeout == nil)
+        #expect(try PostgresLocation(url: "postgres://rc@db/receipts", environment: [:]).connectTimeout == nil)
     }
 
     @Test func pathsAndSqliteURLsStaySQLite() throws {
