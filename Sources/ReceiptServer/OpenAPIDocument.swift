@@ -271,7 +271,7 @@ enum OpenAPIDocument {
               parameters:
                 - name: wait
                   in: query
-                  description: Seconds to wait for the result (more than 30 waits 30)
+                  description: Seconds to wait for the result (more than the server's `--max-wait`, 30 by default, waits that long)
                   schema: {type: number, minimum: 0}
                 - name: filename
                   in: query

@@ -84,6 +84,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-upload-mb"), help: "Refuse uploads larger than this many megabytes (413).")
     var maxUploadMB: Double = 20
 
+    @Option(name: .customLong("max-wait"), help: ArgumentHelp(
+        "Longest ?wait= an upload or analysis is held open for its result, in seconds; a longer one waits this long.", valueName: "SECONDS"))
+    var maxWait: Double = 30
+
     @Option(name: .customLong("max-pending"), help: "Refuse uploads (429) while this many receipts wait to be read.")
     var maxPending = 1000
 
@@ -126,6 +130,7 @@ struct ServeCommand: AsyncParsableCommand {
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535.") }
         guard maxUploadMB > 0 else { throw ValidationError("--max-upload-mb must be positive.") }
+        guard maxWait >= 0, maxWait.isFinite else { throw ValidationError("--max-wait must be 0 or more seconds.") }
         guard maxPending > 0 else { throw ValidationError("--max-pending must be positive.") }
         if let maxAnalyses, maxAnalyses < 1 { throw ValidationError("--max-analyses must be 1 or more.") }
         do {
@@ -230,7 +235,7 @@ struct ServeCommand: AsyncParsableCommand {
                                        configuration: queueConfiguration, logger: queueLogger)
         let server = ReceiptServer(
             pipeline: pipeline, store: opened.store, processor: processor,
-            configuration: .init(host: host, port: port, maxUploadBytes: Int(maxUploadMB * 1_048_576), maxPending: maxPending,
+            configuration: .init(host: host, port: port, maxUploadBytes: Int(maxUploadMB * 1_048_576), maxWaitSeconds: maxWait, maxPending: maxPending,
                                  maxConcurrentAnalyses: maxAnalyses ?? 0, advice: .flags, rateLimit: try RateLimit.parse(rateLimit)),
             metrics: metrics,
             logger: logger,
