@@ -95,13 +95,14 @@ fuzz: deps
 # third-party code that are not this program's are suppressed in sanitizers/*.supp, each saying why.
 # Swift's crash handler is off: it reads memory the sanitizers guard, and they print the stack.
 # TBB_ENABLE_SANITIZERS: OpenVINO's TBB otherwise dlopens libtbbbind with RTLD_DEEPBIND, which the
-# sanitizers' runtime refuses (the process stops). RECEIPTS_TEST_TIME_SCALE: the tests' waits are 4
-# times longer (everything runs several times slower). intercept_tls_get_addr=0: ASan's tracking of
+# sanitizers' runtime refuses (the process stops). RECEIPTS_TEST_TIME_SCALE: the tests' waits, leases,
+# PostgreSQL connect_timeout and serve's --max-wait are 4 times longer (everything runs several times
+# slower); RECEIPTS_TEST_MEMORY_SCALE: memory bounds twice as high (shadow memory, red zones). intercept_tls_get_addr=0: ASan's tracking of
 # dynamic TLS crashes (SEGV in DTLS_on_tls_get_addr) once OpenVINO's libraries are loaded
 # (google/sanitizers#1322; Chromium and Node.js turn it off too).
 SANITIZE_SKIP := --skip RemoteErrorTests --skip AccuracyGateTests
 SANITIZE_JOBS ?=
-SANITIZE_ENV := SWIFT_BACKTRACE=enable=no TBB_ENABLE_SANITIZERS=1 RECEIPTS_TEST_TIME_SCALE=4 RECEIPTS_NEURAL_DIR=$(CURDIR)/.build/neural \
+SANITIZE_ENV := SWIFT_BACKTRACE=enable=no TBB_ENABLE_SANITIZERS=1 RECEIPTS_TEST_TIME_SCALE=4 RECEIPTS_TEST_MEMORY_SCALE=2 RECEIPTS_NEURAL_DIR=$(CURDIR)/.build/neural \
   LSAN_OPTIONS=suppressions=$(CURDIR)/sanitizers/lsan.supp:print_suppressions=0 \
   TSAN_OPTIONS=suppressions=$(CURDIR)/sanitizers/tsan.supp:halt_on_error=1:second_deadlock_stack=1
 

@@ -353,7 +353,7 @@ struct TestStore: Sendable {
     func aPipelineOnTheStoreProcessesSubmittedReceipts(kind: StoreKind) async throws {
         let test = try await TestStore.make(kind)
         let pipeline = ReceiptPipeline(store: test.store, images: test.images, processor: ScriptedProcessor(),
-                                       configuration: .init(workers: 2, leaseDuration: 5, pollInterval: 0.05), logger: TestSupport.logger)
+                                       configuration: .init(workers: 2, leaseDuration: 5 * testTimeScale, pollInterval: 0.05), logger: TestSupport.logger)
         let images = (0..<6).map { ScriptedProcessor.image(total: "1\($0).00", id: "\($0)") }
         var outcomes: [ReceiptOutcome] = []
         for try await outcome in pipeline.process(images.enumerated().map { .data($1, filename: "r\($0).jpg") }) { outcomes.append(outcome) }

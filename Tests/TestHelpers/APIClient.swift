@@ -16,10 +16,11 @@ extension APIClient {
         return (answer.status, try JSONValue.parse(answer.body))
     }
 
-    /// Uploads the TestReceipt `name` as a raw body, waiting up to `wait` seconds for its result.
+    /// Uploads the TestReceipt `name` as a raw body, waiting up to `wait` seconds for its result
+    /// (longer under a sanitizer, `testTimeScale`).
     package func upload(_ name: String, wait: Int? = nil) async throws -> (Int, JSONValue) {
         let data = try Data(contentsOf: URL(fileURLWithPath: ReceiptsCLI.testReceipt(name)))
-        return try await json("POST", "/v1/receipts" + (wait.map { "?wait=\($0)" } ?? ""), body: data,
+        return try await json("POST", "/v1/receipts" + (wait.map { "?wait=\(Int(Double($0) * testTimeScale))" } ?? ""), body: data,
                               headers: ["Content-Type": "image/jpeg"])
     }
 }

@@ -16,3 +16,7 @@ func eventually(timeout: Double = 60, _ condition: () throws -> Bool) async thro
 
 /// How much longer than usual a test may wait (`RECEIPTS_TEST_TIME_SCALE`, 1 when unset).
 let testTimeScale: Double = ProcessInfo.processInfo.environment["RECEIPTS_TEST_TIME_SCALE"].flatMap(Double.init).map { max(1, $0) } ?? 1
+
+/// How much more memory a process may use than usual (`RECEIPTS_TEST_MEMORY_SCALE`, 1 when unset):
+/// a sanitizer's shadow memory, red zones and quarantine add to every allocation.
+let testMemoryScale: Double = ProcessInfo.processInfo.environment["RECEIPTS_TEST_MEMORY_SCALE"].flatMap(Double.init).map { max(1, $0) } ?? 1

@@ -148,16 +148,20 @@ final class PostgresTestServer: @unchecked Sendable {
     }
 
     /// A new, empty database; its URL holds the password (as a user's would).
-    func freshDatabase(host: String = "127.0.0.1") async throws -> String {
+    /// `scaledTimeouts` false: the store's default connection and probe limits even under a sanitizer.
+    func freshDatabase(host: String = "127.0.0.1", scaledTimeouts: Bool = true) async throws -> String {
         let name = "t_" + UUID().uuidString.prefix(12).lowercased().replacingOccurrences(of: "-", with: "")
         try await OffPool.run {
             try self.postgresProgram("createdb", ["-h", (self.dataDirectory as NSString).deletingLastPathComponent, "-p", "\(self.port)", "-U", Self.user, name])
         }
-        return url(database: name, host: host)
+        return url(database: name, host: host, scaledTimeouts: scaledTimeouts)
     }
 
-    func url(database: String, host: String = "127.0.0.1") -> String {
-        "postgres://\(Self.user):\(Self.password)@\(host):\(port)/\(database)?sslmode=disable"
+    /// Under a sanitizer (`RECEIPTS_TEST_TIME_SCALE`) connecting may take longer than the default 10 s
+    /// (and a probe of a slow server longer than 2 s): the URL says so with `connect_timeout`.
+    func url(database: String, host: String = "127.0.0.1", scaledTimeouts: Bool = true) -> String {
+        let timeout = testTimeScale > 1 && scaledTimeouts ? "&connect_timeout=\(Int(10 * testTimeScale))" : ""
+        return "postgres://\(Self.user):\(Self.password)@\(host):\(port)/\(database)?sslmode=disable\(timeout)"
     }
 
     /// Runs one of PostgreSQL's programs (as the postgres user when root).

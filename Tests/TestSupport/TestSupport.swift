@@ -16,9 +16,11 @@ enum TestSupport {
         return engine
     }
 
-    /// A pipeline with short timings, so retries and lease expiry take milliseconds.
+    /// A pipeline with short timings, so retries and lease expiry take milliseconds. The lease is
+    /// longer under a sanitizer (`testTimeScale`): a renewal late by seconds would let a second
+    /// worker read the receipt again, which is what a lease is for but not what these tests test.
     static func pipeline(_ dir: TemporaryDirectory, processor: any ReceiptProcessing = ScriptedProcessor(),
-                         workers: Int = 2, maxAttempts: Int = 3, leaseDuration: TimeInterval = 5,
+                         workers: Int = 2, maxAttempts: Int = 3, leaseDuration: TimeInterval = 5 * testTimeScale,
                          storePath: String? = nil) throws -> ReceiptPipeline {
         let configuration = ReceiptPipeline.Configuration(
             workers: workers, retry: RetryPolicy(maxAttempts: maxAttempts, baseDelay: 0.02, maxDelay: 0.1, jitter: 0),

@@ -26,7 +26,9 @@ import Testing
             self.store = store
             process = Process()
             process.executableURL = ReceiptsCLI.binary
-            process.arguments = ["serve", "--port", "0", "--store", store, "--workers", "2"] + arguments
+            // Under a sanitizer a receipt takes several times longer: ?wait= may too.
+            let slower = testTimeScale > 1 ? ["--max-wait", "\(Int(30 * testTimeScale))"] : []
+            process.arguments = ["serve", "--port", "0", "--store", store, "--workers", "2"] + slower + arguments
             process.environment = ReceiptsCLI.environment(extra)
             stderr = try CapturedOutput()
             process.standardOutput = FileHandle.nullDevice
@@ -56,7 +58,7 @@ import Testing
             request.httpMethod = method
             request.httpBody = body
             for (key, value) in headers { request.setValue(value, forHTTPHeaderField: key) }
-            request.timeoutInterval = 60
+            request.timeoutInterval = 60 * testTimeScale
             let (data, response) = try await URLSession.shared.data(for: request)
             let http = try #require(response as? HTTPURLResponse)
             var fields: [String: String] = [:]
