@@ -127,4 +127,21 @@ import Testing
         let rows = NeuralReader.rows([word("9.99", 300, 102), word("TOTAL", 10, 100), word("DATE", 10, 140)])
         #expect(rows.map(\.text) == ["TOTAL 9.99", "DATE"])
     }
+
+    /// Long rows are read fewer at a time, so a receipt of long rows does not hold eight of them
+    /// padded to the longest in the recognizer's memory; short ones still go eight at a time.
+    @Test func batchesKeepRowsTimesPaddedWidthWithinTheBudget() {
+        let recognizer = TextRecognizer(classes: ["", "A"], configuration: NeuralConfiguration(
+            directory: "", batchSize: 8, recognizerMinimumWidth: 320, recognizerBatchWidth: 2560))
+        let widths = [1900, 80] + Array(repeating: 100, count: 9) + [640, 700, 600, 900, 1300]
+        let batches = recognizer.batches(widths)
+        #expect(batches.flatMap { $0 }.sorted() == Array(widths.indices), "every row read once")
+        for batch in batches {
+            let padded = max(320, batch.map { widths[$0] }.max()!)
+            #expect(batch.count <= 8 && (batch.count == 1 || batch.count * padded <= 2560), "\(batch.map { widths[$0] })")
+        }
+        #expect(batches.map { $0.map { widths[$0] } } == [
+            [80, 100, 100, 100, 100, 100, 100, 100], [100, 100, 600, 640], [700, 900], [1300], [1900],
+        ])
+    }
 }

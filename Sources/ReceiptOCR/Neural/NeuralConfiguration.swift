@@ -17,11 +17,18 @@ public struct NeuralConfiguration: Sendable, Equatable {
     public var batchSize: Int
     /// Narrowest recognizer input in pixels: a batch of short words is padded to it.
     public var recognizerMinimumWidth: Int
+    /// Most crop width in one recognizer batch (its rows times its padded width): long rows are read
+    /// fewer at a time. The recognizer's working memory grows with it: 42 MB at 8 × 320, 68 MB at
+    /// 8 × 640, 167 MB at 8 × 1920 (PP-OCRv4). No limit by default: 2560 cut a 2-worker run's peak
+    /// RSS by a tenth but changed the padding, and so the readings, and the held-out unflagged
+    /// shares fell (docs/neural-reader.md); `--rec-batch-width` sets it.
+    public var recognizerBatchWidth: Int
     /// Feed the models the page in gray (replicated to three channels) even when it is in colour.
     public var grayInput: Bool
 
     public init(directory: String, modelSet: NeuralModelSet = .ppocrV4, detectorMinimumSide: Int = 736,
-                detectorMaximumSide: Int = 2000, detectorMaximumPixels: Int = 800_000, batchSize: Int = 8, recognizerMinimumWidth: Int = 320, grayInput: Bool = false) {
+                detectorMaximumSide: Int = 2000, detectorMaximumPixels: Int = 800_000, batchSize: Int = 8, recognizerMinimumWidth: Int = 320, recognizerBatchWidth: Int = .max,
+                grayInput: Bool = false) {
         self.directory = directory
         self.modelSet = modelSet
         self.detectorMinimumSide = detectorMinimumSide
@@ -29,6 +36,7 @@ public struct NeuralConfiguration: Sendable, Equatable {
         self.detectorMaximumPixels = detectorMaximumPixels
         self.batchSize = batchSize
         self.recognizerMinimumWidth = recognizerMinimumWidth
+        self.recognizerBatchWidth = recognizerBatchWidth
         self.grayInput = grayInput
     }
 

@@ -34,6 +34,8 @@ package struct TextRecognizer: Sendable {
     package var height: Int
     package var minimumWidth: Int
     package var batchSize: Int
+    /// Most rows × padded width in one batch (see `NeuralConfiguration.recognizerBatchWidth`).
+    package var batchWidth: Int
     /// Crops are never wider than this (a box 40 times wider than high is squeezed).
     package var maximumWidth: Int
 
@@ -42,6 +44,7 @@ package struct TextRecognizer: Sendable {
         height = configuration.modelSet.recognizerHeight
         minimumWidth = configuration.recognizerMinimumWidth
         batchSize = max(1, configuration.batchSize)
+        batchWidth = configuration.recognizerBatchWidth
         maximumWidth = height * 40
     }
 
@@ -54,12 +57,8 @@ package struct TextRecognizer: Sendable {
     /// The text of every box, in the order of `boxes`.
     func recognize(_ boxes: [TextBox], in page: Raster, request: InferRequest) throws -> [RecognizedText] {
         let widths = boxes.map(cropWidth)
-        let order = boxes.indices.sorted { widths[$0] < widths[$1] }
         var results = [RecognizedText?](repeating: nil, count: boxes.count)
-        var start = 0
-        while start < order.count {
-            let batch = Array(order[start..<min(start + batchSize, order.count)])
-            start += batch.count
+        for batch in batches(widths) {
             let batchWidth = max(minimumWidth, batch.map { widths[$0] }.max()!)
             var input = [Float](repeating: 0, count: batch.count * 3 * height * batchWidth)
             for (slot, index) in batch.enumerated() {
@@ -81,6 +80,26 @@ package struct TextRecognizer: Sendable {
             }
         }
         return results.map { $0! }
+    }
+
+    /// The boxes (indices into `widths`, their crop widths) read together: sorted by width, at most
+    /// `batchSize` a batch, and only as many as keep rows × padded width within `batchWidth` (one
+    /// row at least), so a batch of long rows holds fewer of them.
+    package func batches(_ widths: [Int]) -> [[Int]] {
+        let order = widths.indices.sorted { widths[$0] < widths[$1] }
+        var batches: [[Int]] = []
+        var start = 0
+        while start < order.count {
+            var end = start + 1
+            // Sorted, so the row added is the widest of the batch: the one it is padded to.
+            while end < min(start + batchSize, order.count),
+                  (end - start + 1) * max(minimumWidth, widths[order[end]]) <= batchWidth {
+                end += 1
+            }
+            batches.append(Array(order[start..<end]))
+            start = end
+        }
+        return batches
     }
 
     /// Samples `box` upright into `width × height` pixels of `input` (channels first, BGR,

@@ -258,6 +258,8 @@ struct EvalCommand: AsyncParsableCommand {
     static func neuralCacheKey(_ configuration: NeuralConfiguration) -> String {
         let settings = "\(configuration.modelSet.name) \(configuration.detectorMinimumSide) \(configuration.detectorMaximumSide) "
             + "\(configuration.detectorMaximumPixels) \(configuration.batchSize) \(configuration.recognizerMinimumWidth) \(configuration.grayInput)"
+            // No limit (the default) is left out: the readings made before the limit existed stay valid.
+            + (configuration.recognizerBatchWidth == Int.max ? "" : " \(configuration.recognizerBatchWidth)")
         var hash: UInt64 = 14_695_981_039_346_656_037
         for byte in settings.utf8 { hash = (hash ^ UInt64(byte)) &* 1_099_511_628_211 }
         return "neural-\(configuration.modelSet.name)-v\(neuralReadingVersion)-" + String(hash % 0xFFFFFF, radix: 16)

@@ -29,6 +29,9 @@ struct NeuralOptions: ParsableArguments {
     @Option(name: .customLong("rec-min-width"), help: ArgumentHelp("Narrowest neural recognizer input, in pixels.", visibility: .hidden))
     var recognizerMinimumWidth = NeuralConfiguration(directory: "").recognizerMinimumWidth
 
+    @Option(name: .customLong("rec-batch-width"), help: ArgumentHelp("Most crop width (rows × padded width) the neural recognizer reads at once; its working memory grows with it.", visibility: .hidden))
+    var recognizerBatchWidth = NeuralConfiguration(directory: "").recognizerBatchWidth
+
     @Flag(name: .customLong("neural-gray"), help: ArgumentHelp("Give the neural reader the page in gray even when it is in colour.", visibility: .hidden))
     var gray = false
 
@@ -38,6 +41,7 @@ struct NeuralOptions: ParsableArguments {
         }
         guard detectorMaximumSide >= 32, detectorMinimumSide >= 32 else { throw ValidationError("--det-max-side and --det-min-side must be at least 32.") }
         guard batchSize > 0 else { throw ValidationError("--rec-batch must be positive.") }
+        guard recognizerBatchWidth > 0 else { throw ValidationError("--rec-batch-width must be positive.") }
     }
 
     /// Flag > `RECEIPTS_NEURAL_DIR` > beside the executable.
@@ -49,7 +53,8 @@ struct NeuralOptions: ParsableArguments {
         return NeuralConfiguration(directory: folder, modelSet: NeuralModelSet.installed.first { $0.name == models }!,
                                    detectorMinimumSide: detectorMinimumSide, detectorMaximumSide: detectorMaximumSide,
                                    detectorMaximumPixels: detectorMaximumPixels,
-                                   batchSize: batchSize, recognizerMinimumWidth: recognizerMinimumWidth, grayInput: gray)
+                                   batchSize: batchSize, recognizerMinimumWidth: recognizerMinimumWidth,
+                                   recognizerBatchWidth: recognizerBatchWidth, grayInput: gray)
     }
 
     /// The networks, compiled for `streams` OCR threads; a one-line error and exit code 2 when the
