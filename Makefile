@@ -96,21 +96,27 @@ fuzz: deps
 # Swift's crash handler is off: it reads memory the sanitizers guard, and they print the stack.
 # TBB_ENABLE_SANITIZERS: OpenVINO's TBB otherwise dlopens libtbbbind with RTLD_DEEPBIND, which the
 # sanitizers' runtime refuses (the process stops). RECEIPTS_TEST_TIME_SCALE: the tests' waits, leases,
-# PostgreSQL connect_timeout and serve's --max-wait are 4 times longer (everything runs several times
-# slower); RECEIPTS_TEST_MEMORY_SCALE: memory bounds twice as high (shadow memory, red zones). intercept_tls_get_addr=0: ASan's tracking of
+# PostgreSQL connect_timeout and serve's --max-wait are 4 (ASan) or 8 (TSan) times longer (everything
+# runs several times slower); RECEIPTS_TEST_MEMORY_SCALE: memory bounds twice as high (shadow memory,
+# red zones). TSan runs the PostgreSQL suites in a process of their own: beside every other suite,
+# under TSan's slowdown on 2 cores, their connections starved past any limit (alone, StoreContractTests'
+# 11 tests pass in 13 s). halt_on_error=0: every report is printed and the run still fails (exit 66).
+# intercept_tls_get_addr=0: ASan's tracking of
 # dynamic TLS crashes (SEGV in DTLS_on_tls_get_addr) once OpenVINO's libraries are loaded
 # (google/sanitizers#1322; Chromium and Node.js turn it off too).
 SANITIZE_SKIP := --skip RemoteErrorTests --skip AccuracyGateTests
+SANITIZE_POSTGRES := 'Postgres|StoreContractTests|WebhookOutboxStoreTests'
 SANITIZE_JOBS ?=
-SANITIZE_ENV := SWIFT_BACKTRACE=enable=no TBB_ENABLE_SANITIZERS=1 RECEIPTS_TEST_TIME_SCALE=4 RECEIPTS_TEST_MEMORY_SCALE=2 RECEIPTS_NEURAL_DIR=$(CURDIR)/.build/neural \
+SANITIZE_ENV := SWIFT_BACKTRACE=enable=no TBB_ENABLE_SANITIZERS=1 RECEIPTS_TEST_MEMORY_SCALE=2 RECEIPTS_NEURAL_DIR=$(CURDIR)/.build/neural \
   LSAN_OPTIONS=suppressions=$(CURDIR)/sanitizers/lsan.supp:print_suppressions=0 \
-  TSAN_OPTIONS=suppressions=$(CURDIR)/sanitizers/tsan.supp:halt_on_error=1:second_deadlock_stack=1
+  TSAN_OPTIONS=suppressions=$(CURDIR)/sanitizers/tsan.supp:halt_on_error=0:second_deadlock_stack=1
 
 test-sanitize: deps neural
 	swift build --build-tests --sanitize=address --scratch-path .build/asan $(if $(SANITIZE_JOBS),-j $(SANITIZE_JOBS))
-	$(SANITIZE_ENV) ASAN_OPTIONS=detect_leaks=1:intercept_tls_get_addr=0 swift test --skip-build --sanitize=address --scratch-path .build/asan $(SANITIZE_SKIP)
+	$(SANITIZE_ENV) RECEIPTS_TEST_TIME_SCALE=4 ASAN_OPTIONS=detect_leaks=1:intercept_tls_get_addr=0 swift test --skip-build --sanitize=address --scratch-path .build/asan $(SANITIZE_SKIP)
 	swift build --build-tests --sanitize=thread --scratch-path .build/tsan $(if $(SANITIZE_JOBS),-j $(SANITIZE_JOBS))
-	$(SANITIZE_ENV) swift test --skip-build --sanitize=thread --scratch-path .build/tsan $(SANITIZE_SKIP)
+	$(SANITIZE_ENV) RECEIPTS_TEST_TIME_SCALE=8 swift test --skip-build --sanitize=thread --scratch-path .build/tsan $(SANITIZE_SKIP) --skip $(SANITIZE_POSTGRES)
+	$(SANITIZE_ENV) RECEIPTS_TEST_TIME_SCALE=8 swift test --skip-build --sanitize=thread --scratch-path .build/tsan --filter $(SANITIZE_POSTGRES)
 
 # A soak with faults (see scripts/soak): on demand, never part of `make test`. SOAK_FLAGS=--uploads 300 for a quick look.
 soak: build

@@ -38,7 +38,7 @@ import Testing
         let h = try IntakeHarness()
         // Pauses of 0.25 s against a 2.5 s delay: a busy machine (the whole suite on 2 cores, OCR
         // included) has stretched a pause past 1 s, never past 2.
-        let running = try h.start { $0.stabilityDelay = 2.5 }
+        let running = try h.start { $0.stabilityDelay = 2.5 * testTimeScale }
         let content = ScriptedProcessor.image(vendor: "Slowly Written Motors", total: "64.00")
         let path = h.inbox + "/slow.jpg"
         #expect(FileManager.default.createFile(atPath: path, contents: nil))
