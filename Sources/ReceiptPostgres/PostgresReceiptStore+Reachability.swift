@@ -75,7 +75,7 @@ extension PostgresReceiptStore {
         do {
             try await withThrowingTaskGroup(of: Bool.self) { group in
                 group.addTask {
-                    let connection = try await self.connectDirectly(id: 2, connectTimeout: .seconds(Int64(self.probeLimit.components.seconds)))
+                    let connection = try await self.connectDirectly(id: 2, connectTimeout: Self.timeAmount(self.probeLimit))
                     // Closed before it is let go, whatever happens (postgres-nio requires it).
                     do {
                         _ = try await connection.query("SELECT 1", logger: self.logger).collect()

@@ -149,9 +149,12 @@ public final class PostgresReceiptStore: ReceiptStore, Sendable {
         var configuration = PostgresConnection.Configuration(
             host: postgres.host, port: postgres.port, username: postgres.username, password: postgres.password,
             database: postgres.database, tls: try Self.connectionTLS(postgres.tls))
-        configuration.options.connectTimeout = connectTimeout ?? .seconds(self.configuration.options.connectTimeout.components.seconds)
+        configuration.options.connectTimeout = connectTimeout ?? Self.timeAmount(self.configuration.options.connectTimeout)
         return try await PostgresConnection.connect(configuration: configuration, id: id, logger: logger)
     }
+
+    /// A `Duration` as NIO's `TimeAmount` (whole seconds: every limit here is).
+    static func timeAmount(_ duration: Duration) -> TimeAmount { .seconds(duration.components.seconds) }
 
     private static func connectionTLS(_ mode: PostgresLocation.TLSMode) throws -> PostgresConnection.Configuration.TLS {
         switch mode {

@@ -88,11 +88,6 @@ final class LiveServer: Sendable {
 
     /// Polls `check` every 0.2 s until it holds (true) or `timeout` seconds pass (false).
     static func until(timeout: Double, _ check: () async throws -> Bool) async throws -> Bool {
-        let deadline = Date().addingTimeInterval(timeout * testTimeScale)
-        while Date() < deadline {
-            if try await check() { return true }
-            try await Task.sleep(for: .milliseconds(200))
-        }
-        return try await check()
+        try await eventuallyAsync(timeout: timeout, check)
     }
 }

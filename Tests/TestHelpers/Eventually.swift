@@ -14,6 +14,17 @@ func eventually(timeout: Double = 60, _ condition: () throws -> Bool) async thro
     return try condition()
 }
 
+/// `eventually` for a condition that awaits (an HTTP request): polled every 0.2 s, false after
+/// `timeout` seconds (times `RECEIPTS_TEST_TIME_SCALE`).
+func eventuallyAsync(timeout: Double, _ condition: () async throws -> Bool) async throws -> Bool {
+    let deadline = ContinuousClock.now + .milliseconds(Int64(timeout * testTimeScale * 1000))
+    while ContinuousClock.now < deadline {
+        if try await condition() { return true }
+        try await Task.sleep(for: .milliseconds(200))
+    }
+    return try await condition()
+}
+
 /// How much longer than usual a test may wait (`RECEIPTS_TEST_TIME_SCALE`, 1 when unset).
 let testTimeScale: Double = ProcessInfo.processInfo.environment["RECEIPTS_TEST_TIME_SCALE"].flatMap(Double.init).map { max(1, $0) } ?? 1
 
