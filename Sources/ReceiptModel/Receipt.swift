@@ -25,11 +25,15 @@ public struct Receipt: Sendable, Equatable, Identifiable {
     public var updatedAt: Date
     public var isUploaded: Bool
     public var expenseId: UUID?
+    /// Whose it is: its owner, its group, the backend's end user and metadata.
+    public var ownership: Ownership
 
     public init(id: UUID = UUID(), filePath: String, contentHash: String? = nil, uploadTimestamp: Date = Date(),
                 ocrStatus: OCRStatus = .pending, ocrResultJson: String? = nil, ocrText: String? = nil,
                 analyzer: String? = nil, attempts: Int = 0, lastError: String? = nil,
-                createdAt: Date = Date(), updatedAt: Date = Date(), isUploaded: Bool = false, expenseId: UUID? = nil) {
+                createdAt: Date = Date(), updatedAt: Date = Date(), isUploaded: Bool = false, expenseId: UUID? = nil,
+                ownership: Ownership = .admin) {
+        self.ownership = ownership
         self.id = id
         self.filePath = filePath
         self.contentHash = contentHash

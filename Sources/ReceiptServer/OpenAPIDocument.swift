@@ -30,14 +30,26 @@ enum OpenAPIDocument {
             answered 403 naming the scope, an expired, unknown or revoked one 401. Each token may send
             so many requests (`receipts serve --rate-limit`, or its own): more are answered 429 with
             `Retry-After`. The review page's session has its token's scopes, expiry and limit.
+
+            Every receipt belongs to a user (its `owner`), at most one group (`group`: its members see
+            it, a viewer to read, an editor also to correct, confirm and retry), and for a backend's
+            own users an `externalUser` and its `metadata`. A token acts for its user
+            (`receipts token create --user`): it sees the user's receipts and their groups' (an
+            administrator's, every receipt), and lists, exports and webhooks hold only those.
+            Someone else's receipt, expense or webhook is answered 404, as if it did not exist; one the
+            token may see but not change (a group's, as a viewer) 403. A token with the `act-as` scope
+            (a backend's service token) may send `Receipts-External-User: ID`: the request then acts for
+            that end user of its own, uploads are stored with `externalUser` and every read is limited
+            to that end user's receipts. The same bytes from two users are two receipts.
         components:
           securitySchemes:
             bearer:
               type: http
               scheme: bearer
               description: >
-                A token from `receipts token create`. Its scopes (read, upload, review, admin) decide
-                which operations it may call: see each operation's x-required-scope.
+                A token from `receipts token create`; it acts for its user. Its scopes (read, upload,
+                review, admin, act-as) decide which operations it may call: see each operation's
+                x-required-scope.
             session:
               type: apiKey
               in: cookie
@@ -56,6 +68,19 @@ enum OpenAPIDocument {
             category: {name: category, in: query, description: A category (case-insensitive), schema: {type: string}}
             expenseStatus: {name: status, in: query, schema: {type: string, enum: [draft, confirmed]}}
             needsReview: {name: needsReview, in: query, description: Only expenses flagged (true) or not flagged (false) for review, schema: {type: boolean}}
+            externalUser:
+              name: Receipts-External-User
+              in: header
+              description: >
+                For a token with the act-as scope: the end user of the backend the request acts for
+                (1 to 64 characters, no control characters, slashes, colons or commas). Any other token
+                sending it is answered 403.
+              schema: {type: string, minLength: 1, maxLength: 64, pattern: "^[^\\x00-\\x1f\\x7f/:,]+$"}
+            externalUserFilter:
+              name: externalUser
+              in: query
+              description: Only the receipts uploaded for this end user of a backend (Receipts-External-User)
+              schema: {type: string}
           headers:
             RetryAfter:
               description: Seconds to wait before trying again
@@ -179,14 +204,37 @@ enum OpenAPIDocument {
                 possibleDuplicateOf: {type: [string, "null"]}
                 isUploaded: {type: boolean}
                 lastModified: {type: string, format: date-time}
+                confirmedBy: {type: [string, "null"], description: The user who confirmed it}
             ExpenseWithCorrections:
               type: object
-              required: [expense, corrections]
+              required: [expense, corrections, history]
               properties:
                 expense: {$ref: "#/components/schemas/Expense"}
                 corrections:
                   description: What the analyzer had drafted for each field a person corrected
                   type: object
+                history:
+                  description: Who changed the expense, oldest first
+                  type: array
+                  items:
+                    type: object
+                    required: [at, user, token, fields, confirmed]
+                    properties:
+                      at: {type: string, format: date-time}
+                      user: {type: string}
+                      token: {type: [string, "null"], description: The API token's name (null on the command line)}
+                      fields: {type: array, items: {type: string}}
+                      confirmed: {type: boolean}
+            Webhook:
+              type: object
+              required: [id, url, user, externalUser, createdAt]
+              properties:
+                id: {type: string, format: uuid}
+                url: {type: string}
+                user: {type: string}
+                externalUser: {type: [string, "null"]}
+                createdAt: {type: string, format: date-time}
+                secret: {type: string, description: The signing secret, returned once when the server made it}
             Record:
               type: object
               required: [file, receiptId, ocrStatus, analysis, expense, error, attempts, lastError, createdAt, updatedAt]
@@ -207,6 +255,10 @@ enum OpenAPIDocument {
                 lastError: {type: [string, "null"], description: The last failure, also while a retry waits}
                 createdAt: {type: [string, "null"], format: date-time}
                 updatedAt: {type: [string, "null"], format: date-time}
+                owner: {type: string, description: The user the receipt belongs to}
+                group: {type: [string, "null"], description: The group that shares it}
+                externalUser: {type: [string, "null"], description: The backend's end user it was uploaded for}
+                metadata: {type: [object, "null"], description: The uploader's metadata, as given}
         security:
           - bearer: []
           - session: []
@@ -266,9 +318,21 @@ enum OpenAPIDocument {
                 Content-Disposition's filename), or the `file` part of multipart/form-data (other parts
                 are ignored; two `file` parts are refused). The same bytes return the same receipt (a
                 failed one is tried again). An Idempotency-Key stands for one image: sent again with it,
-                the same receipt; with other bytes, 422 and nothing is stored. A body over --max-upload-mb
-                is answered 413 with `Connection: close`.
+                the same receipt; with other bytes, 422 and nothing is stored (each user has keys of their
+                own). The receipt is the token's user's (for the end user named by
+                Receipts-External-User), shared with `group` when given (a group the user edits: 404 for
+                one they are not in, 403 for one they only view), else with the user's default group.
+                A body over --max-upload-mb is answered 413 with `Connection: close`.
               parameters:
+                - {$ref: "#/components/parameters/externalUser"}
+                - name: group
+                  in: query
+                  description: Share the receipt with this group
+                  schema: {type: string}
+                - name: metadata
+                  in: query
+                  description: The uploader's own data, a JSON object of at most 4 KB, returned verbatim in records and webhooks
+                  schema: {type: string, contentMediaType: application/json}
                 - name: wait
                   in: query
                   description: Seconds to wait for the result (more than the server's `--max-wait`, 30 by default, waits that long)
@@ -293,6 +357,7 @@ enum OpenAPIDocument {
                       required: [file]
                       properties:
                         file: {type: string, format: binary}
+                        metadata: {type: string, description: "As ?metadata=: a JSON object of at most 4 KB"}
                     encoding:
                       file:
                         contentType: image/jpeg, image/png, image/gif, image/webp, image/tiff, image/bmp, image/heic, image/avif, application/pdf
@@ -320,9 +385,15 @@ enum OpenAPIDocument {
                 "429": {$ref: "#/components/responses/busy"}
                 "503": {$ref: "#/components/responses/unavailable"}
             get:
-              summary: List receipts, newest first
+              summary: List the receipts the token may see, newest first
               x-required-scope: read
               parameters:
+                - {$ref: "#/components/parameters/externalUser"}
+                - {$ref: "#/components/parameters/externalUserFilter"}
+                - name: owner
+                  in: query
+                  description: Only this user's receipts
+                  schema: {type: string}
                 - name: status
                   in: query
                   schema: {type: string, enum: [pending, processing, completed, failed]}
@@ -360,7 +431,7 @@ enum OpenAPIDocument {
             get:
               summary: One receipt's record
               x-required-scope: read
-              parameters: [{$ref: "#/components/parameters/id"}]
+              parameters: [{$ref: "#/components/parameters/id"}, {$ref: "#/components/parameters/externalUser"}]
               responses:
                 "200":
                   description: The record
@@ -381,6 +452,7 @@ enum OpenAPIDocument {
                 unless force=true.
               parameters:
                 - {$ref: "#/components/parameters/id"}
+                - {$ref: "#/components/parameters/externalUser"}
                 - name: force
                   in: query
                   description: Delete even a receipt whose expense is confirmed
@@ -398,7 +470,7 @@ enum OpenAPIDocument {
             get:
               summary: The image as uploaded
               x-required-scope: read
-              parameters: [{$ref: "#/components/parameters/id"}]
+              parameters: [{$ref: "#/components/parameters/id"}, {$ref: "#/components/parameters/externalUser"}]
               responses:
                 "200":
                   description: The bytes
@@ -423,6 +495,7 @@ enum OpenAPIDocument {
                 (broken, encrypted, more pages than --max-pdf-pages).
               parameters:
                 - {$ref: "#/components/parameters/id"}
+                - {$ref: "#/components/parameters/externalUser"}
                 - name: page
                   in: path
                   required: true
@@ -460,7 +533,7 @@ enum OpenAPIDocument {
                 A JPEG at most 320 pixels on its long side, upright, of any stored format (a PDF's
                 first page); made once and kept in the server's memory. 422 for an image that cannot
                 be decoded.
-              parameters: [{$ref: "#/components/parameters/id"}]
+              parameters: [{$ref: "#/components/parameters/id"}, {$ref: "#/components/parameters/externalUser"}]
               responses:
                 "200":
                   description: The thumbnail
@@ -481,7 +554,7 @@ enum OpenAPIDocument {
             post:
               summary: Put a failed receipt back in the queue
               x-required-scope: review
-              parameters: [{$ref: "#/components/parameters/id"}]
+              parameters: [{$ref: "#/components/parameters/id"}, {$ref: "#/components/parameters/externalUser"}]
               responses:
                 "202":
                   description: Queued again
@@ -505,6 +578,8 @@ enum OpenAPIDocument {
                 - {$ref: "#/components/parameters/category"}
                 - {$ref: "#/components/parameters/expenseStatus"}
                 - {$ref: "#/components/parameters/needsReview"}
+                - {$ref: "#/components/parameters/externalUser"}
+                - {$ref: "#/components/parameters/externalUserFilter"}
                 - name: limit
                   in: query
                   schema: {type: integer, minimum: 1, maximum: 500}
@@ -538,13 +613,16 @@ enum OpenAPIDocument {
               description: >
                 Columns: date, vendor, category, amount, currency, taxAmount, taxDeductiblePercentage,
                 deductibleAmount (0 when isTaxDeductible is false), status, needsReview,
-                possibleDuplicateOf, receiptFile, receiptId, expenseId, isTaxDeductible, corrections.
+                possibleDuplicateOf, receiptFile, receiptId, expenseId, isTaxDeductible, corrections,
+                owner, confirmedBy.
               parameters:
                 - {$ref: "#/components/parameters/from"}
                 - {$ref: "#/components/parameters/to"}
                 - {$ref: "#/components/parameters/category"}
                 - {$ref: "#/components/parameters/expenseStatus"}
                 - {$ref: "#/components/parameters/needsReview"}
+                - {$ref: "#/components/parameters/externalUser"}
+                - {$ref: "#/components/parameters/externalUserFilter"}
               responses:
                 "200":
                   description: CSV, a header row then one row per expense
@@ -561,7 +639,7 @@ enum OpenAPIDocument {
               summary: One expense and its corrections
               x-required-scope: read
               description: The `ETag` header is the version to send as `If-Match` with a correction.
-              parameters: [{$ref: "#/components/parameters/id"}]
+              parameters: [{$ref: "#/components/parameters/id"}, {$ref: "#/components/parameters/externalUser"}]
               responses:
                 "200":
                   description: The expense and what the analyzer had drafted for each corrected field
@@ -589,7 +667,7 @@ enum OpenAPIDocument {
                 `ETag` of `GET /v1/expenses/{id}` as `If-Match` to save only over that version (412
                 when another correction came first); without it the change applies to the expense as
                 stored.
-              parameters: [{$ref: "#/components/parameters/id"}]
+              parameters: [{$ref: "#/components/parameters/id"}, {$ref: "#/components/parameters/externalUser"}]
               requestBody:
                 required: true
                 content:
@@ -645,6 +723,7 @@ enum OpenAPIDocument {
                 `data:image/…;base64,…` URL. At most one image per OCR thread is analyzed at once, within
                 --max-pixels of decoded images: others are answered 429 with Retry-After.
               parameters:
+                - {$ref: "#/components/parameters/externalUser"}
                 - name: store
                   in: query
                   description: Also store the receipt and its draft expense (its record is at Location)
@@ -658,7 +737,11 @@ enum OpenAPIDocument {
                       required: [image]
                       additionalProperties: false
                       properties:
-                        image: {type: string, minLength: 1, description: The image's bytes in base64, or a data URL}
+                        image:
+                          type: string
+                          contentEncoding: base64
+                          description: The image's bytes in base64 (standard or URL-safe, padded or not), or a data URL
+                          pattern: "^(data:[^,;]*;base64,)?(([A-Za-z0-9+/_-]{4})+([A-Za-z0-9+/_-]{2}(==)?|[A-Za-z0-9+/_-]{3}=?)?|[A-Za-z0-9+/_-]{2}(==)?|[A-Za-z0-9+/_-]{3}=?)$"
                         mimeType: {type: string}
               responses:
                 "200":
@@ -680,6 +763,107 @@ enum OpenAPIDocument {
                 "413": {$ref: "#/components/responses/problem"}
                 "415": {$ref: "#/components/responses/problem"}
                 "422": {$ref: "#/components/responses/problem"}
+                "429": {$ref: "#/components/responses/busy"}
+                "503": {$ref: "#/components/responses/unavailable"}
+          /v1/me:
+            get:
+              summary: Who the token acts for
+              x-required-scope: read
+              parameters: [{$ref: "#/components/parameters/externalUser"}]
+              responses:
+                "200":
+                  description: The token's user, their groups and roles, the end user named, the token's scopes
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [user, admin, defaultGroup, groups, externalUser, token, scopes]
+                        properties:
+                          user: {type: string}
+                          admin: {type: boolean}
+                          defaultGroup: {type: [string, "null"]}
+                          groups:
+                            type: array
+                            items:
+                              type: object
+                              properties:
+                                name: {type: string}
+                                role: {type: string, enum: [viewer, editor]}
+                          externalUser: {type: [string, "null"]}
+                          token: {type: [string, "null"]}
+                          scopes: {type: array, items: {type: string}}
+                "400": {$ref: "#/components/responses/problem"}
+                "401": {$ref: "#/components/responses/unauthorized"}
+                "403": {$ref: "#/components/responses/problem"}
+                "429": {$ref: "#/components/responses/busy"}
+                "503": {$ref: "#/components/responses/unavailable"}
+          /v1/webhooks:
+            get:
+              summary: The token's user's own webhooks (for the end user named, that end user's)
+              x-required-scope: read
+              parameters: [{$ref: "#/components/parameters/externalUser"}]
+              responses:
+                "200":
+                  description: The webhooks (never their secrets)
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [webhooks]
+                        properties:
+                          webhooks: {type: array, items: {$ref: "#/components/schemas/Webhook"}}
+                "400": {$ref: "#/components/responses/problem"}
+                "401": {$ref: "#/components/responses/unauthorized"}
+                "403": {$ref: "#/components/responses/problem"}
+                "429": {$ref: "#/components/responses/busy"}
+                "503": {$ref: "#/components/responses/unavailable"}
+            post:
+              summary: Add a webhook of the token's user
+              x-required-scope: read
+              description: >
+                From now on each receipt the user may see (with Receipts-External-User: that end user's)
+                that completes or fails for good is POSTed to `url` as its record, with the headers of
+                the server-wide webhook (Receipts-Signature: HMAC-SHA256 with `secret`,
+                Receipts-Delivery-Id, Receipts-Event), at least once, retried with backoff. Without a
+                `secret` the server makes one and returns it once.
+              parameters: [{$ref: "#/components/parameters/externalUser"}]
+              requestBody:
+                required: true
+                content:
+                  application/json:
+                    schema:
+                      type: object
+                      required: [url]
+                      additionalProperties: false
+                      properties:
+                        url: {type: string, format: uri, maxLength: 2048, pattern: "^[hH][tT][tT][pP][sS]?://[^/?#:@ ]+"}
+                        secret: {type: string, minLength: 16, maxLength: 256}
+              responses:
+                "201":
+                  description: Added; it is at Location
+                  headers:
+                    Location:
+                      schema: {type: string}
+                  content:
+                    application/json:
+                      schema: {$ref: "#/components/schemas/Webhook"}
+                "400": {$ref: "#/components/responses/problem"}
+                "401": {$ref: "#/components/responses/unauthorized"}
+                "403": {$ref: "#/components/responses/problem"}
+                "413": {$ref: "#/components/responses/problem"}
+                "429": {$ref: "#/components/responses/busy"}
+                "503": {$ref: "#/components/responses/unavailable"}
+          /v1/webhooks/{id}:
+            delete:
+              summary: Remove a webhook of the token's user
+              x-required-scope: read
+              parameters: [{$ref: "#/components/parameters/id"}, {$ref: "#/components/parameters/externalUser"}]
+              responses:
+                "204": {description: Removed; its events not delivered yet are dropped}
+                "400": {$ref: "#/components/responses/problem"}
+                "401": {$ref: "#/components/responses/unauthorized"}
+                "403": {$ref: "#/components/responses/problem"}
+                "404": {$ref: "#/components/responses/problem"}
                 "429": {$ref: "#/components/responses/busy"}
                 "503": {$ref: "#/components/responses/unavailable"}
 

@@ -133,8 +133,10 @@ public final class ReceiptServer: Service, Sendable {
         ("GET", "/v1/receipts/{id}/image", .read), ("GET", "/v1/receipts/{id}/pages/{page}", .read),
         ("GET", "/v1/receipts/{id}/thumbnail", .read),
         ("POST", "/v1/receipts/{id}/retry", .review), ("GET", "/v1/expenses", .read),
-        ("GET", "/v1/expenses/export.csv", .read), ("GET", "/v1/expenses/{id}", .read), ("PATCH", "/v1/expenses/{id}", .review),
-        ("POST", "/v1/analyze", .upload),
+        ("GET", "/v1/expenses/export.csv", .read),
+        ("GET", "/v1/expenses/{id}", .read), ("PATCH", "/v1/expenses/{id}", .review),
+        ("POST", "/v1/analyze", .upload), ("GET", "/v1/me", .read),
+        ("GET", "/v1/webhooks", .read), ("POST", "/v1/webhooks", .read), ("DELETE", "/v1/webhooks/{id}", .read),
     ]
 
     /// The scope a token needs for the route `method` `path` (a route pattern, `/v1/receipts/{id}`);
@@ -186,33 +188,46 @@ public final class ReceiptServer: Service, Sendable {
         addWebRoutes(to: router)
         let v1 = router.group("/v1").add(middleware: BearerTokenMiddleware(gate: gate, sessions: sessions))
         v1.post("/receipts") { request, context in try await self.upload(request, context) }
-        v1.get("/receipts") { request, _ in try await self.list(request) }
+        v1.get("/receipts") { request, context in try await self.list(request, context) }
         v1.get("/receipts/:id") { request, context in
             _ = try QueryParameters(request, allowed: [])
-            return try await self.record(self.id(context))
+            return try await self.record(self.id(context), context)
         }
-        v1.delete("/receipts/:id") { request, context in try await self.delete(request, self.id(context)) }
+        v1.delete("/receipts/:id") { request, context in try await self.delete(request, context, self.id(context)) }
         v1.get("/receipts/:id/image") { request, context in
             _ = try QueryParameters(request, allowed: [])
-            return try await self.image(self.id(context))
+            return try await self.image(self.id(context), context)
         }
         v1.get("/receipts/:id/pages/:page") { request, context in try await self.page(request, context) }
         v1.get("/receipts/:id/thumbnail") { request, context in
             _ = try QueryParameters(request, allowed: [])
-            return try await self.thumbnail(self.id(context))
+            return try await self.thumbnail(self.id(context), context)
         }
         v1.post("/receipts/:id/retry") { request, context in
             _ = try QueryParameters(request, allowed: [])
-            return try await self.retry(self.id(context))
+            return try await self.retry(self.id(context), context)
         }
-        v1.get("/expenses") { request, _ in try await self.expenses(request) }
-        v1.get("/expenses/export.csv") { request, _ in try await self.exportCSV(request) }
+        v1.get("/expenses") { request, context in try await self.expenses(request, context) }
+        v1.get("/expenses/export.csv") { request, context in try await self.exportCSV(request, context) }
         v1.get("/expenses/:id") { request, context in
             _ = try QueryParameters(request, allowed: [])
-            return try await self.expense(self.id(context, "expense"))
+            return try await self.expense(self.id(context, "expense"), context)
         }
         v1.patch("/expenses/:id") { request, context in try await self.correctExpense(request, context, self.id(context, "expense")) }
         v1.post("/analyze") { request, context in try await self.analyze(request, context) }
+        v1.get("/me") { request, context in
+            _ = try QueryParameters(request, allowed: [])
+            return try self.me(context)
+        }
+        v1.get("/webhooks") { request, context in
+            _ = try QueryParameters(request, allowed: [])
+            return try await self.listWebhooks(context)
+        }
+        v1.post("/webhooks") { request, context in try await self.addWebhook(request, context) }
+        v1.delete("/webhooks/:id") { request, context in
+            _ = try QueryParameters(request, allowed: [])
+            return try await self.removeWebhook(self.id(context, "webhook"), context)
+        }
         return router
     }
 
@@ -220,7 +235,7 @@ public final class ReceiptServer: Service, Sendable {
 
     private func ready() async throws -> Response {
         do {
-            _ = try await pipeline.store.statusCounts()
+            _ = try await pipeline.store.statusCounts(in: .everyone)
         } catch {
             throw Problem(.serviceUnavailable, "the store cannot be read: \((error as? ReceiptError)?.message ?? String(describing: error).oneLine)")
         }
@@ -233,7 +248,7 @@ public final class ReceiptServer: Service, Sendable {
     /// What this process knows, always: with the store down, its receipt counts are left out and
     /// `receipts_store_up` says 0.
     private func metricsText() async -> Response {
-        let counts = try? await store.statusCounts()
+        let counts = try? await store.statusCounts(in: .everyone)
         let text = metrics.text(receipts: counts.map { counts in
             OCRStatus.allCases.map { OCRStatusCount(status: $0.rawValue, count: counts[$0] ?? 0) }
         })

@@ -207,21 +207,22 @@ struct ServeCommand: AsyncParsableCommand {
             printError(error)
             throw ExitCode(2)
         }
-        let sender = webhook.flatMap(URL.init(string:)).map { url in
-            WebhookSender(configuration: .init(url: url, secret: secret ?? "", firstRetryDelay: .milliseconds(Int64(webhookRetryDelay * 1000)),
-                                               maxRetryDelay: .milliseconds(Int64(webhookMaxRetryDelay * 1000)),
-                                               deadAfter: .milliseconds(Int64((Self.seconds(webhookDeadAfter) ?? 86400) * 1000)),
-                                               keepDelivered: .milliseconds(Int64((Self.seconds(webhookKeep) ?? 30 * 86400) * 1000)),
-                                               pollInterval: .seconds(5)),
-                          store: opened.store, logger: logger)
-        }
+        // Always running: users' own webhooks (POST /v1/webhooks) are delivered by every server;
+        // the server-wide one only with --webhook.
+        let sender = WebhookSender(configuration: .init(url: webhook.flatMap(URL.init(string:)), secret: secret ?? "",
+                                                        firstRetryDelay: .milliseconds(Int64(webhookRetryDelay * 1000)),
+                                                        maxRetryDelay: .milliseconds(Int64(webhookMaxRetryDelay * 1000)),
+                                                        deadAfter: .milliseconds(Int64((Self.seconds(webhookDeadAfter) ?? 86400) * 1000)),
+                                                        keepDelivered: .milliseconds(Int64((Self.seconds(webhookKeep) ?? 30 * 86400) * 1000)),
+                                                        pollInterval: .seconds(5)),
+                                   store: opened.store, logger: logger)
         // A receipt's webhook event is in the store before this is called: the sender looks now.
         queueConfiguration.onFinished = { [queueLogger] outcome in
             metrics.observe(outcome)
-            sender?.wake()
+            sender.wake()
             ReceiptLogLine.log(outcome, to: queueLogger)
         }
-        if sender != nil {
+        if webhook != nil {
             // On before any receipt can finish here: from now on every process records the events.
             do { try await opened.store.setWebhooksEnabled(true) } catch let error as ReceiptError {
                 printError(error)
@@ -247,8 +248,7 @@ struct ServeCommand: AsyncParsableCommand {
         var configuration = ServiceGroupConfiguration(
             // Shut down in reverse order: the server stops accepting, the workers finish, then the
             // OCR threads end.
-            services: [.init(service: processor.engine)] + (sender.map { [.init(service: $0)] } ?? [])
-                + workers + [.init(service: server)],
+            services: [.init(service: processor.engine), .init(service: sender)] + workers + [.init(service: server)],
             gracefulShutdownSignals: [.sigterm, .sigint], cancellationSignals: [], logger: queueLogger)
         configuration.maximumGracefulShutdownDuration = .seconds(12)
         do {

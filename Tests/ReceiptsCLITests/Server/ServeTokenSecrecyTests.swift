@@ -27,7 +27,7 @@ import ReceiptServerStore
         // An expired token cannot be made with the command (the time would be past): through the store.
         let store = try SQLiteReceiptStore(path: dir.storePath)
         let now = Date()
-        let expired = try await store.createToken(name: "expired", scopes: [.admin], expiresAt: now.addingTimeInterval(-60),
+        let expired = try await store.createToken(name: "expired", user: Ownership.defaultAdmin, scopes: [.admin], expiresAt: now.addingTimeInterval(-60),
                                                   rateLimit: nil, now: now.addingTimeInterval(-3600))
         let unknown = APIToken.newSecret()
         let secrets = [good, reader, revoked, expired, unknown]
