@@ -29,12 +29,36 @@ public struct Ownership: Sendable, Equatable {
 
     /// The most bytes `metadata` may take, serialized.
     public static let maxMetadataBytes = 4096
+    /// What `metadata` may hold (as payment APIs keep theirs: flat keys and values): at most this
+    /// many keys, each of 1 to `maxMetadataKey` characters, each value a string of at most
+    /// `maxMetadataString` characters, a number within ±`maxMetadataNumber`, true, false or null.
+    /// Together they never pass `maxMetadataBytes`.
+    public static let maxMetadataKeys = 20
+    public static let maxMetadataKey = 40
+    public static let maxMetadataString = 150
+    public static let maxMetadataNumber: Decimal = 1_000_000_000_000_000
 
-    /// Checks `metadata` as given by a client: a JSON object of at most 4 KB. Throws
-    /// `.invalidInput` naming what is wrong.
+    /// Checks `metadata` as given by a client (see `maxMetadataKeys`). Throws `.invalidInput`
+    /// naming what is wrong.
     public static func checkMetadata(_ value: JSONValue) throws {
-        guard case .object = value else {
+        guard case let .object(pairs) = value else {
             throw ReceiptError(.invalidInput, "metadata must be a JSON object, e.g. {\"order\": \"A-1\"}")
+        }
+        guard pairs.count <= maxMetadataKeys else {
+            throw ReceiptError(.invalidInput, "metadata has \(pairs.count) keys; at most \(maxMetadataKeys) are kept")
+        }
+        for (key, field) in pairs {
+            guard (1...maxMetadataKey).contains(key.unicodeScalars.count) else {
+                throw ReceiptError(.invalidInput, "metadata keys are 1 to \(maxMetadataKey) characters")
+            }
+            switch field {
+            case .null, .bool: continue
+            case let .string(text) where text.unicodeScalars.count <= maxMetadataString: continue
+            case let .number(text) where Double(text).map { abs($0) <= NSDecimalNumber(decimal: maxMetadataNumber).doubleValue } == true: continue
+            default:
+                throw ReceiptError(.invalidInput, "metadata value of \(JSONValue.string(String(key.prefix(40))).serialized()) must be a string of at most \(maxMetadataString) "
+                                   + "characters, a number within ±10^15, true, false or null")
+            }
         }
         let size = value.serialized().utf8.count
         guard size <= maxMetadataBytes else {

@@ -225,6 +225,21 @@ enum OpenAPIDocument {
                       token: {type: [string, "null"], description: The API token's name (null on the command line)}
                       fields: {type: array, items: {type: string}}
                       confirmed: {type: boolean}
+            Metadata:
+              description: >
+                An uploader's own data about a receipt (an order, its end user's reference), kept as
+                given and returned in records and webhooks: at most \(Ownership.maxMetadataKeys) keys of 1 to
+                \(Ownership.maxMetadataKey) characters, each value a string of at most \(Ownership.maxMetadataString)
+                characters, a number, true, false or null (at most \(Ownership.maxMetadataBytes) bytes in all).
+              type: object
+              maxProperties: \(Ownership.maxMetadataKeys)
+              propertyNames: {minLength: 1, maxLength: \(Ownership.maxMetadataKey)}
+              additionalProperties:
+                anyOf:
+                  - {type: string, maxLength: \(Ownership.maxMetadataString)}
+                  - {type: number, minimum: -1000000000000000, maximum: 1000000000000000}
+                  - {type: boolean}
+                  - {type: "null"}
             Webhook:
               type: object
               required: [id, url, user, externalUser, createdAt]
@@ -258,7 +273,11 @@ enum OpenAPIDocument {
                 owner: {type: string, description: The user the receipt belongs to}
                 group: {type: [string, "null"], description: The group that shares it}
                 externalUser: {type: [string, "null"], description: The backend's end user it was uploaded for}
-                metadata: {type: [object, "null"], description: The uploader's metadata, as given}
+                metadata:
+                  description: The uploader's metadata, as given
+                  oneOf:
+                    - {$ref: "#/components/schemas/Metadata"}
+                    - {type: "null"}
         security:
           - bearer: []
           - session: []
@@ -331,8 +350,10 @@ enum OpenAPIDocument {
                   schema: {type: string}
                 - name: metadata
                   in: query
-                  description: The uploader's own data, a JSON object of at most 4 KB, returned verbatim in records and webhooks
-                  schema: {type: string, contentMediaType: application/json}
+                  description: The uploader's own data (see Metadata), returned verbatim in records and webhooks
+                  content:
+                    application/json:
+                      schema: {$ref: "#/components/schemas/Metadata"}
                 - name: wait
                   in: query
                   description: Seconds to wait for the result (more than the server's `--max-wait`, 30 by default, waits that long)
@@ -357,10 +378,12 @@ enum OpenAPIDocument {
                       required: [file]
                       properties:
                         file: {type: string, format: binary}
-                        metadata: {type: string, description: "As ?metadata=: a JSON object of at most 4 KB"}
+                        metadata: {$ref: "#/components/schemas/Metadata"}
                     encoding:
                       file:
                         contentType: image/jpeg, image/png, image/gif, image/webp, image/tiff, image/bmp, image/heic, image/avif, application/pdf
+                      metadata:
+                        contentType: application/json
               responses:
                 "200":
                   description: The finished record (done within wait, or already known)

@@ -85,7 +85,7 @@ struct OwnershipServeTests {
         let secret = try #require(hook["secret"]?.stringValue, "a secret the server made is returned once")
 
         let wait = "wait=\(Int(60 * testTimeScale))"
-        let metadata = #"{"order":"A-1","tags":["fuel"]}"#
+        let metadata = #"{"order":"A-1","litres":41.5,"fleet":true}"#
         func upload(_ name: String, as user: String, metadata: String? = nil) async throws -> JSONValue {
             let query = metadata.map { "&metadata=\($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)" } ?? ""
             let (status, record) = try await server.json("POST", "/v1/receipts?\(wait)\(query)", body: try image(name),
