@@ -180,7 +180,9 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]
+            ],
+            // The OpenAPI document (GET /openapi.yaml), compiled in: see OpenAPIDocument.swift.
+            resources: [.embedInCode("openapi.yaml")]
         ),
         .executableTarget(
             name: "receipts",

@@ -8,6 +8,9 @@
 - An idempotency key stands for one image: the server answers 422 when a key comes back with other
   bytes (as the document says). Schemathesis draws keys from a small set ("0", "a"…) and reuses
   them across unrelated uploads, so a valid key is replaced by a fresh one (a UUID).
+- A correction's If-Match is the ETag the server gave for that expense's current version; any other
+  string is rightly answered 412 (as the document says). A valid one is left out (the change then
+  applies to the expense as stored), which is as valid: no JSON Schema can name the current ETag.
 
 Only the parts of a case generated as valid are changed (a valid value for a valid one): a case
 drawn to be invalid somewhere stays exactly as invalid. Loaded by scripts/schemathesis-serve
@@ -43,4 +46,6 @@ def map_case(context, case):
         case.body = {**case.body, "image": base64.b64encode(RECEIPT).decode("ascii")}
     elif route == ("POST", "/v1/receipts") and _valid(case, ParameterLocation.HEADER) and "Idempotency-Key" in (case.headers or {}):
         case.headers = {**case.headers, "Idempotency-Key": str(uuid.uuid4())}
+    elif route == ("PATCH", "/v1/expenses/{id}") and _valid(case, ParameterLocation.HEADER) and "If-Match" in (case.headers or {}):
+        case.headers = {k: v for k, v in case.headers.items() if k != "If-Match"}
     return case

@@ -70,6 +70,7 @@ extension LiveRouteTests {
                 #expect(answer.status == 200 && answer.headers["content-type"] == "application/yaml")
                 let yaml = String(decoding: answer.body, as: UTF8.self)
                 #expect(yaml.hasPrefix("openapi: 3.1.0"))
+                #expect(yaml == (try String(contentsOf: OpenAPIFileTests.path, encoding: .utf8)), "the served document is the file")
                 // Paths are the lines "  /path:" under "paths:", their methods the lines "    get:" below them.
                 var documented: Set<String> = [], path: String?
                 for line in yaml.split(separator: "\n", omittingEmptySubsequences: false).drop(while: { $0 != "paths:" }) {
