@@ -4,7 +4,7 @@ import PackageDescription
 // Layers, each depending only on the ones below it (the compiler enforces the architecture):
 //
 //   receipts (CLI) ─ opens --store (SQLite or PostgreSQL), adds its flags to the libraries' errors
-//     ├─ ReceiptServer ─ `receipts serve`: the pipeline over HTTP (Hummingbird), /metrics (swift-prometheus)
+//     ├─ ReceiptServer ─ `receipts serve`: the pipeline over HTTP(S) (Hummingbird, NIOSSL), /metrics (swift-prometheus)
 //     │    └─ ReceiptServerStore ─ what the server keeps beside the receipts: API tokens, idempotency keys
 //     ├─ ReceiptPostgres ─ opt-in: the store in PostgreSQL (PostgresNIO, NIOSSL) for several worker
 //     │                    hosts, with the server's queries and `store migrate`  → Storage, ServerStore
@@ -175,6 +175,8 @@ let package = Package(
                 "ReceiptKit",
                 "ReceiptServerStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdTLS
 import Logging
 import NIOCore
 import ReceiptKit
@@ -36,14 +37,17 @@ public final class ReceiptServer: Service, Sendable {
         /// Requests each API token may send, unless the token has its own limit (`receipts token
         /// create --rate-limit`); kept in this process's memory. Without tokens nothing is limited.
         public var rateLimit: RateLimit
+        /// HTTPS with this certificate and key (`--tls-cert`, `--tls-key`); nil: plain HTTP.
+        public var tls: ServerTLS?
 
         /// `receipts serve`'s `--rate-limit` when not given.
         public static let defaultRateLimit = RateLimit(requests: 600, seconds: 60)
 
         public init(host: String = "127.0.0.1", port: Int = 8080, maxUploadBytes: Int = 20 << 20, maxWaitSeconds: Double = 30,
                     maxPending: Int = 1000, maxConcurrentAnalyses: Int = 0, analyzePixelBudget: Int = 0, advice: ErrorAdvice = .none,
-                    rateLimit: RateLimit = defaultRateLimit) {
+                    rateLimit: RateLimit = defaultRateLimit, tls: ServerTLS? = nil) {
             self.rateLimit = rateLimit
+            self.tls = tls
             self.maxPending = maxPending
             self.advice = advice
             self.host = host
@@ -109,6 +113,7 @@ public final class ReceiptServer: Service, Sendable {
         }
         let app = Application(
             router: makeRouter(),
+            server: try configuration.tls.map { try .tls(.http1(), tlsConfiguration: $0.configuration) } ?? .http1(),
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "receipts"),
             onServerRunning: { channel in await onListening(host, channel.localAddress?.port ?? 0) },
             logger: logger)

@@ -74,6 +74,11 @@ enum ReceiptsCLI {
         "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 
+    /// Runs another program (openssl, curl) with ARGS, off the cooperative pool.
+    static func runProgram(_ path: String, _ arguments: [String]) async throws -> Result {
+        try await OffPool.run { try runBlocking(arguments, executable: URL(fileURLWithPath: path), environment: [:], currentDirectory: nil) }
+    }
+
     private static func runBlocking(_ arguments: [String], executable: URL = binary, environment: [String: String],
                                     currentDirectory: String?) throws -> Result {
         let process = Process()

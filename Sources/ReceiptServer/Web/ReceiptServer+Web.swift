@@ -100,7 +100,8 @@ extension ReceiptServer {
         }
         let (id, _) = sessions.create(secret: secret)
         var response = Response(status: .seeOther, headers: [.location: "/"])
-        response.setCookie(Cookie(name: WebAuth.cookieName, value: id, maxAge: Int(sessions.lifetime), path: "/", httpOnly: true, sameSite: .strict))
+        response.setCookie(Cookie(name: WebAuth.cookieName, value: id, maxAge: Int(sessions.lifetime), path: "/", secure: configuration.tls != nil,
+                                  httpOnly: true, sameSite: .strict))
         return response
     }
 
@@ -112,7 +113,8 @@ extension ReceiptServer {
             sessions.end(id: id)
         }
         var response = Response(status: .seeOther, headers: [.location: "/signin"])
-        response.setCookie(Cookie(name: WebAuth.cookieName, value: "", maxAge: 0, path: "/", httpOnly: true, sameSite: .strict))
+        response.setCookie(Cookie(name: WebAuth.cookieName, value: "", maxAge: 0, path: "/", secure: configuration.tls != nil,
+                                  httpOnly: true, sameSite: .strict))
         return response
     }
 

@@ -70,8 +70,13 @@ struct ServeCommand: AsyncParsableCommand {
             at error level, shown without -v). SIGTERM or Ctrl-C: stop accepting, finish the receipts in \
             hand, exit. Exit status: 0 after a stop, 2 for usage errors, a port in use, an unusable store.
 
+            HTTPS (--tls-cert FILE --tls-key FILE, PEM): a phone on the home network installs the review \
+            page (Add to Home Screen) and keeps uploads made offline only from a secure origin; on \
+            loopback, HTTP is enough. The README shows how to make a certificate a phone trusts with openssl.
+
             Examples:
               receipts serve --port 8080
+              receipts serve --host 0.0.0.0 --port 8443 --tls-cert home.pem --tls-key home-key.pem
               curl -s --data-binary @IMG_0042.jpg -H 'Content-Type: image/jpeg' 'http://127.0.0.1:8080/v1/receipts?wait=20'
             """)
 
@@ -80,6 +85,14 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(help: "Port to listen on (0 picks a free one; the port is logged).")
     var port = 8080
+
+    @Option(name: .customLong("tls-cert"), help: ArgumentHelp(
+        "Serve HTTPS with this certificate (PEM: the server's, then any intermediates); needs --tls-key. Without it: HTTP.",
+        valueName: "FILE"))
+    var tlsCert: String?
+
+    @Option(name: .customLong("tls-key"), help: ArgumentHelp("The private key of --tls-cert (PEM).", valueName: "FILE"))
+    var tlsKey: String?
 
     @Option(name: .customLong("max-upload-mb"), help: "Refuse uploads larger than this many megabytes (413).")
     var maxUploadMB: Double = 20
@@ -129,6 +142,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535.") }
+        _ = try tls()
         guard maxUploadMB > 0 else { throw ValidationError("--max-upload-mb must be positive.") }
         guard maxWait >= 0, maxWait.isFinite else { throw ValidationError("--max-wait must be 0 or more seconds.") }
         guard maxPending > 0 else { throw ValidationError("--max-pending must be positive.") }
@@ -154,6 +168,22 @@ struct ServeCommand: AsyncParsableCommand {
         }
         guard webhookRetryDelay > 0, webhookMaxRetryDelay >= webhookRetryDelay else {
             throw ValidationError("--webhook-retry-delay must be positive and at most --webhook-max-retry-delay.")
+        }
+    }
+
+    /// HTTPS from --tls-cert and --tls-key (both or neither), loaded and checked; nil for HTTP.
+    private func tls() throws -> ServerTLS? {
+        switch (tlsCert, tlsKey) {
+        case (nil, nil): return nil
+        case (_, nil): throw ValidationError("--tls-cert needs --tls-key (the certificate's private key).")
+        case (nil, _): throw ValidationError("--tls-key needs --tls-cert (the certificate it is the key of).")
+        case let (cert?, key?):
+            do {
+                return try ServerTLS(certificateFile: cert, keyFile: key)
+            } catch let error as ReceiptError {
+                let flag = error.file == key ? "--tls-key" : "--tls-cert"
+                throw ValidationError("\(flag) \(error.description).")
+            }
         }
     }
 
@@ -234,14 +264,19 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let pipeline = ReceiptPipeline(store: opened.store, images: opened.images, processor: processor,
                                        configuration: queueConfiguration, logger: queueLogger)
+        let tls = try tls()
+        let scheme = tls == nil ? "http" : "https"
+        if tls == nil, !ReceiptServer.isLoopback(host) {
+            logger.notice("Serving plain HTTP on a network address: a phone's browser installs the review page and keeps its offline upload queue only over HTTPS (--tls-cert FILE --tls-key FILE; the README shows how to make them)")
+        }
         let server = ReceiptServer(
             pipeline: pipeline, store: opened.store, processor: processor,
             configuration: .init(host: host, port: port, maxUploadBytes: Int(maxUploadMB * 1_048_576), maxWaitSeconds: maxWait, maxPending: maxPending,
-                                 maxConcurrentAnalyses: maxAnalyses ?? 0, advice: .flags, rateLimit: try RateLimit.parse(rateLimit)),
+                                 maxConcurrentAnalyses: maxAnalyses ?? 0, advice: .flags, rateLimit: try RateLimit.parse(rateLimit), tls: tls),
             metrics: metrics,
             logger: logger,
             onListening: { [logger] host, port in
-                logger.info("Listening", metadata: ["http.url": "http://\(host):\(port)", "store.path": "\(location)"])
+                logger.info("Listening", metadata: ["http.url": "\(scheme)://\(host):\(port)", "store.path": "\(location)"])
             })
         // With --workers 0 this process reads no receipts (other hosts' workers do).
         let workers: [ServiceGroupConfiguration.ServiceConfiguration] = self.pipeline.workers > 0 ? [.init(service: pipeline)] : []

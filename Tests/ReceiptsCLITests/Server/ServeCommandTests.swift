@@ -35,9 +35,10 @@ import Testing
             process.standardError = stderr.handle
             try process.run()
             var url: URL?
-            _ = try await eventually(timeout: 30) { [stderr] in
+            // A debug build loads the neural reader's model first: on a busy two-core machine, half a minute or more.
+            _ = try await eventually(timeout: 120) { [stderr] in
                 let text = stderr.text
-                guard let range = text.range(of: #"http\.url=http://127\.0\.0\.1:\d+"#, options: .regularExpression) else { return false }
+                guard let range = text.range(of: #"http\.url=https?://127\.0\.0\.1:\d+"#, options: .regularExpression) else { return false }
                 url = URL(string: String(text[range].dropFirst("http.url=".count)))
                 return true
             }
