@@ -6,6 +6,7 @@
 #   make fuzz   the fuzz targets (libFuzzer + AddressSanitizer), FUZZ_SECONDS each (default 120); docs/hardening.md
 #   make test-sanitize   the unit and integration tests under AddressSanitizer, then ThreadSanitizer
 #   make soak   serve under 3,000 uploads while it is SIGKILLed and its webhook receiver goes down (scripts/soak; ~20 min)
+#   make openapi   regenerate ReceiptsClient's code from Sources/ReceiptServer/openapi.yaml (after changing the document)
 SHELL := /bin/bash
 .DEFAULT_GOAL := run
 
@@ -22,7 +23,7 @@ export OMP_THREAD_LIMIT := 1
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 RECEIPTS := .build/release/receipts
 
-.PHONY: run test test-analyzers test-sanitize fuzz soak deps neural build bench bench-store eval train clean
+.PHONY: run test test-analyzers test-sanitize fuzz soak deps neural build bench bench-store eval train clean openapi
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -55,7 +56,8 @@ run: build
 
 # schemathesis (PyPI, pinned in scripts/requirements-test.txt) fuzzes `receipts serve` from its OpenAPI document.
 # scripts/browser-test drives the review page in headless Chromium (selenium, pinned there too) and
-# saves the README's two screenshots into docs/images.
+# saves the README's two screenshots into docs/images. scripts/client-build-check builds the
+# ReceiptsClient product alone (.build-client) and fails when its build names a server library.
 # Tests that measure time (retry delays) and the accuracy gate (which keeps both cores busy with OCR
 # for a minute or two, making other tests' timers fire late) run on their own, after the rest.
 test: deps neural
@@ -65,6 +67,7 @@ test: deps neural
 	swift test --skip-build --filter RemoteErrorTests
 	scripts/schemathesis-serve .build/debug/receipts
 	scripts/browser-test .build/debug/receipts --screenshots docs/images
+	scripts/client-build-check
 	swift test --skip-build --filter AccuracyGateTests
 
 # The analyzer unit tests alone, in a build of their own (.build/analyzers) of the model, the
@@ -160,6 +163,29 @@ train: build
 	python3 scripts/train.py .build/candidates-both.ndjson --modes both,neural \
 	  --out $(MODEL) --examples $(EXAMPLES) --report .build/learned-model-readers.md
 	{ cat .build/learned-model-readers.md; printf '\n## tesseract\n'; tail -n +2 .build/learned-model-tesseract.md; } > docs/learned-model.md
+
+# ReceiptsClient's generated code (Sources/ReceiptsClient/Generated, committed), from the OpenAPI
+# document the server serves, by swift-openapi-generator's command-line tool (a package of its own,
+# Tools/openapi-generator, built into .build-openapi: the build plugin would make every build of the
+# package build the generator first). The lines marked `# taxonomy` and `# iso-4217` are left out
+# of the client's copy: a server lists its own taxonomy's categories there (--taxonomy), so the
+# client sends any category and currency as a string and the server answers 400 for one it lacks.
+# GeneratedFrom.swift holds the SHA-256 of the document and the configuration it was generated
+# from: ReceiptsClientTests fails when the document changed since (run `make openapi`).
+OPENAPI := Sources/ReceiptServer/openapi.yaml
+OPENAPI_CONFIG := Tools/openapi-generator/openapi-generator-config.yaml
+OPENAPI_OUT := Sources/ReceiptsClient/Generated
+
+openapi:
+	swift build --package-path Tools/openapi-generator --scratch-path .build-openapi --product swift-openapi-generator
+	mkdir -p .build-openapi/input $(OPENAPI_OUT)
+	grep -v -E '  # (taxonomy|iso-4217)$$' $(OPENAPI) > .build-openapi/input/openapi.yaml
+	.build-openapi/debug/swift-openapi-generator generate .build-openapi/input/openapi.yaml \
+	  --config $(OPENAPI_CONFIG) --output-directory $(OPENAPI_OUT)
+	{ echo '// Written by `make openapi` with Types.swift and Client.swift: the SHA-256 of the OpenAPI document and'; \
+	  echo '// the generator configuration they were generated from (ReceiptsClientTests compares it with the files).'; \
+	  echo "enum GeneratedFrom { static let sha256 = \"$$(cat $(OPENAPI) $(OPENAPI_CONFIG) | sha256sum | cut -d' ' -f1)\" }"; \
+	} > $(OPENAPI_OUT)/GeneratedFrom.swift
 
 clean:
 	rm -rf .build

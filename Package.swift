@@ -4,7 +4,8 @@ import PackageDescription
 // Layers, each depending only on the ones below it (the compiler enforces the architecture):
 //
 //   receipts (CLI) ─ opens --store (SQLite or PostgreSQL), adds its flags to the libraries' errors
-//     ├─ ReceiptServer ─ `receipts serve`: the pipeline over HTTP(S) (Hummingbird, NIOSSL), /metrics (swift-prometheus)
+//     ├─ ReceiptServer ─ `receipts serve`: the pipeline over HTTP(S) (Hummingbird, NIOSSL), /metrics (swift-prometheus),
+//     │    │              the review page, the OpenAPI document (openapi.yaml: ReceiptsClient is generated from it)
 //     │    └─ ReceiptServerStore ─ what the server keeps beside the receipts: API tokens, idempotency keys
 //     ├─ ReceiptPostgres ─ opt-in: the store in PostgreSQL (PostgresNIO, NIOSSL) for several worker
 //     │                    hosts, with the server's queries and `store migrate`  → Storage, ServerStore
@@ -18,13 +19,19 @@ import PackageDescription
 //          └─ ReceiptModel ─ Receipt, Expense, Money, CalendarDate, Taxonomy, OCR results,
 //                            the one error type and its advice, the page-reading protocol analyzers use
 //
+//   ReceiptsClient ─ apart from all of the above: a Swift client of `receipts serve` for iOS and
+//                    server apps, generated from Sources/ReceiptServer/openapi.yaml (swift-openapi-
+//                    generator, `make openapi`; the code is committed) with a thin layer written here.
+//                    It depends only on swift-openapi-runtime and swift-openapi-urlsession.
+//
 // ReceiptAnalyzers and ReceiptStorage do not depend on ReceiptOCR: a backend that only wants the
 // parser links neither Tesseract nor GRDB. ReceiptKit links neither PostgresNIO and NIOSSL nor an
 // HTTP client: a backend adds ReceiptPostgres (and passes `PostgresStoreDriver()`) or
 // ReceiptRemoteAnalyzers when it wants them.
 let package = Package(
     name: "receipts",
-    platforms: [.macOS(.v15)],
+    // iOS for ReceiptsClient (the rest of the package is for servers).
+    platforms: [.macOS(.v15), .iOS(.v17)],
     products: [
         .library(name: "ReceiptKit", targets: ["ReceiptKit"]),
         .library(name: "ReceiptModel", targets: ["ReceiptModel"]),
@@ -36,6 +43,7 @@ let package = Package(
         .library(name: "ReceiptPostgres", targets: ["ReceiptPostgres"]),
         .library(name: "ReceiptServerStore", targets: ["ReceiptServerStore"]),
         .library(name: "ReceiptServer", targets: ["ReceiptServer"]),
+        .library(name: "ReceiptsClient", targets: ["ReceiptsClient"]),
         .executable(name: "receipts", targets: ["receipts"]),
     ],
     dependencies: [
@@ -49,6 +57,8 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
+        .package(url: "https://github.com/apple/swift-openapi-urlsession", from: "1.4.0"),
     ],
     targets: [
         .target(
@@ -200,6 +210,15 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // A client of `receipts serve` for apps: Generated/ is swift-openapi-generator's output
+        // (`make openapi`), ReceiptsAPI.swift the few calls an app makes most. No server target.
+        .target(
+            name: "ReceiptsClient",
+            dependencies: [
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
+            ]
+        ),
         // Test and benchmark helper: the queue with a stand-in processor, so tests can SIGKILL it
         // mid-batch or run several on one PostgreSQL store, and scripts/bench-store can time the queue.
         .executableTarget(
@@ -320,7 +339,9 @@ let package = Package(
                 "TestSupport",
                 "receipts",
                 "receipts-queue-helper",
+                "ReceiptsClient",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
             ]
         ),
     ],
