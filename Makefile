@@ -55,9 +55,10 @@ run: build
 	elif [ $$status -ne 0 ]; then exit $$status; fi
 
 # schemathesis (PyPI, pinned in scripts/requirements-test.txt) fuzzes `receipts serve` from its OpenAPI document.
-# scripts/browser-test drives the review page in headless Chromium (selenium, pinned there too) and
-# saves the README's two screenshots into docs/images. scripts/client-build-check builds the
-# ReceiptsClient product alone (.build-client) and fails when its build names a server library.
+# scripts/browser-test drives the review page in headless Chromium (selenium, pinned there too), on a
+# desktop and on a phone (mobile emulation), and saves the README's screenshots into docs/images; then
+# the phone again against `serve --tls-cert` (a certificate the test makes). scripts/client-build-check
+# builds the ReceiptsClient product alone (.build-client) and fails when its build names a server library.
 # Tests that measure time (retry delays) and the accuracy gate (which keeps both cores busy with OCR
 # for a minute or two, making other tests' timers fire late) run on their own, after the rest.
 test: deps neural
@@ -67,6 +68,7 @@ test: deps neural
 	swift test --skip-build --filter RemoteErrorTests
 	scripts/schemathesis-serve .build/debug/receipts
 	scripts/browser-test .build/debug/receipts --screenshots docs/images
+	scripts/browser-test .build/debug/receipts --tls --only phone
 	scripts/client-build-check
 	swift test --skip-build --filter AccuracyGateTests
 

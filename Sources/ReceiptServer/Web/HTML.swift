@@ -63,9 +63,16 @@ enum HTML {
             <html lang="en">
             <head>
             <meta charset="utf-8">
-            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <meta name="viewport" content="width=device-width, initial-scale=1, viewport-fit=cover">
             \(csrf.map { "<meta name=\"csrf\" content=\"\(escape($0))\">" } ?? "")
             <title>\(escape(title)) · Receipts</title>
+            <meta name="theme-color" content="\(WebIcon.blue.hex)">
+            <meta name="mobile-web-app-capable" content="yes">
+            <meta name="apple-mobile-web-app-capable" content="yes">
+            <meta name="apple-mobile-web-app-title" content="Receipts">
+            <link rel="manifest" href="/manifest.webmanifest">
+            <link rel="icon" href="/assets/icon.svg" type="image/svg+xml">
+            <link rel="apple-touch-icon" href="/assets/icon-180.png">
             <link rel="stylesheet" href="/assets/app.css">
             <script src="/assets/app.js" defer></script>
             </head>

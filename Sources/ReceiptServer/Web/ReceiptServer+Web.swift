@@ -36,6 +36,7 @@ extension ReceiptServer {
         }
         router.get("/assets/app.js") { _, _ in WebAssets.response(WebAssets.javaScript, type: "text/javascript; charset=utf-8") }
         router.get("/assets/app.css") { _, _ in WebAssets.response(WebAssets.css, type: "text/css; charset=utf-8") }
+        addAppRoutes(to: router)
     }
 
     /// Who a page is for: the signed-in user (and what they may see) and the session's CSRF token.
@@ -69,7 +70,7 @@ extension ReceiptServer {
         let noTokens = try await !store.hasActiveTokens()
         let note = noTokens ? "<p class=\"error\">No API token exists yet: create one with <code>receipts token create --name NAME</code>, then sign in with it.</p>" : ""
         let error = message.map { "<p class=\"error\" id=\"signin-error\">\(HTML.escape($0))</p>" } ?? ""
-        return HTML.page(title: "Sign in", csrf: nil, active: "", status: status, body: """
+        return HTML.page(title: "Sign in", csrf: nil, active: "", status: status, pageName: "signin", body: """
             <main class="signin">
               <h1>Receipts</h1>
               <form method="post" action="/signin">
@@ -79,6 +80,7 @@ extension ReceiptServer {
                 <button type="submit">Sign in</button>
               </form>
               \(error)\(note)
+              <p id="waiting" class="waiting" aria-live="polite" hidden></p>
               <p class="hint">A token from <code>receipts token create</code> signs this browser in; the browser keeps a session, not the token.</p>
             </main>
             """)
@@ -135,11 +137,14 @@ extension ReceiptServer {
                 + (try await store.users()).map { "<option>\(HTML.escape($0.name))</option>" }.joined() + "</select></label>"
             : ""
         return HTML.page(title: "Inbox", csrf: page.csrf, who: page.who, active: "inbox", pageName: "inbox", body: """
-            <main>
+            <main class="inbox">
               <section id="counts" class="counts" aria-live="polite"></section>
               <section id="drop" class="drop" tabindex="0">
-                <p>Drop receipts here (photos, HEIC, PDF), or <label class="button" for="files">choose files</label></p>
+                <p><label class="button camera" for="camera">Take a photo</label>
+                   <span class="drop-text">Drop receipts here (photos, HEIC, PDF), or </span><label class="button" for="files">choose files</label></p>
+                <input id="camera" type="file" accept="image/*,application/pdf" capture="environment" hidden>
                 <input id="files" type="file" multiple accept="image/*,.heic,.heif,.pdf,application/pdf" hidden>
+                <p id="waiting" class="waiting" aria-live="polite" hidden></p>
                 <ul id="uploads"></ul>
               </section>
               \(owners)
@@ -201,8 +206,13 @@ extension ReceiptServer {
                   <p class="error" id="error-line"></p>
                   <button type="button" id="retry">Retry</button>
                 </div>
-                <p class="hint">Enter confirms and opens the next receipt to review · Tab moves between fields · Esc then <kbd>j</kbd>/<kbd>k</kbd> next/previous · <kbd>?</kbd> keys</p>
+                <p class="hint keys">Enter confirms and opens the next receipt to review · Tab moves between fields · Esc then <kbd>j</kbd>/<kbd>k</kbd> next/previous · <kbd>?</kbd> keys</p>
               </section>
+              <nav class="actions" id="actions" aria-label="Receipt">
+                <button type="button" id="previous" class="secondary" title="Previous receipt (k)">‹</button>
+                <button type="button" id="confirm" title="Confirm and open the next receipt to review (Enter)">Confirm</button>
+                <button type="button" id="next" class="secondary" title="Next receipt (j)">Next ›</button>
+              </nav>
               <div id="help" class="help" hidden role="dialog" aria-label="Keys">
                 <h2>Keys</h2>
                 <dl>

@@ -76,48 +76,168 @@ extension WebAssets {
                 el("span", { class: "side" }, amount ? el("span", { class: "amount" }, amount) : null, el("span", { class: `badge ${s}` }, labels[s])));
             }));
           }
-          function upload(file) {
-            const progress = el("progress", { max: "1", value: "0" }), label = el("span", {}, file.name);
-            const item = el("li", { "data-file": file.name, "data-state": "uploading" }, label, progress);
-            uploads.append(item);
+          uploader = new Uploader(uploads, refresh);
+          ownerFilter?.addEventListener("change", refresh);
+          const drop = $("#drop");
+          pickers((file) => uploader.add(file));
+          drop.addEventListener("dragover", (e) => { e.preventDefault(); drop.classList.add("over"); });
+          drop.addEventListener("dragleave", () => drop.classList.remove("over"));
+          drop.addEventListener("drop", (e) => { e.preventDefault(); drop.classList.remove("over"); for (const f of e.dataTransfer.files) uploader.add(f); });
+          await refresh();
+          uploader.resume();
+          document.body.dataset.ready = "true";
+        }
+
+        // The camera (capture="environment": a phone opens it) and the file picker: each file taken
+        // is handed to `take`, one after the other; the camera can be opened again at once.
+        function pickers(take) {
+          for (const input of [$("#camera"), $("#files")]) {
+            input?.addEventListener("change", () => { for (const f of input.files) take(f); input.value = ""; });
+          }
+        }
+
+        // MARK: Uploads and the queue of those not sent yet
+
+        // Every upload is first written to this device's queue (IndexedDB), then sent, and taken off
+        // the queue only once the server has answered: an upload cut by a lost connection, a stopped
+        // server or an ended session waits there, is shown as waiting, and is sent again (with the
+        // same Idempotency-Key, so the server keeps one receipt even when the first try arrived)
+        // when the page loads, when the browser is back online, every few seconds while any waits,
+        // or on "Send now". What the server refuses (not an image, too large) is shown and dropped.
+        const queue = {
+          open() {
+            return new Promise((resolve, reject) => {
+              const request = indexedDB.open("receipts", 1);
+              request.onupgradeneeded = () => request.result.createObjectStore("uploads", { keyPath: "key" });
+              request.onsuccess = () => resolve(request.result);
+              request.onerror = () => reject(request.error);
+            });
+          },
+          async run(mode, work) {
+            const db = await queue.open();
+            return new Promise((resolve, reject) => {
+              const t = db.transaction("uploads", mode), request = work(t.objectStore("uploads"));
+              t.oncomplete = () => { db.close(); resolve(request.result); };
+              t.onerror = t.onabort = () => { db.close(); reject(t.error); };
+            });
+          },
+          put(item) { return queue.run("readwrite", (store) => store.put(item)); },
+          remove(key) { return queue.run("readwrite", (store) => store.delete(key)); },
+          async all() { return ((await queue.run("readonly", (store) => store.getAll())) ?? []).sort((a, b) => a.added - b.added); },
+        };
+        function newKey() {
+          const bytes = crypto.getRandomValues(new Uint8Array(16));
+          return "upload-" + [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
+        }
+        // Says on the page how many uploads wait on this device (the inbox, the sign-in and offline pages).
+        async function showWaiting(extra = "") {
+          const waiting = $("#waiting");
+          if (!waiting || !window.indexedDB) return 0;
+          const count = (await queue.all().catch(() => [])).length;
+          waiting.hidden = count === 0;
+          waiting.dataset.count = String(count);
+          const what = count === 1 ? "1 upload waits" : `${count} uploads wait`;
+          waiting.replaceChildren(`${what} on this device to be sent${extra}.`);
+          return count;
+        }
+
+        let uploader = null;
+        class Uploader {
+          constructor(list, refresh) {
+            this.list = list;
+            this.refresh = refresh;
+            this.sending = new Set();
+            this.items = new Map();
+            this.timer = null;
+            window.addEventListener("online", () => this.resume());
+            document.addEventListener("visibilitychange", () => { if (!document.hidden) this.resume(); });
+          }
+          // A file picked or photographed: kept first, then sent.
+          async add(file) {
+            const item = { key: newKey(), name: file.name || "photo.jpg", type: file.type, added: Date.now(), bytes: await file.arrayBuffer() };
+            try { await queue.put(item); } catch { item.unkept = true; }
+            this.row(item);
+            await this.send(item);
+          }
+          // The list item of an upload: its name, its progress, then its result.
+          row(item) {
+            let row = this.items.get(item.key);
+            if (!row) {
+              const progress = el("progress", { max: "1", value: "0" }), label = el("span", {}, item.name);
+              const li = el("li", { "data-file": item.name, "data-key": item.key, "data-state": "uploading" }, label, progress);
+              this.list.append(li);
+              row = { li, label, progress };
+              this.items.set(item.key, row);
+            }
+            return row;
+          }
+          async send(item) {
+            if (this.sending.has(item.key)) return;
+            this.sending.add(item.key);
+            const { li, label, progress } = this.row(item);
+            li.dataset.state = "uploading";
+            label.className = "";
+            label.textContent = item.name;
+            progress.value = 0;
             const started = performance.now();
-            return new Promise((resolve) => {
+            const answer = await new Promise((resolve) => {
               const request = new XMLHttpRequest();
               // ?wait=30: the answer comes when the receipt is read (no polling while it is read
               // within 30 s; docs/review-ui.md has the measurement).
-              request.open("POST", `/v1/receipts?wait=30&filename=${encodeURIComponent(file.name)}`);
+              request.open("POST", `/v1/receipts?wait=30&filename=${encodeURIComponent(item.name)}`);
               request.setRequestHeader("X-CSRF-Token", csrf);
+              request.setRequestHeader("Idempotency-Key", item.key);
+              if (item.type) request.setRequestHeader("Content-Type", item.type);
               request.upload.addEventListener("progress", (e) => { if (e.lengthComputable) progress.value = e.loaded / e.total; });
-              request.upload.addEventListener("load", () => { progress.removeAttribute("value"); label.textContent = `${file.name}: reading…`; });
-              request.addEventListener("load", async () => {
-                let record = null;
-                try { record = JSON.parse(request.responseText); } catch {}
-                if (request.status === 202 && record) record = await until(record.receiptId);
-                if (request.status >= 400 || !record) {
-                  item.dataset.state = "error";
-                  label.textContent = `${file.name}: ${record?.detail ?? request.statusText}`;
-                  label.className = "error";
-                } else {
-                  item.dataset.state = state(record);
-                  item.dataset.ms = String(Math.round(performance.now() - started));
-                  label.textContent = `${file.name}: ${labels[state(record)]}`;
-                  progress.value = 1;
-                }
-                await refresh();
-                resolve();
-              });
-              request.addEventListener("error", () => { item.dataset.state = "error"; label.textContent = `${file.name}: the upload failed (network)`; resolve(); });
-              request.send(file);
+              request.upload.addEventListener("load", () => { progress.removeAttribute("value"); label.textContent = `${item.name}: reading…`; });
+              request.addEventListener("load", () => resolve({ status: request.status, text: request.responseText }));
+              request.addEventListener("error", () => resolve({ status: 0 }));
+              request.addEventListener("timeout", () => resolve({ status: 0 }));
+              request.send(new Blob([item.bytes], { type: item.type || "application/octet-stream" }));
             });
+            let record = null;
+            try { record = JSON.parse(answer.text); } catch {}
+            // Not sent, or not taken: the connection, a server that is down or busy, an ended session.
+            if (answer.status === 0 || answer.status === 401 || answer.status === 429 || answer.status >= 502) {
+              this.sending.delete(item.key);
+              li.dataset.state = "waiting";
+              progress.value = 0;
+              label.className = "waiting";
+              label.textContent = answer.status === 401 ? `${item.name}: waiting (signed out: sign in again to send it)`
+                : `${item.name}: waiting to be sent (${answer.status === 0 ? "no connection to the server" : record?.detail ?? "the server is busy"})`;
+              await showWaiting(" when the server can be reached");
+              this.later();
+              if (answer.status === 401) location.href = "/signin";
+              return;
+            }
+            await queue.remove(item.key).catch(() => {});
+            this.sending.delete(item.key);
+            if (answer.status === 202 && record) record = await until(record.receiptId);
+            if (answer.status >= 400 || !record) {
+              li.dataset.state = "error";
+              label.textContent = `${item.name}: ${record?.detail ?? "refused (" + answer.status + ")"}`;
+              label.className = "error";
+            } else {
+              li.dataset.state = state(record);
+              li.dataset.ms = String(Math.round(performance.now() - started));
+              li.dataset.id = record.receiptId;
+              label.textContent = `${item.name}: ${labels[state(record)]}`;
+              progress.value = 1;
+            }
+            await showWaiting();
+            await this.refresh();
           }
-          ownerFilter?.addEventListener("change", refresh);
-          const input = $("#files"), drop = $("#drop");
-          input.addEventListener("change", () => { for (const f of input.files) upload(f); input.value = ""; });
-          drop.addEventListener("dragover", (e) => { e.preventDefault(); drop.classList.add("over"); });
-          drop.addEventListener("dragleave", () => drop.classList.remove("over"));
-          drop.addEventListener("drop", (e) => { e.preventDefault(); drop.classList.remove("over"); for (const f of e.dataTransfer.files) upload(f); });
-          await refresh();
-          document.body.dataset.ready = "true";
+          // Sends what waits on this device (after a reload too), one at a time.
+          async resume() {
+            const waiting = await queue.all().catch(() => []);
+            await showWaiting();
+            for (const item of waiting) { this.row(item); await this.send(item); }
+          }
+          // While anything waits: try again every 5 s.
+          later() {
+            if (this.timer) return;
+            this.timer = setTimeout(async () => { this.timer = null; if (!document.hidden) await this.resume(); else this.later(); }, 5000);
+          }
         }
 
         // A receipt read beyond ?wait: asked again every second until it is done.
@@ -231,7 +351,7 @@ extension WebAssets {
               box.style.height = `${100 * h}%`;
               boxes.append(box);
             }
-            boxes.firstChild?.scrollIntoView({ block: "nearest", inline: "nearest" });
+            reveal(boxes.firstChild);
           }
           // A page of a PDF drawn: the focused field's words on it.
           $("#image").addEventListener("load", () => { if (focused) highlight(focused, false); });
@@ -255,6 +375,14 @@ extension WebAssets {
             const next = order.slice(at + 1).find((r) => flagged.includes(r)) ?? flagged[0];
             location.href = next ? `/review/${next}` : "/";
           }
+
+          // The buttons at the thumb (shown on a phone): the same as Enter, j and k.
+          $("#confirm").hidden = readOnly || !expense;
+          $("#confirm").addEventListener("click", () => confirm());
+          $("#next").addEventListener("click", () => go(1));
+          $("#previous").addEventListener("click", () => go(-1));
+          $("#next").disabled = !(at >= 0 && order[at + 1]);
+          $("#previous").disabled = !(at > 0);
 
           const help = $("#help");
           document.addEventListener("keydown", (event) => {
@@ -310,9 +438,66 @@ extension WebAssets {
         }
 
         let scale = 1, turn = 0;
-        function zoom(factor) { scale = Math.min(6, Math.max(0.25, scale * factor)); $("#sheet").style.width = `${scale * 100}%`; }
+        // Zooms to `next` keeping the point (x, y) of the screen where it is (the stage's middle by default).
+        function zoomTo(next, x, y) {
+          const stage = $("#stage"), frame = stage.getBoundingClientRect();
+          next = Math.min(6, Math.max(0.25, next));
+          if (x === undefined) { x = frame.left + frame.width / 2; y = frame.top + frame.height / 2; }
+          const ratio = next / scale, px = x - frame.left, py = y - frame.top;
+          const fx = px + stage.scrollLeft, fy = py + stage.scrollTop;
+          scale = next;
+          $("#sheet").style.width = `${scale * 100}%`;
+          stage.scrollLeft = fx * ratio - px;
+          stage.scrollTop = fy * ratio - py;
+          document.body.dataset.zoom = scale.toFixed(2);
+        }
+        function zoom(factor) { zoomTo(scale * factor); }
         function rotate() { turn = (turn + 90) % 360; $("#sheet").style.transform = `rotate(${turn}deg)`; }
+        // Scrolls the picture (not the page) so that `box` is in view.
+        function reveal(box) {
+          if (!box) return;
+          const stage = $("#stage"), frame = stage.getBoundingClientRect(), at = box.getBoundingClientRect();
+          if (at.top < frame.top || at.bottom > frame.bottom) stage.scrollTop += at.top - frame.top - (frame.height - at.height) / 2;
+          if (at.left < frame.left || at.right > frame.right) stage.scrollLeft += at.left - frame.left - (frame.width - at.width) / 2;
+        }
+        // Touch: two fingers pinch the picture, a double tap zooms in (2.5×) where it was tapped and out again.
+        function setUpTouch() {
+          const stage = $("#stage"), touches = new Map();
+          let pinch = null, lastTap = null;
+          const spread = () => { const [a, b] = [...touches.values()]; return Math.hypot(a.x - b.x, a.y - b.y); };
+          stage.addEventListener("pointerdown", (e) => {
+            if (e.pointerType !== "touch") return;
+            touches.set(e.pointerId, { x: e.clientX, y: e.clientY });
+            if (touches.size === 2) pinch = { spread: spread(), scale };
+          });
+          stage.addEventListener("pointermove", (e) => {
+            if (!touches.has(e.pointerId)) return;
+            touches.set(e.pointerId, { x: e.clientX, y: e.clientY });
+            if (pinch && touches.size === 2) {
+              const [a, b] = [...touches.values()];
+              zoomTo(pinch.scale * spread() / pinch.spread, (a.x + b.x) / 2, (a.y + b.y) / 2);
+              e.preventDefault();
+            }
+          });
+          const lift = (e) => {
+            if (!touches.has(e.pointerId)) return;
+            const wasPinch = pinch !== null;
+            touches.delete(e.pointerId);
+            if (touches.size < 2) pinch = null;
+            if (wasPinch || e.type === "pointercancel") { lastTap = null; return; }
+            const now = performance.now();
+            if (lastTap && now - lastTap.at < 350 && Math.hypot(e.clientX - lastTap.x, e.clientY - lastTap.y) < 30) {
+              zoomTo(scale > 1.01 ? 1 : 2.5, e.clientX, e.clientY);
+              lastTap = null;
+            } else {
+              lastTap = { at: now, x: e.clientX, y: e.clientY };
+            }
+          };
+          stage.addEventListener("pointerup", lift);
+          stage.addEventListener("pointercancel", lift);
+        }
         function setUpViewer() {
+          setUpTouch();
           $("#zoom-in").addEventListener("click", () => zoom(1.25));
           $("#zoom-out").addEventListener("click", () => zoom(0.8));
           $("#rotate").addEventListener("click", rotate);
@@ -320,8 +505,31 @@ extension WebAssets {
           $("#page-next")?.addEventListener("click", () => showPage(pageShown + 1));
         }
 
+        // The page without a connection (the service worker's): photos taken here only wait.
+        async function offline() {
+          const list = $("#uploads");
+          pickers(async (file) => {
+            const item = { key: newKey(), name: file.name || "photo.jpg", type: file.type, added: Date.now(), bytes: await file.arrayBuffer() };
+            await queue.put(item);
+            list.append(el("li", { "data-file": item.name, "data-key": item.key, "data-state": "waiting" }, el("span", { class: "waiting" }, `${item.name}: kept, waiting to be sent`)));
+            await showWaiting(": open the inbox when the server can be reached");
+          });
+          window.addEventListener("online", () => { location.href = "/"; });
+          await showWaiting(": open the inbox when the server can be reached");
+          document.body.dataset.ready = "true";
+        }
+
+        // The page installs as an app (the manifest) and opens offline (the service worker), where
+        // the browser allows it: on HTTPS, or on this machine.
+        if ("serviceWorker" in navigator && window.isSecureContext) {
+          navigator.serviceWorker.register("/sw.js").then(() => { document.body.dataset.serviceWorker = "registered"; })
+            .catch(() => { document.body.dataset.serviceWorker = "failed"; });
+        }
+
         const page = document.body.dataset.page;
         if (page === "inbox") inbox();
         else if (page === "review") review();
+        else if (page === "offline") offline();
+        else if (page === "signin") showWaiting(": sign in to send them").then(() => { document.body.dataset.ready = "true"; });
         """#
 }

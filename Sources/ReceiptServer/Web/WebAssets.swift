@@ -13,6 +13,7 @@ enum WebAssets {
         :root { color-scheme: light dark; --accent: #3b7dd8; --warn: #c77700; --bad: #c0392b; --ok: #2e8b57;
                 --line: color-mix(in srgb, currentColor 18%, transparent); font-family: system-ui, sans-serif; }
         * { box-sizing: border-box; }
+        [hidden] { display: none !important; }
         body { margin: 0; line-height: 1.4; }
         a { color: var(--accent); }
         code, kbd { font-family: ui-monospace, monospace; font-size: .9em; }
@@ -87,12 +88,57 @@ enum WebAssets {
         table.list { width: 100%; border-collapse: collapse; margin-top: 1rem; }
         table.list th, table.list td { text-align: left; padding: .3rem .5rem; border-bottom: 1px solid var(--line); }
         td.num { text-align: right; font-variant-numeric: tabular-nums; }
+        /* The phone's parts, hidden on a desktop: the camera button and the review's buttons at the thumb. */
+        .camera, .actions { display: none; }
+        .drop li span { min-width: 0; overflow-wrap: anywhere; }
+        .waiting { color: var(--warn); }
+        p.waiting { font-weight: 600; }
+        .stage { touch-action: pan-x pan-y; }
+        .offline { max-width: 30rem; }
         @media (max-width: 760px) {
-          main.review { grid-template-columns: 1fr; }
-          .stage { max-height: 55vh; }
-          .field { grid-template-columns: 6rem 1fr 3rem; }
+          main { padding: .75rem; }
+          main.review { grid-template-columns: 1fr; gap: .6rem; padding-bottom: calc(5rem + env(safe-area-inset-bottom)); }
+          /* The picture stays at the top while the fields scroll under it: a focused field's words stay in sight. */
+          .viewer { position: sticky; top: 0; z-index: 2; background: Canvas; padding-top: .3rem; }
+          .stage { max-height: 38vh; }
+          .field { grid-template-columns: 5.5rem minmax(0, 1fr) 3rem; }
+          /* A field scrolled to (tapped, Tab) stops below the picture and above the buttons. */
+          .field input, .field select { scroll-margin-top: calc(38vh + 4rem); scroll-margin-bottom: 5.5rem; }
           .help { inset: 5%; }
-          table.list { font-size: .9em; }
+          .hint.keys, .drop-text { display: none; }
+          .camera { display: inline-flex; }
+          .drop { padding: .8rem; }
+          .drop li { grid-template-columns: minmax(0, 1fr) 5rem; }
+          /* Confirm and the next receipt under the thumb, whatever is scrolled. */
+          .actions { display: flex; position: fixed; left: 0; right: 0; bottom: 0; z-index: 3; gap: .5rem;
+                     padding: .5rem .75rem calc(.5rem + env(safe-area-inset-bottom)); background: Canvas; border-top: 1px solid var(--line); }
+          .actions #confirm { flex: 1; font-weight: 600; }
+          .actions .secondary { background: transparent; color: inherit; }
+          .top { gap: .4rem .8rem; padding: .3rem .75rem; }
+          .top .user { font-size: .9em; }
+          .filters label, .filters input, .filters select { width: 100%; }
+          .filters label { flex: 1 1 9rem; }
+          /* The expenses as cards: vendor and amount, then date and status, then category and currency. */
+          table.list thead { display: none; }
+          table.list, table.list tbody { display: block; }
+          table.list tr { display: grid; grid-template-columns: minmax(0, 1fr) auto; grid-template-areas: "vendor amount" "date status" "category currency";
+                          gap: 0 .6rem; padding: .4rem 0; border-bottom: 1px solid var(--line); }
+          table.list td { border: 0; padding: 0; min-width: 0; overflow-wrap: anywhere; }
+          table.list td:nth-child(1) { grid-area: date; } table.list td:nth-child(2) { grid-area: vendor; }
+          table.list td:nth-child(3) { grid-area: category; } table.list td:nth-child(4) { grid-area: amount; }
+          table.list td:nth-child(5) { grid-area: currency; text-align: right; } table.list td:nth-child(6) { grid-area: status; text-align: right; }
+          table.list td[colspan] { grid-column: 1 / -1; }
+          .summary { gap: 1rem; }
+          .summary figure, .summary svg { max-width: 100%; }
+        }
+        /* A finger, not a mouse: every control at least 44 px each way. */
+        @media (pointer: coarse), (max-width: 760px) {
+          button, .button { min-height: 44px; min-width: 44px; display: inline-flex; align-items: center; justify-content: center; }
+          input, select { min-height: 44px; font-size: 16px; }
+          .top nav a, .top .brand { display: inline-flex; align-items: center; min-height: 44px; min-width: 44px; padding: 0 .3rem; }
+          .row { min-height: 60px; }
+          table.list td a { display: inline-flex; align-items: center; min-height: 44px; min-width: 44px; }
+          .viewer .tools button { padding: 0 .9em; }
         }
         """#
 }
