@@ -25,11 +25,14 @@ public struct Receipt: Sendable, Equatable, Identifiable {
     public var updatedAt: Date
     public var isUploaded: Bool
     public var expenseId: UUID?
+    /// The e-mail message the receipt was found in (nil for a file or an upload).
+    public var source: ReceiptSource?
 
     public init(id: UUID = UUID(), filePath: String, contentHash: String? = nil, uploadTimestamp: Date = Date(),
                 ocrStatus: OCRStatus = .pending, ocrResultJson: String? = nil, ocrText: String? = nil,
                 analyzer: String? = nil, attempts: Int = 0, lastError: String? = nil,
-                createdAt: Date = Date(), updatedAt: Date = Date(), isUploaded: Bool = false, expenseId: UUID? = nil) {
+                createdAt: Date = Date(), updatedAt: Date = Date(), isUploaded: Bool = false, expenseId: UUID? = nil,
+                source: ReceiptSource? = nil) {
         self.id = id
         self.filePath = filePath
         self.contentHash = contentHash
@@ -44,6 +47,7 @@ public struct Receipt: Sendable, Equatable, Identifiable {
         self.updatedAt = updatedAt
         self.isUploaded = isUploaded
         self.expenseId = expenseId
+        self.source = source
     }
 
     /// The analysis parsed back from `ocrResultJson`.

@@ -22,6 +22,9 @@ public struct ReceiptRecord: Sendable, Equatable {
     public var lastError: String?
     public var createdAt: Date?
     public var updatedAt: Date?
+    /// Where the receipt came from when not from a file or an upload (an e-mail message); the key
+    /// `source` is in the JSON only then.
+    public var source: ReceiptSource?
 
     public init(file: String, receiptId: UUID, ocrStatus: OCRStatus, analysis: ReceiptAnalysis? = nil,
                 expense: Expense? = nil, error: String? = nil, attempts: Int = 0, lastError: String? = nil,
@@ -46,13 +49,14 @@ public struct ReceiptRecord: Sendable, Equatable {
                   expense: expense, error: receipt.ocrStatus == .failed ? (receipt.lastError ?? "\(file): failed") : nil,
                   attempts: receipt.attempts, lastError: receipt.lastError,
                   createdAt: receipt.createdAt, updatedAt: receipt.updatedAt)
+        source = receipt.source
     }
 
     /// `{"file", "receiptId", "ocrStatus", "analysis", "expense", "error", "attempts", "lastError",
     /// "createdAt", "updatedAt"}`; times are ISO 8601 (UTC).
     public var json: JSONValue {
         let iso = ISO8601DateFormatter()
-        return .object([
+        var pairs: [(String, JSONValue)] = [
             ("file", .string(file)),
             ("receiptId", .string(receiptId.uuidString.lowercased())),
             ("ocrStatus", .string(ocrStatus.rawValue)),
@@ -63,6 +67,8 @@ public struct ReceiptRecord: Sendable, Equatable {
             ("lastError", .optionalString(lastError)),
             ("createdAt", .optionalString(createdAt.map(iso.string(from:)))),
             ("updatedAt", .optionalString(updatedAt.map(iso.string(from:)))),
-        ])
+        ]
+        if let source { pairs.append(("source", source.json)) }
+        return .object(pairs)
     }
 }

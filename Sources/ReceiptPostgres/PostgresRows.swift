@@ -32,7 +32,8 @@ enum PostgresRows {
             createdAt: try r["created_at"].decode(Date.self),
             updatedAt: try r["updated_at"].decode(Date.self),
             isUploaded: try r["is_uploaded"].decode(Bool.self),
-            expenseId: try r["expense_id"].decode(UUID?.self))
+            expenseId: try r["expense_id"].decode(UUID?.self),
+            source: ReceiptSource(stored: r.contains("source") ? try r["source"].decode(String?.self) : nil))
     }
 
     static func expense(_ row: PostgresRow) throws -> Expense {
@@ -83,10 +84,12 @@ enum PostgresRows {
         binds.append(r.isUploaded)
         binds.append(r.expenseId)
         binds.append(imageRef)
+        binds.append(r.source?.stored)
         return PostgresQuery(unsafeSQL: """
             INSERT INTO receipts.receipt (id, file_path, content_hash, primary_copy, upload_timestamp, ocr_status,
-                ocr_result_json, ocr_text, analyzer, attempts, last_error, created_at, updated_at, is_uploaded, expense_id, image_ref)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)\(conflict)
+                ocr_result_json, ocr_text, analyzer, attempts, last_error, created_at, updated_at, is_uploaded, expense_id, image_ref,
+                source)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)\(conflict)
             RETURNING *
             """, binds: binds)
     }

@@ -10,7 +10,7 @@ enum PostgresSchema {
     /// Key of the advisory lock held while migrating ("receipts" in ASCII, truncated).
     static let migrationLock: Int64 = 0x7265_6365_6970_7473
 
-    static let migrations: [(version: String, sql: String)] = [("v1", v1), ("v2", v2), ("v3", v3), ("v4", v4)]
+    static let migrations: [(version: String, sql: String)] = [("v1", v1), ("v2", v2), ("v3", v3), ("v4", v4), ("v6", v6)]
 
     static var latestVersion: String { migrations.last!.version }
 
@@ -137,5 +137,41 @@ enum PostgresSchema {
         );
         CREATE INDEX webhook_event_due ON receipts.webhook_event (next_attempt_at) WHERE delivered_at IS NULL AND dead_at IS NULL;
         CREATE INDEX webhook_event_on_created ON receipts.webhook_event (created_at, seq)
+        """
+
+    /// E-mail (`receipts mail`, `POST /v1/inbound-email`): a receipt's `source` (the message it was
+    /// found in, a JSON object); `mail_message`, a row per message received (unique by mailbox,
+    /// UIDVALIDITY and UID, and by the SHA-256 of its raw bytes; its Message-ID indexed), and
+    /// `mail_mailbox`, each IMAP mailbox's UIDVALIDITY and UID watermark. (`v5` is another change's.)
+    static let v6 = """
+        ALTER TABLE receipts.receipt ADD COLUMN source text;
+        CREATE TABLE receipts.mail_message (
+            id uuid PRIMARY KEY,
+            seq bigserial NOT NULL UNIQUE,
+            mailbox text NOT NULL,
+            uid_validity bigint,
+            uid bigint,
+            message_id text,
+            sha256 text NOT NULL UNIQUE,
+            sender text,
+            subject text,
+            sent_date text,
+            eml_path text NOT NULL,
+            state text NOT NULL CHECK (state IN ('received', 'filed', 'duplicate')),
+            receipt_ids text NOT NULL DEFAULT '',
+            note text,
+            received_at timestamptz NOT NULL,
+            filed_at timestamptz,
+            done_at timestamptz,
+            UNIQUE (mailbox, uid_validity, uid)
+        );
+        CREATE INDEX mail_message_on_message_id ON receipts.mail_message (message_id);
+        CREATE INDEX mail_message_done_due ON receipts.mail_message (mailbox, uid_validity) WHERE state = 'filed' AND done_at IS NULL;
+        CREATE TABLE receipts.mail_mailbox (
+            mailbox text PRIMARY KEY,
+            uid_validity bigint NOT NULL,
+            last_uid bigint NOT NULL,
+            updated_at timestamptz NOT NULL
+        )
         """
 }

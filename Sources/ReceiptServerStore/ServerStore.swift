@@ -7,7 +7,7 @@ import ReceiptStorage
 /// operation's `x-required-scope`, and `ReceiptServer.routes`).
 ///
 /// - `read`: look: receipts, their images, pages and thumbnails, expenses, the CSV export.
-/// - `upload`: add receipts: `POST /v1/receipts`, `POST /v1/analyze`. Not reading: a scanner or a
+/// - `upload`: add receipts: `POST /v1/receipts`, `POST /v1/analyze`, `POST /v1/inbound-email`. Not reading: a scanner or a
 ///   phone may drop receipts in without seeing anyone else's (it is given back the record of what
 ///   it uploaded).
 /// - `review`: correct and confirm expenses (`PATCH /v1/expenses/{id}`), retry a failed receipt;
@@ -214,7 +214,7 @@ public enum IdempotencyClaim: Sendable, Equatable {
 /// and idempotency keys. A store that serves HTTP conforms: `SQLiteReceiptStore` here, and
 /// `PostgresReceiptStore` in ReceiptPostgres (beside its other queries). Their tables are part of
 /// each store's schema (one schema per database); the queries and this protocol are the server's.
-public protocol ServerStore: ReceiptStore {
+public protocol ServerStore: ReceiptStore, MailStore {
     /// Creates a token named `name` that may do what `scopes` grant, until `expiresAt` (nil: no
     /// end), at most `rateLimit` (nil: the server's); returns its secret, which is not kept (only
     /// its hash). Throws `.invalidState` when an active token has the name; a revoked token's name

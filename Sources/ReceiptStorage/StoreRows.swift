@@ -35,7 +35,8 @@ package enum StoreRows {
             createdAt: row["createdAt"],
             updatedAt: row["updatedAt"],
             isUploaded: row["isUploaded"],
-            expenseId: uuid(row, "expenseId"))
+            expenseId: uuid(row, "expenseId"),
+            source: ReceiptSource(stored: row["source"]))
     }
 
     package static func expense(_ row: Row) -> Expense {
@@ -62,12 +63,12 @@ package enum StoreRows {
         try db.execute(
             sql: """
                 INSERT INTO receipt (id, filePath, contentHash, uploadTimestamp, ocrStatus, ocrResultJson, ocrText,
-                    analyzer, attempts, lastError, createdAt, updatedAt, isUploaded, expenseId, imagePath)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    analyzer, attempts, lastError, createdAt, updatedAt, isUploaded, expenseId, imagePath, source)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
             arguments: [text(r.id), r.filePath, r.contentHash, r.uploadTimestamp, r.ocrStatus.rawValue,
                         r.ocrResultJson, r.ocrText, r.analyzer, r.attempts, r.lastError, r.createdAt, r.updatedAt,
-                        r.isUploaded, optionalText(r.expenseId), imagePath])
+                        r.isUploaded, optionalText(r.expenseId), imagePath, r.source?.stored])
     }
 
     package static func insert(_ e: Expense, _ db: Database) throws {

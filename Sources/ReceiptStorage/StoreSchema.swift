@@ -16,6 +16,10 @@ import GRDB
 ///   written in the transaction that finishes it; see `WebhookEvent`) and `store_setting` (whether
 ///   webhooks are on: the row `webhooks` = `on`). An event keeps no foreign key: deleting a receipt
 ///   does not take back the announcement of its result.
+/// - `v8`: e-mail (`receipts mail`, `POST /v1/inbound-email`): a receipt's `source` (the message it
+///   was found in, a JSON object); `mail_message`, a row per message received (unique by mailbox,
+///   UIDVALIDITY and UID, and by the SHA-256 of its raw bytes; its Message-ID indexed), and
+///   `mail_mailbox`, each IMAP mailbox's UIDVALIDITY and UID watermark. (`v7` is another change's.)
 ///
 /// Money is TEXT holding the exact decimal (`23.45`); receipt dates are TEXT `YYYY-MM-DD`
 /// calendar dates; timestamps are GRDB's UTC text `YYYY-MM-DD HH:MM:SS.SSS` (they sort as text).
@@ -40,11 +44,14 @@ package enum StoreSchema {
         migrator.registerMigration("v6") { db in
             try db.execute(sql: v6)
         }
+        migrator.registerMigration("v8") { db in
+            try db.execute(sql: v8)
+        }
         return migrator
     }
 
     /// The newest migration this build knows.
-    package static let latestVersion = "v6"
+    package static let latestVersion = "v8"
 
     package static let v1 = """
         CREATE TABLE receipt (
@@ -156,5 +163,36 @@ package enum StoreSchema {
         );
         CREATE INDEX webhook_event_due ON webhook_event(nextAttemptAt) WHERE deliveredAt IS NULL AND deadAt IS NULL;
         CREATE INDEX webhook_event_on_created ON webhook_event(createdAt);
+        """
+
+    package static let v8 = """
+        ALTER TABLE receipt ADD COLUMN source TEXT;
+        CREATE TABLE mail_message (
+            id TEXT PRIMARY KEY NOT NULL,
+            mailbox TEXT NOT NULL,
+            uidValidity INTEGER,
+            uid INTEGER,
+            messageId TEXT,
+            sha256 TEXT NOT NULL UNIQUE,
+            sender TEXT,
+            subject TEXT,
+            sentDate TEXT,
+            emlPath TEXT NOT NULL,
+            state TEXT NOT NULL CHECK (state IN ('received', 'filed', 'duplicate')),
+            receiptIds TEXT NOT NULL DEFAULT '',
+            note TEXT,
+            receivedAt TEXT NOT NULL,
+            filedAt TEXT,
+            doneAt TEXT,
+            UNIQUE (mailbox, uidValidity, uid)
+        );
+        CREATE INDEX mail_message_on_messageId ON mail_message(messageId);
+        CREATE INDEX mail_message_done_due ON mail_message(mailbox, uidValidity) WHERE state = 'filed' AND doneAt IS NULL;
+        CREATE TABLE mail_mailbox (
+            mailbox TEXT PRIMARY KEY NOT NULL,
+            uidValidity INTEGER NOT NULL,
+            lastUid INTEGER NOT NULL,
+            updatedAt TEXT NOT NULL
+        );
         """
 }
