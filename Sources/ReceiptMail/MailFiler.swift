@@ -80,6 +80,7 @@ public struct MailFiler: Sendable {
             if !found.skipped.isEmpty { note = "left out: " + found.skipped.joined(separator: "; ") }
         case let .failure(error):
             // Not a message GMime can read: kept as it came, and a failed receipt says so.
+            // USERS: this failed receipt is `user`'s too.
             let reason = (error as? ReceiptError)?.message ?? "\(error)"
             let name = origin.uid.map { "message UID \($0) of \(origin.mailbox)" } ?? "a message posted to \(origin.mailbox)"
             receipts.append(try await failedReceipt(named: name, error: "\(name): \(reason)", hash: hash, emlPath: emlPath))

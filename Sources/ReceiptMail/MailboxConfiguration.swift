@@ -42,7 +42,7 @@ public struct MailboxConfiguration: Sendable {
     public static func validateUser(_ name: String) throws {
         let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "._-@"))
         guard (1...64).contains(name.count), name.unicodeScalars.allSatisfy(allowed.contains), !name.hasPrefix("-") else {
-            throw ReceiptError(.invalidConfiguration, "user '\(name)': a user is a plain name of 1 to 64 letters, digits, '.', '_', '-' or '@'")
+            throw ReceiptError(.invalidConfiguration, "'\(name)' is not a plain name: a user is 1 to 64 letters, digits, '.', '_', '-' or '@'")
         }
     }
 }
@@ -67,7 +67,7 @@ public enum DoneAction: Sendable, Equatable, CustomStringConvertible {
     public static func validateKeyword(_ keyword: String) throws {
         let forbidden = CharacterSet(charactersIn: "(){ %*\"\\]").union(.whitespacesAndNewlines).union(.controlCharacters)
         guard !keyword.isEmpty, keyword.unicodeScalars.allSatisfy({ $0.isASCII && !forbidden.contains($0) }) else {
-            throw ReceiptError(.invalidConfiguration, "keyword '\(keyword)': an IMAP keyword is one word of ASCII letters, digits and $ (like $ReceiptImported)")
+            throw ReceiptError(.invalidConfiguration, "'\(keyword)' is not an IMAP keyword: one word of ASCII letters, digits and $ (like $ReceiptImported)")
         }
     }
 }

@@ -71,7 +71,8 @@ extension ReceiptServer {
 
     static func svg(_ eReceipt: EReceipt) -> String {
         let reading = eReceipt.reading()
-        let (width, height) = (reading.imageWidth + 2 * EReceipt.cellWidth, reading.imageHeight + EReceipt.lineHeight)
+        // The reading's own size: the boxes of `analysis.sources` fall on their words.
+        let (width, height) = (reading.imageWidth, reading.imageHeight)
         var svg = """
             <svg xmlns="http://www.w3.org/2000/svg" width="\(width)" height="\(height)" viewBox="0 0 \(width) \(height)">\
             <rect width="100%" height="100%" fill="#fff"/>\

@@ -20,8 +20,8 @@ struct MailboxPollerTests {
         let store: SQLiteReceiptStore
         let pipeline: ReceiptPipeline
 
-        init() throws {
-            dovecot = try DovecotTestServer.start()
+        init() async throws {
+            dovecot = try await DovecotTestServer.started()
             dir = try TemporaryDirectory()
             store = try SQLiteReceiptStore(path: dir.storePath)
             pipeline = ReceiptPipeline(store: store, images: ImageStore(besideDatabase: store.location), processor: ScriptedProcessor(),
@@ -36,16 +36,16 @@ struct MailboxPollerTests {
                                  store: store, logger: TestSupport.logger)
         }
 
-        func append(_ names: [String], to folder: String = "INBOX") throws {
-            try dovecot.append(try names.map(MessageReadingTests.eml), to: folder)
+        func append(_ names: [String], to folder: String = "INBOX") async throws {
+            try await dovecot.append(try names.map(MessageReadingTests.eml), to: folder)
         }
     }
 
     @Test func everyTestMessageIsFiledOnceWithItsSourceAndMarkedDone() async throws {
-        let h = try Harness()
+        let h = try await Harness()
         defer { h.dovecot.stop() }
-        try h.append(Self.names)
-        let unreadBefore = try h.dovecot.unseen()
+        try await h.append(Self.names)
+        let unreadBefore = try await h.dovecot.unseen()
         let report = try await h.poller().poll()
         #expect(report.outcomes.count == 7 && report.outcomes.allSatisfy { !$0.isDuplicate && $0.receipts.count == 1 })
         let subjects = try Self.names.map(Self.subject)
@@ -54,10 +54,10 @@ struct MailboxPollerTests {
             #expect(outcome.receipts[0].source?.subject == outcome.message.subject)
             #expect(outcome.receipts[0].source?.messageId == outcome.message.messageId)
         }
-        #expect(try h.dovecot.uids(keyword: "$ReceiptImported") == [1, 2, 3, 4, 5, 6, 7])
-        #expect(try h.dovecot.unseen() == unreadBefore, "what was unread stays unread")
+        #expect(try await h.dovecot.uids(keyword: "$ReceiptImported") == [1, 2, 3, 4, 5, 6, 7])
+        #expect(try await h.dovecot.unseen() == unreadBefore, "what was unread stays unread")
         #expect(try await h.store.mailboxWatermark(h.dovecot.url())?.lastUID == 7)
-        #expect(try await h.store.pendingDoneActions(mailbox: h.dovecot.url(), uidValidity: h.validity()).isEmpty)
+        #expect(try await h.store.pendingDoneActions(mailbox: h.dovecot.url(), uidValidity: h.dovecot.uidValidity()).isEmpty)
         // The next poll finds nothing new: nothing is read twice.
         let again = try await h.poller().poll()
         #expect(again.outcomes.isEmpty)
@@ -65,31 +65,31 @@ struct MailboxPollerTests {
     }
 
     @Test func theSameMessageDeliveredTwiceIsOne() async throws {
-        let h = try Harness()
+        let h = try await Harness()
         defer { h.dovecot.stop() }
         let raw = try MessageReadingTests.eml("fuel-app-html")
         // The same bytes twice, then another delivery of it (one more Received header: other bytes).
-        try h.dovecot.append([raw, raw, Data("Received: from relay.example by mx.example; Tue, 3 Jun 2025 08:41:13 +0100\r\n".utf8) + raw])
+        try await h.dovecot.append([raw, raw, Data("Received: from relay.example by mx.example; Tue, 3 Jun 2025 08:41:13 +0100\r\n".utf8) + raw])
         let report = try await h.poller().poll()
         #expect(report.outcomes.map(\.isDuplicate) == [false, true, true])
         #expect(Set(report.outcomes.flatMap(\.receipts).map(\.id)).count == 1)
         #expect(try await h.store.receipts(ReceiptQuery()).count == 1)
         #expect(try await h.store.mailMessages(limit: 10).map(\.state).sorted { $0.rawValue < $1.rawValue } == [.duplicate, .filed])
-        #expect(try h.dovecot.uids(keyword: "$ReceiptImported") == [1, 2, 3], "duplicates are done with too")
+        #expect(try await h.dovecot.uids(keyword: "$ReceiptImported") == [1, 2, 3], "duplicates are done with too")
     }
 
     @Test func aRecreatedFolderIsReadAgainAndFilesNothingTwice() async throws {
-        let h = try Harness()
+        let h = try await Harness()
         defer { h.dovecot.stop() }
-        try h.dovecot.create("Receipts")
-        try h.append(["fuel-app-html", "insurer-pdf"], to: "Receipts")
+        try await h.dovecot.create("Receipts")
+        try await h.append(["fuel-app-html", "insurer-pdf"], to: "Receipts")
         let first = try await h.poller("Receipts").poll()
         #expect(first.outcomes.count == 2)
         let before = try #require(try await h.store.mailboxWatermark(h.dovecot.url("Receipts")))
         // The folder recreated (a new UIDVALIDITY) with the same messages and one more.
-        try h.dovecot.delete("Receipts")
-        try h.dovecot.create("Receipts")
-        try h.append(["fuel-app-html", "insurer-pdf", "ride-nested-table"], to: "Receipts")
+        try await h.dovecot.delete("Receipts")
+        try await h.dovecot.create("Receipts")
+        try await h.append(["fuel-app-html", "insurer-pdf", "ride-nested-table"], to: "Receipts")
         let second = try await h.poller("Receipts").poll()
         #expect(second.outcomes.map(\.isDuplicate) == [true, true, false])
         let after = try #require(try await h.store.mailboxWatermark(h.dovecot.url("Receipts")))
@@ -98,23 +98,23 @@ struct MailboxPollerTests {
     }
 
     @Test func aMissingDoneFolderIsOneLineAndNothingIsRead() async throws {
-        let h = try Harness()
+        let h = try await Harness()
         defer { h.dovecot.stop() }
-        try h.append(["fuel-app-html"])
+        try await h.append(["fuel-app-html"])
         let poller = try h.poller { $0.doneAction = .move("Filed") }
         let error = await #expect(throws: ReceiptError.self) { try await poller.poll() }
         #expect(error?.description == "\(h.dovecot.url()): the done folder 'Filed' does not exist; create it, or give --done-keyword instead of --done-folder")
         #expect(try await h.store.mailMessages(limit: 10).isEmpty)
-        try h.dovecot.create("Filed")
+        try await h.dovecot.create("Filed")
         #expect(try await poller.poll().outcomes.count == 1)
-        #expect(try h.dovecot.uids().isEmpty, "moved once filed")
-        #expect(try h.dovecot.uids(in: "Filed").count == 1)
+        #expect(try await h.dovecot.uids().isEmpty, "moved once filed")
+        #expect(try await h.dovecot.uids(in: "Filed").count == 1)
     }
 
     @Test func imapsWithAPrivateCANeedsTheCAFile() async throws {
-        let h = try Harness()
+        let h = try await Harness()
         defer { h.dovecot.stop() }
-        try h.append(["parking-app-jsonld"])
+        try await h.append(["parking-app-jsonld"])
         let error = await #expect(throws: ReceiptError.self) { try await h.poller(tls: true).poll() }
         #expect(error?.description.hasPrefix("\(h.dovecot.url(tls: true)): the server's certificate is not trusted (give the CA that signed it with --ca-file)") == true)
         #expect(error.map { !$0.description.contains("\n") } == true)
@@ -123,7 +123,7 @@ struct MailboxPollerTests {
     }
 
     @Test func aWrongPasswordIsOneLineNamingTheMailbox() async throws {
-        let h = try Harness()
+        let h = try await Harness()
         defer { h.dovecot.stop() }
         let error = await #expect(throws: ReceiptError.self) { try await h.poller(password: "wrong").poll() }
         #expect(error?.code == .mailbox)
@@ -139,9 +139,9 @@ struct MailboxPollerTests {
     }
 
     @Test func aDoneActionCutShortIsAppliedAtTheNextPollAndTheMessageIsNotReadAgain() async throws {
-        let h = try Harness()
+        let h = try await Harness()
         defer { h.dovecot.stop() }
-        try h.append(["fuel-app-html"])
+        try await h.append(["fuel-app-html"])
         let pause = h.dir.path("paused")
         let stopped = try h.poller { $0.pauseBeforeDoneAction = pause }
         let task = Task { try await stopped.poll() }
@@ -149,29 +149,29 @@ struct MailboxPollerTests {
         task.cancel()
         _ = await task.result
         // Committed, not done.
-        #expect(try h.dovecot.uids(keyword: "$ReceiptImported").isEmpty)
-        #expect(try await h.store.pendingDoneActions(mailbox: h.dovecot.url(), uidValidity: h.validity()).count == 1)
+        #expect(try await h.dovecot.uids(keyword: "$ReceiptImported").isEmpty)
+        #expect(try await h.store.pendingDoneActions(mailbox: h.dovecot.url(), uidValidity: h.dovecot.uidValidity()).count == 1)
         let report = try await h.poller().poll()
         #expect(report.outcomes.isEmpty, "the message is not read again")
-        #expect(try h.dovecot.uids(keyword: "$ReceiptImported") == [1])
+        #expect(try await h.dovecot.uids(keyword: "$ReceiptImported") == [1])
         #expect(try await h.store.receipts(ReceiptQuery()).count == 1)
     }
 
     @Test func sendersNotAllowedAreLeftAlone() async throws {
-        let h = try Harness()
+        let h = try await Harness()
         defer { h.dovecot.stop() }
-        try h.append(Self.names)
+        try await h.append(Self.names)
         let report = try await h.poller { $0.fromPatterns = ["*@pumpway.example"] }.poll()
         #expect(report.outcomes.map { $0.message.subject ?? "" } == ["Your Pumpway receipt", "Welcome to Pumpway Rewards"])
         #expect(report.skipped == 5)
-        #expect(try h.dovecot.uids(keyword: "$ReceiptImported") == [1, 7])
+        #expect(try await h.dovecot.uids(keyword: "$ReceiptImported") == [1, 7])
         #expect(try await h.poller { $0.fromPatterns = ["*@pumpway.example"] }.poll().outcomes.isEmpty)
     }
 
     @Test func aMessageOverTheLimitIsAFailedReceiptNamingIt() async throws {
-        let h = try Harness()
+        let h = try await Harness()
         defer { h.dovecot.stop() }
-        try h.append(["forwarded-phone-photo"])
+        try await h.append(["forwarded-phone-photo"])
         let report = try await h.poller { $0.maxMessageBytes = 100_000 }.poll()
         let receipt = try #require(report.outcomes.first?.receipts.first)
         #expect(receipt.ocrStatus == .failed)
@@ -180,7 +180,7 @@ struct MailboxPollerTests {
     }
 
     @Test func aMailboxThatCannotBeReadIsReportedFailingWhilePolling() async throws {
-        let h = try Harness()
+        let h = try await Harness()
         defer { h.dovecot.stop() }
         let poller = try h.poller(password: "wrong")
         #expect(poller.status.state == .starting)
@@ -193,11 +193,5 @@ struct MailboxPollerTests {
 
     static func subject(_ name: String) throws -> String {
         try JSONValue.parse(String(contentsOfFile: ReceiptsCLI.testReceipt("email/\(name).expected.json"), encoding: .utf8))["subject"]?.stringValue ?? ""
-    }
-}
-
-extension MailboxPollerTests.Harness {
-    func validity(_ folder: String = "INBOX") throws -> Int64 {
-        try dovecot.connection(folder).status(of: folder).uidValidity
     }
 }

@@ -52,7 +52,11 @@ public final class DovecotTestServer: @unchecked Sendable {
     private static let lock = NSLock()
 
     /// Starts a server with an empty INBOX for `user`.
-    public static func start() throws -> DovecotTestServer {
+    public static func started() async throws -> DovecotTestServer {
+        try await OffPool.run { try start() }
+    }
+
+    static func start() throws -> DovecotTestServer {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("receipts-dovecot-\(UUID().uuidString.prefix(8))")
         let mail = folder.appendingPathComponent("mail")
         for sub in ["run", "state", "mail"] {
@@ -177,33 +181,38 @@ public final class DovecotTestServer: @unchecked Sendable {
     }
 
     /// Adds messages to `folder` (IMAP APPEND), in order.
-    public func append(_ messages: [Data], to folder: String = "INBOX") throws {
-        let connection = try connection(folder)
-        for message in messages { try connection.append(message, to: folder) }
+    public func append(_ messages: [Data], to folder: String = "INBOX") async throws {
+        try await OffPool.run {
+            let connection = try self.connection(folder)
+            for message in messages { try connection.append(message, to: folder) }
+        }
     }
 
-    public func create(_ folder: String) throws { try connection().create(folder) }
-    public func delete(_ folder: String) throws { try connection().delete(folder) }
+    public func create(_ folder: String) async throws { try await OffPool.run { try self.connection().create(folder) } }
+    public func delete(_ folder: String) async throws { try await OffPool.run { try self.connection().delete(folder) } }
+
+    /// The folder's UIDVALIDITY.
+    public func uidValidity(_ folder: String = "INBOX") async throws -> Int64 {
+        try await OffPool.run { try self.connection(folder).status(of: folder).uidValidity }
+    }
 
     /// The UIDs in `folder`, and those with `keyword`.
-    public func uids(in folder: String = "INBOX", keyword: String? = nil) throws -> [Int64] {
-        let connection = try connection(folder)
-        guard let keyword else { return try connection.search(after: 0) }
-        let answer = try connectionCommand(connection, "UID SEARCH KEYWORD \(keyword)", folder: folder)
-        return answer.split(whereSeparator: \.isNewline).filter { $0.hasPrefix("* SEARCH") }
-            .flatMap { $0.dropFirst(8).split(separator: " ").compactMap { Int64($0) } }.sorted()
+    public func uids(in folder: String = "INBOX", keyword: String? = nil) async throws -> [Int64] {
+        try await OffPool.run {
+            let connection = try self.connection(folder)
+            guard let keyword else { return try connection.search(after: 0) }
+            return Self.searched(try connection.raw("UID SEARCH KEYWORD \(keyword)", folder: folder))
+        }
     }
 
     /// The UIDs in `folder` not marked \Seen.
-    public func unseen(in folder: String = "INBOX") throws -> [Int64] {
-        let connection = try connection(folder)
-        let answer = try connectionCommand(connection, "UID SEARCH UNSEEN", folder: folder)
-        return answer.split(whereSeparator: \.isNewline).filter { $0.hasPrefix("* SEARCH") }
-            .flatMap { $0.dropFirst(8).split(separator: " ").compactMap { Int64($0) } }.sorted()
+    public func unseen(in folder: String = "INBOX") async throws -> [Int64] {
+        try await OffPool.run { Self.searched(try self.connection(folder).raw("UID SEARCH UNSEEN", folder: folder)) }
     }
 
-    private func connectionCommand(_ connection: IMAPConnection, _ command: String, folder: String) throws -> String {
-        try connection.raw(command, folder: folder)
+    private static func searched(_ answer: String) -> [Int64] {
+        answer.split(whereSeparator: \.isNewline).filter { $0.hasPrefix("* SEARCH") }
+            .flatMap { $0.dropFirst(8).split(separator: " ").compactMap { Int64($0) } }.sorted()
     }
 
     private func waitUntilListening() throws {

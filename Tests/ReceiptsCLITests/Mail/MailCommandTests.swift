@@ -53,9 +53,9 @@ struct MailCommandTests {
     }
 
     @Test func mailOnceFilesEveryTestMessageWithItsExpectedFields() async throws {
-        let dovecot = try DovecotTestServer.start()
+        let dovecot = try await DovecotTestServer.started()
         defer { dovecot.stop() }
-        try dovecot.append(try Self.names.map(Self.eml))
+        try await dovecot.append(try Self.names.map(Self.eml))
         let dir = try TemporaryDirectory()
         let result = try await ReceiptsCLI.run(
             ["mail", "--imap", dovecot.url(), "--password-file", try passwordFile(dir), "--once", "--store", dir.storePath,
@@ -68,7 +68,7 @@ struct MailCommandTests {
             Self.check(records.first { $0["source"]?["subject"] == expected["subject"] }, against: expected, name)
         }
         #expect(result.err.contains("7 new messages"), "\(result.err)")
-        #expect(try dovecot.uids(keyword: "$ReceiptImported") == [1, 2, 3, 4, 5, 6, 7])
+        #expect(try await dovecot.uids(keyword: "$ReceiptImported") == [1, 2, 3, 4, 5, 6, 7])
         // Again: nothing new, nothing read twice.
         let again = try await ReceiptsCLI.run(["mail", "--imap", dovecot.url(), "--password-file", try passwordFile(dir), "--once",
                                                "--store", dir.storePath, "--format", "ndjson"], environment: ReceiptsCLI.environment())
@@ -76,9 +76,9 @@ struct MailCommandTests {
     }
 
     @Test func killedAfterTheCommitAndBeforeTheDoneActionNothingIsLostOrDoubled() async throws {
-        let dovecot = try DovecotTestServer.start()
+        let dovecot = try await DovecotTestServer.started()
         defer { dovecot.stop() }
-        try dovecot.append([try Self.eml("fuel-app-html"), try Self.eml("parking-app-jsonld")])
+        try await dovecot.append([try Self.eml("fuel-app-html"), try Self.eml("parking-app-jsonld")])
         let dir = try TemporaryDirectory()
         let pause = dir.path("paused")
         let process = Process()
@@ -93,21 +93,21 @@ struct MailCommandTests {
         #expect(try await eventually(timeout: 60) { FileManager.default.fileExists(atPath: pause) })
         kill(process.processIdentifier, SIGKILL)
         #expect(try await eventually(timeout: 15) { !process.isRunning })
-        #expect(try dovecot.uids(keyword: "$ReceiptImported").isEmpty, "killed before its done-action")
+        #expect(try await dovecot.uids(keyword: "$ReceiptImported").isEmpty, "killed before its done-action")
 
         let after = try await ReceiptsCLI.run(["mail", "--imap", dovecot.url(), "--password-file", try passwordFile(dir), "--once",
                                                "--no-work", "--store", dir.storePath, "--format", "ndjson"], environment: ReceiptsCLI.environment())
         #expect(after.status == 0, "\(after.err)")
         // Only the second message is new; the first one's done-action is applied now.
         #expect(try after.ndjson().map { $0["source"]?["subject"]?.stringValue } == ["Parking session receipt - ParkLink"])
-        #expect(try dovecot.uids(keyword: "$ReceiptImported") == [1, 2])
+        #expect(try await dovecot.uids(keyword: "$ReceiptImported") == [1, 2])
         let store = try SQLiteReceiptStore(path: dir.storePath)
         #expect(try await store.receipts(ReceiptQuery()).count == 2)
         #expect(try await store.mailMessages(limit: 10).count == 2)
     }
 
     @Test func aMailboxThatCannotBeReadIsOneLineAndExit1() async throws {
-        let dovecot = try DovecotTestServer.start()
+        let dovecot = try await DovecotTestServer.started()
         defer { dovecot.stop() }
         let dir = try TemporaryDirectory()
         let wrong = try dir.write("wrong-password", Data("not-it\n".utf8))
@@ -122,6 +122,10 @@ struct MailCommandTests {
         #expect(missing.status == 1)
         #expect(missing.err.trimmingCharacters(in: .whitespacesAndNewlines)
                 == "receipts: error: \(dovecot.url()): the done folder 'Filed' does not exist; create it, or give --done-keyword instead of --done-folder")
+        let user = try await ReceiptsCLI.run(["mail", "--imap", dovecot.url(), "--password-file", try passwordFile(dir), "--once",
+                                              "--user", "two words"], environment: ReceiptsCLI.environment())
+        #expect(user.status == 64 || user.status == 2)
+        #expect(user.err.contains("--user 'two words' is not a plain name"), "\(user.err)")
         let usage = try await ReceiptsCLI.run(["mail", "--imap", "imaps://me:secret@mail.example/INBOX", "--once"], environment: ReceiptsCLI.environment())
         #expect(usage.status == 64 || usage.status == 2)
         #expect(usage.err.contains("the URL holds a password; put it in --password-file instead") && !usage.err.contains("secret"))
@@ -156,11 +160,47 @@ struct MailCommandTests {
             })
             Self.check(record, against: try Self.expected(name), name)
         }
+        // The review page shows an e-receipt as its rows: an SVG of its words (the same as its thumbnail).
+        let fuel = try #require(ids["fuel-app-html"]?.first)
+        let picture = try await server.send("GET", "/v1/receipts/\(fuel)/thumbnail")
+        #expect(picture.status == 200 && picture.headers["content-type"] == "image/svg+xml")
+        let svg = String(decoding: picture.body, as: UTF8.self)
+        #expect(svg.contains(">£59.94</text>") && svg.contains(">Pumpway</text>") && !svg.contains("<script"))
         // Not a message, or not sent as one: refused, nothing stored.
         let junk = try await server.send("POST", "/v1/inbound-email", body: Data(), headers: ["Content-Type": "message/rfc822"])
         #expect(junk.status == 422 || junk.status == 400)
         let json = try await server.send("POST", "/v1/inbound-email", body: try Self.eml("fuel-app-html"), headers: ["Content-Type": "application/json"])
         #expect(json.status == 415)
+        #expect(try await server.stop())
+    }
+
+    @Test func serveWithAMailConfigPollsItsMailboxesAndReportsThemOnReadyz() async throws {
+        let dovecot = try await DovecotTestServer.started()
+        defer { dovecot.stop() }
+        try await dovecot.append([try Self.eml("parking-app-jsonld")])
+        let dir = try TemporaryDirectory()
+        _ = try passwordFile(dir)
+        _ = try dir.write("wrong-password", Data("not-it\n".utf8))
+        let config = try dir.write("mailboxes.json", Data("""
+            {"mailboxes": [
+              {"imap": "\(dovecot.url())", "passwordFile": "imap-password", "interval": "1s", "user": "alice"},
+              {"imap": "\(dovecot.url("INBOX").replacingOccurrences(of: "driver@", with: "nobody@"))", "passwordFile": "wrong-password"}
+            ]}
+            """.utf8))
+        let server = try await ServeCommandTests.Server(store: dir.path("serve/receipts.sqlite"), arguments: ["--mail-config", config])
+        var listed = JSONValue.null
+        #expect(try await ServeCommandTests.until(timeout: 120) {
+            listed = try await server.json("GET", "/v1/receipts").1
+            return listed["receipts"]?.arrayValue?.first?["ocrStatus"]?.stringValue == "completed"
+        }, "\(listed)")
+        Self.check(listed["receipts"]?.arrayValue?.first, against: try Self.expected("parking-app-jsonld"), "parking-app-jsonld")
+        var ready = JSONValue.null
+        #expect(try await ServeCommandTests.until(timeout: 60) {
+            ready = try await server.json("GET", "/readyz").1
+            return ready["mail"]?.arrayValue?.map { $0["state"]?.stringValue ?? "" } == ["ok", "failing"]
+        }, "\(ready)")
+        #expect(ready["status"]?.stringValue == "ready", "a mailbox that fails does not make the server unready")
+        #expect(ready["mail"]?.arrayValue?.last?["error"]?.stringValue?.contains("the server refused the user name or password") == true)
         #expect(try await server.stop())
     }
 }
