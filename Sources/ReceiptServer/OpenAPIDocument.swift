@@ -278,6 +278,28 @@ enum OpenAPIDocument {
                   oneOf:
                     - {$ref: "#/components/schemas/Metadata"}
                     - {type: "null"}
+                source:
+                  description: Only for a receipt found in an e-mail message (receipts mail, POST /v1/inbound-email)
+                  type: object
+                  required: [kind, from, subject, messageId]
+                  properties:
+                    kind: {type: string, enum: [email]}
+                    from: {type: [string, "null"]}
+                    subject: {type: [string, "null"]}
+                    messageId: {type: [string, "null"]}
+            InboundEmail:
+              type: object
+              required: [messageId, sha256, from, subject, duplicate, receipts]
+              additionalProperties: false
+              properties:
+                messageId: {type: [string, "null"], description: The Message-ID, without angle brackets}
+                sha256: {type: string, description: SHA-256 of the raw message, as it is kept}
+                from: {type: [string, "null"]}
+                subject: {type: [string, "null"]}
+                duplicate: {type: boolean, description: The message was stored before}
+                receipts:
+                  type: array
+                  items: {$ref: "#/components/schemas/Record"}
         security:
           - bearer: []
           - session: []
@@ -300,7 +322,9 @@ enum OpenAPIDocument {
               security: []
               responses:
                 "200":
-                  description: Ready
+                  description: >
+                    Ready. With `serve --mail-config`, `mail` lists each mailbox polled: its `state` (starting,
+                    ok, failing) and, while failing, the one-line `error` (it is tried again with backoff)
                   content:
                     application/json:
                       schema: {type: object}
@@ -555,7 +579,7 @@ enum OpenAPIDocument {
               description: >
                 A JPEG at most 320 pixels on its long side, upright, of any stored format (a PDF's
                 first page); made once and kept in the server's memory. 422 for an image that cannot
-                be decoded.
+                be decoded. An e-receipt (an e-mail's body read as rows) is an SVG of its rows.
               parameters: [{$ref: "#/components/parameters/id"}, {$ref: "#/components/parameters/externalUser"}]
               responses:
                 "200":
@@ -566,6 +590,8 @@ enum OpenAPIDocument {
                   content:
                     image/jpeg:
                       schema: {type: string, format: binary}
+                    image/svg+xml:
+                      schema: {type: string}
                 "400": {$ref: "#/components/responses/problem"}
                 "401": {$ref: "#/components/responses/unauthorized"}
                 "403": {$ref: "#/components/responses/problem"}
@@ -780,6 +806,43 @@ enum OpenAPIDocument {
                   content:
                     application/json:
                       schema: {$ref: "#/components/schemas/Record"}
+                "400": {$ref: "#/components/responses/problem"}
+                "401": {$ref: "#/components/responses/unauthorized"}
+                "403": {$ref: "#/components/responses/problem"}
+                "413": {$ref: "#/components/responses/problem"}
+                "415": {$ref: "#/components/responses/problem"}
+                "422": {$ref: "#/components/responses/problem"}
+                "429": {$ref: "#/components/responses/busy"}
+                "503": {$ref: "#/components/responses/unavailable"}
+          /v1/inbound-email:
+            post:
+              summary: File a forwarded e-mail (a raw RFC 822 message, as mail providers' inbound webhooks send it)
+              x-required-scope: upload
+              description: >
+                The body is the whole message (`Content-Type: message/rfc822`). It is filed as a message read
+                from a mailbox is (see docs/email.md): kept whole, each PDF or image attachment (by its
+                bytes) a receipt, else its HTML body read exactly as an e-receipt; a message with nothing
+                usable becomes a failed receipt naming its subject and sender. Answered only once the
+                message and its receipts are stored (pending): 201 for a new message, 200 for one stored
+                before (the same bytes, or the same Message-ID), with its receipts' records. A body that is
+                not a message is answered 422 and nothing is stored.
+              parameters: [{$ref: "#/components/parameters/externalUser"}]
+              requestBody:
+                required: true
+                content:
+                  message/rfc822:
+                    schema: {type: string, format: binary}
+              responses:
+                "200":
+                  description: The message was stored before; its receipts
+                  content:
+                    application/json:
+                      schema: {$ref: "#/components/schemas/InboundEmail"}
+                "201":
+                  description: The message is stored, its receipts pending (or known)
+                  content:
+                    application/json:
+                      schema: {$ref: "#/components/schemas/InboundEmail"}
                 "400": {$ref: "#/components/responses/problem"}
                 "401": {$ref: "#/components/responses/unauthorized"}
                 "403": {$ref: "#/components/responses/problem"}
