@@ -22,6 +22,11 @@ APT_PACKAGES := libtesseract-dev libleptonica-dev tesseract-ocr tesseract-ocr-en
 # Debian's libtesseract uses OpenMP: one thread per OCR engine, or OCR is several times slower.
 export OMP_THREAD_LIMIT := 1
 
+# Swift Testing starts every test at once: on 2 cores, dozens of `receipts` child processes, servers and
+# OCR at the same moment left plain unit tests waiting 50 s and the watched-folder tests' 60 s waits
+# running out. Six tests at a time keeps both cores busy and every wait well inside its limit.
+export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH := 6
+
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 RECEIPTS := .build/release/receipts
 
