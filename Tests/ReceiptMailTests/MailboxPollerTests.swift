@@ -111,6 +111,29 @@ struct MailboxPollerTests {
         #expect(try await h.dovecot.uids(in: "Filed").count == 1)
     }
 
+    /// The first scan takes the last `--max-age` only, by the date the server received each
+    /// message (Maildir keeps it as the file's time: set back here, as an old mailbox's would be);
+    /// a later message is taken whatever its age, since the watermark is then below it.
+    @Test func theFirstScanSkipsMessagesOlderThanTheMaximumAge() async throws {
+        let h = try await Harness()
+        defer { h.dovecot.stop() }
+        try await h.append(["fuel-app-html", "parking-app-jsonld"])
+        let maildir = h.dovecot.folder.appendingPathComponent("mail/\(DovecotTestServer.user)")
+        let files = try ["cur", "new"].flatMap { sub in
+            ((try? FileManager.default.contentsOfDirectory(atPath: maildir.path + "/" + sub)) ?? []).map { maildir.path + "/\(sub)/\($0)" }
+        }.sorted()
+        #expect(files.count == 2, "\(files)")
+        // Maildir names begin with the delivery time: the first sorted is the first appended.
+        let sixtyDaysAgo = Date().addingTimeInterval(-60 * 86400)
+        try FileManager.default.setAttributes([.modificationDate: sixtyDaysAgo], ofItemAtPath: try #require(files.first))
+        let report = try await h.poller { $0.maxAge = 30 * 86400 }.poll()
+        #expect(report.outcomes.map { $0.message.subject ?? "" } == [try Self.subject("parking-app-jsonld")])
+        #expect(try await h.store.mailboxWatermark(h.dovecot.url())?.lastUID == 2)
+        try await h.append(["ride-nested-table"])
+        #expect(try await h.poller { $0.maxAge = 30 * 86400 }.poll().outcomes.count == 1)
+        #expect(try await h.store.mailMessages(limit: 10).count == 2, "the old message is never taken")
+    }
+
     @Test func imapsWithAPrivateCANeedsTheCAFile() async throws {
         let h = try await Harness()
         defer { h.dovecot.stop() }
