@@ -25,6 +25,9 @@ public struct ReceiptRecord: Sendable, Equatable {
     /// Whose the receipt is (`owner`, `group`, `externalUser`, `metadata` in the JSON); nil in
     /// records made before it was stored.
     public var ownership: Ownership?
+    /// Where the receipt came from when not from a file or an upload (an e-mail message); the key
+    /// `source` is in the JSON only then.
+    public var source: ReceiptSource?
 
     public init(file: String, receiptId: UUID, ocrStatus: OCRStatus, analysis: ReceiptAnalysis? = nil,
                 expense: Expense? = nil, error: String? = nil, attempts: Int = 0, lastError: String? = nil,
@@ -50,6 +53,7 @@ public struct ReceiptRecord: Sendable, Equatable {
                   expense: expense, error: receipt.ocrStatus == .failed ? (receipt.lastError ?? "\(file): failed") : nil,
                   attempts: receipt.attempts, lastError: receipt.lastError,
                   createdAt: receipt.createdAt, updatedAt: receipt.updatedAt, ownership: receipt.ownership)
+        source = receipt.source
     }
 
     /// `{"file", "receiptId", "ocrStatus", "analysis", "expense", "error", "attempts", "lastError",
@@ -72,6 +76,7 @@ public struct ReceiptRecord: Sendable, Equatable {
             fields += [("owner", .string(ownership.owner)), ("group", .optionalString(ownership.group)),
                        ("externalUser", .optionalString(ownership.externalUser)), ("metadata", ownership.metadata ?? .null)]
         }
+        if let source { fields.append(("source", source.json)) }
         return .object(fields)
     }
 }

@@ -41,7 +41,8 @@ enum PostgresRows {
             expenseId: try r["expense_id"].decode(UUID?.self),
             ownership: Ownership(owner: try r["owner"].decode(String.self), group: try r["group_name"].decode(String?.self),
                                  externalUser: try r["external_user"].decode(String?.self),
-                                 metadata: try r["metadata"].decode(String?.self).flatMap { try? JSONValue.parse($0) }))
+                                 metadata: try r["metadata"].decode(String?.self).flatMap { try? JSONValue.parse($0) }),
+            source: ReceiptSource(stored: r.contains("source") ? try r["source"].decode(String?.self) : nil))
     }
 
     static func expense(_ row: PostgresRow) throws -> Expense {
@@ -97,11 +98,12 @@ enum PostgresRows {
         binds.append(r.ownership.group)
         binds.append(r.ownership.externalUser)
         binds.append(r.ownership.metadata?.serialized())
+        binds.append(r.source?.stored)
         return PostgresQuery(unsafeSQL: """
             INSERT INTO receipts.receipt (id, file_path, content_hash, primary_copy, upload_timestamp, ocr_status,
                 ocr_result_json, ocr_text, analyzer, attempts, last_error, created_at, updated_at, is_uploaded, expense_id, image_ref,
-                owner, group_name, external_user, metadata)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)\(conflict)
+                owner, group_name, external_user, metadata, source)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)\(conflict)
             RETURNING *
             """, binds: binds)
     }

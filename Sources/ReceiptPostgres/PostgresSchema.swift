@@ -11,7 +11,7 @@ enum PostgresSchema {
     /// Key of the advisory lock held while migrating ("receipts" in ASCII, truncated).
     static let migrationLock: Int64 = 0x7265_6365_6970_7473
 
-    static let migrations: [(version: String, sql: String)] = [("v1", v1), ("v2", v2), ("v3", v3), ("v4", v4), ("v5", v5)]
+    static let migrations: [(version: String, sql: String)] = [("v1", v1), ("v2", v2), ("v3", v3), ("v4", v4), ("v5", v5), ("v6", v6)]
 
     static var latestVersion: String { migrations.last!.version }
 
@@ -225,5 +225,44 @@ enum PostgresSchema {
         CREATE INDEX webhook_subscription_on_user ON receipts.webhook_subscription (user_name);
         ALTER TABLE receipts.webhook_event ADD COLUMN subscription_id uuid;
         CREATE INDEX webhook_event_on_subscription ON receipts.webhook_event (subscription_id) WHERE delivered_at IS NULL
+        """
+
+    /// E-mail (`receipts mail`, `POST /v1/inbound-email`): a receipt's `source` (the message it was
+    /// found in, a JSON object); `mail_message`, a row per message received (unique by mailbox,
+    /// UIDVALIDITY and UID, and by its owner's and the SHA-256 of its raw bytes; its Message-ID
+    /// indexed), and `mail_mailbox`, each IMAP mailbox's UIDVALIDITY and UID watermark.
+    static let v6 = """
+        ALTER TABLE receipts.receipt ADD COLUMN source text;
+        CREATE TABLE receipts.mail_message (
+            id uuid PRIMARY KEY,
+            seq bigserial NOT NULL UNIQUE,
+            mailbox text NOT NULL,
+            uid_validity bigint,
+            uid bigint,
+            message_id text,
+            sha256 text NOT NULL,
+            owner text NOT NULL DEFAULT 'admin' REFERENCES receipts.account (name),
+            external_user text NOT NULL DEFAULT '',
+            sender text,
+            subject text,
+            sent_date text,
+            eml_path text NOT NULL,
+            state text NOT NULL CHECK (state IN ('received', 'filed', 'duplicate')),
+            receipt_ids text NOT NULL DEFAULT '',
+            note text,
+            received_at timestamptz NOT NULL,
+            filed_at timestamptz,
+            done_at timestamptz,
+            UNIQUE (mailbox, uid_validity, uid),
+            UNIQUE (owner, external_user, sha256)
+        );
+        CREATE INDEX mail_message_on_message_id ON receipts.mail_message (owner, external_user, message_id);
+        CREATE INDEX mail_message_done_due ON receipts.mail_message (mailbox, uid_validity) WHERE state = 'filed' AND done_at IS NULL;
+        CREATE TABLE receipts.mail_mailbox (
+            mailbox text PRIMARY KEY,
+            uid_validity bigint NOT NULL,
+            last_uid bigint NOT NULL,
+            updated_at timestamptz NOT NULL
+        )
         """
 }

@@ -50,6 +50,8 @@ extension ReceiptServer {
     /// `GET /v1/receipts/{id}/thumbnail`: a JPEG at most `thumbnailSize` pixels on its long side
     /// (a PDF's first page), kept in memory once made.
     func thumbnail(_ id: UUID, _ context: ReceiptRequestContext) async throws -> Response {
+        // An e-mail's body read as rows: those rows (ReceiptServer+Email.swift).
+        if let eReceipt = try await eReceiptPicture(id, in: try context.who().scope) { return eReceipt }
         let picture: Data
         if let cached = thumbnails.get(id), try await pipeline.receipt(id: id, in: try context.who().scope) != nil {
             picture = cached

@@ -5,6 +5,7 @@ import HummingbirdTLS
 import Logging
 import NIOCore
 import ReceiptKit
+import ReceiptMail
 import ReceiptServerStore
 import ServiceLifecycle
 
@@ -72,6 +73,8 @@ public final class ReceiptServer: Service, Sendable {
     /// What each token may do, and how often.
     let gate: TokenGate
     let thumbnails = ThumbnailCache()
+    /// The mailboxes polled beside the server (`serve --mail-config`), reported on `/readyz`.
+    let mailboxes: [MailboxPoller]
     /// The taxonomy the pipeline drafts expenses with: categories are checked against it.
     var taxonomy: Taxonomy { pipeline.configuration.taxonomy }
 
@@ -83,9 +86,12 @@ public final class ReceiptServer: Service, Sendable {
     ///   - metrics: what `/metrics` reports; pass the one the pipeline's `onFinished` feeds to have
     ///     OCR and analysis times.
     ///   - onListening: called once the socket is bound, with the port actually bound.
+    ///   - mailboxes: the mailboxes polled beside the server, whose state `/readyz` reports.
     public init(pipeline: ReceiptPipeline, store: any ServerStore, processor: any ReceiptProcessing,
                 configuration: Configuration = Configuration(), metrics: HTTPMetrics = HTTPMetrics(), logger: Logger,
+                mailboxes: [MailboxPoller] = [],
                 onListening: @escaping @Sendable (_ host: String, _ port: Int) async -> Void = { _, _ in }) {
+        self.mailboxes = mailboxes
         self.metrics = metrics
         self.store = store
         self.pipeline = pipeline
@@ -140,7 +146,7 @@ public final class ReceiptServer: Service, Sendable {
         ("POST", "/v1/receipts/{id}/retry", .review), ("GET", "/v1/expenses", .read),
         ("GET", "/v1/expenses/export.csv", .read),
         ("GET", "/v1/expenses/{id}", .read), ("PATCH", "/v1/expenses/{id}", .review),
-        ("POST", "/v1/analyze", .upload), ("GET", "/v1/me", .read),
+        ("POST", "/v1/analyze", .upload), ("POST", "/v1/inbound-email", .upload), ("GET", "/v1/me", .read),
         ("GET", "/v1/webhooks", .read), ("POST", "/v1/webhooks", .read), ("DELETE", "/v1/webhooks/{id}", .read),
     ]
 
@@ -233,6 +239,7 @@ public final class ReceiptServer: Service, Sendable {
             _ = try QueryParameters(request, allowed: [])
             return try await self.removeWebhook(self.id(context, "webhook"), context)
         }
+        v1.post("/inbound-email") { request, context in try await self.inboundEmail(request, context) }
         return router
     }
 
@@ -247,7 +254,10 @@ public final class ReceiptServer: Service, Sendable {
         if let engine = processor.ocrEngine, !engine.isRunning {
             throw Problem(.serviceUnavailable, "the OCR engine is not running (starting or stopping)")
         }
-        return Self.json(["status": .string("ready"), "store": .string("ok"), "ocr": .string("ok")])
+        var answer: [String: JSONValue] = ["status": .string("ready"), "store": .string("ok"), "ocr": .string("ok")]
+        // A mailbox that cannot be read is said here; the server itself is still ready.
+        if !mailboxes.isEmpty { answer["mail"] = mailStatus }
+        return Self.json(answer)
     }
 
     /// What this process knows, always: with the store down, its receipt counts are left out and

@@ -7,7 +7,7 @@ import ReceiptStorage
 /// operation's `x-required-scope`, and `ReceiptServer.routes`).
 ///
 /// - `read`: look: receipts, their images, pages and thumbnails, expenses, the CSV export.
-/// - `upload`: add receipts: `POST /v1/receipts`, `POST /v1/analyze`. Not reading: a scanner or a
+/// - `upload`: add receipts: `POST /v1/receipts`, `POST /v1/analyze`, `POST /v1/inbound-email`. Not reading: a scanner or a
 ///   phone may drop receipts in without seeing anyone else's (it is given back the record of what
 ///   it uploaded).
 /// - `review`: correct and confirm expenses (`PATCH /v1/expenses/{id}`), retry a failed receipt;
@@ -225,7 +225,7 @@ public enum IdempotencyClaim: Sendable, Equatable {
 /// and idempotency keys. A store that serves HTTP conforms: `SQLiteReceiptStore` here, and
 /// `PostgresReceiptStore` in ReceiptPostgres (beside its other queries). Their tables are part of
 /// each store's schema (one schema per database); the queries and this protocol are the server's.
-public protocol ServerStore: ReceiptStore {
+public protocol ServerStore: ReceiptStore, MailStore {
     // MARK: Users and groups (see `User`, `UserGroup`)
 
     /// Adds a user; with `defaultGroup`, the user's uploads go to that group (which must exist;

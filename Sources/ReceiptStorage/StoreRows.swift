@@ -36,7 +36,8 @@ package enum StoreRows {
             updatedAt: row["updatedAt"],
             isUploaded: row["isUploaded"],
             expenseId: uuid(row, "expenseId"),
-            ownership: ownership(row))
+            ownership: ownership(row),
+            source: ReceiptSource(stored: row["source"]))
     }
 
     package static func ownership(_ row: Row) -> Ownership {
@@ -70,13 +71,14 @@ package enum StoreRows {
             sql: """
                 INSERT INTO receipt (id, filePath, contentHash, uploadTimestamp, ocrStatus, ocrResultJson, ocrText,
                     analyzer, attempts, lastError, createdAt, updatedAt, isUploaded, expenseId, imagePath,
-                    owner, groupName, externalUser, metadata)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    owner, groupName, externalUser, metadata, source)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
             arguments: [text(r.id), r.filePath, r.contentHash, r.uploadTimestamp, r.ocrStatus.rawValue,
                         r.ocrResultJson, r.ocrText, r.analyzer, r.attempts, r.lastError, r.createdAt, r.updatedAt,
                         r.isUploaded, optionalText(r.expenseId), imagePath,
-                        r.ownership.owner, r.ownership.group, r.ownership.externalUser, r.ownership.metadata?.serialized()])
+                        r.ownership.owner, r.ownership.group, r.ownership.externalUser, r.ownership.metadata?.serialized(),
+                        r.source?.stored])
     }
 
     package static func insert(_ e: Expense, _ db: Database) throws {

@@ -26,6 +26,11 @@ import GRDB
 ///   keeps who confirmed it and a history of who changed what (`expense_change`). Users' own
 ///   webhooks are `webhook_subscription`; an outbox event names the one it is for
 ///   (`subscriptionId`; NULL: the server-wide webhook).
+/// - `v8`: e-mail (`receipts mail`, `POST /v1/inbound-email`): a receipt's `source` (the message it
+///   was found in, a JSON object); `mail_message`, a row per message received (unique by mailbox,
+///   UIDVALIDITY and UID, and by its owner's and the SHA-256 of its raw bytes; its Message-ID
+///   indexed), and
+///   `mail_mailbox`, each IMAP mailbox's UIDVALIDITY and UID watermark.
 ///
 /// Money is TEXT holding the exact decimal (`23.45`); receipt dates are TEXT `YYYY-MM-DD`
 /// calendar dates; timestamps are GRDB's UTC text `YYYY-MM-DD HH:MM:SS.SSS` (they sort as text).
@@ -53,11 +58,14 @@ package enum StoreSchema {
         migrator.registerMigration("v7") { db in
             try db.execute(sql: v7)
         }
+        migrator.registerMigration("v8") { db in
+            try db.execute(sql: v8)
+        }
         return migrator
     }
 
     /// The newest migration this build knows.
-    package static let latestVersion = "v7"
+    package static let latestVersion = "v8"
 
     /// A store file as an older release made it: migrated up to `version` only, then `sql` run
     /// (rows as that release wrote them). For the tests that upgrade a store made by a release.
@@ -248,5 +256,39 @@ package enum StoreSchema {
         );
         CREATE INDEX webhook_subscription_on_user ON webhook_subscription(userName);
         ALTER TABLE webhook_event ADD COLUMN subscriptionId TEXT;
+        """
+
+    package static let v8 = """
+        ALTER TABLE receipt ADD COLUMN source TEXT;
+        CREATE TABLE mail_message (
+            id TEXT PRIMARY KEY NOT NULL,
+            mailbox TEXT NOT NULL,
+            uidValidity INTEGER,
+            uid INTEGER,
+            messageId TEXT,
+            sha256 TEXT NOT NULL,
+            owner TEXT NOT NULL DEFAULT 'admin',
+            externalUser TEXT NOT NULL DEFAULT '',
+            sender TEXT,
+            subject TEXT,
+            sentDate TEXT,
+            emlPath TEXT NOT NULL,
+            state TEXT NOT NULL CHECK (state IN ('received', 'filed', 'duplicate')),
+            receiptIds TEXT NOT NULL DEFAULT '',
+            note TEXT,
+            receivedAt TEXT NOT NULL,
+            filedAt TEXT,
+            doneAt TEXT,
+            UNIQUE (mailbox, uidValidity, uid),
+            UNIQUE (owner, externalUser, sha256)
+        );
+        CREATE INDEX mail_message_on_messageId ON mail_message(owner, externalUser, messageId);
+        CREATE INDEX mail_message_done_due ON mail_message(mailbox, uidValidity) WHERE state = 'filed' AND doneAt IS NULL;
+        CREATE TABLE mail_mailbox (
+            mailbox TEXT PRIMARY KEY NOT NULL,
+            uidValidity INTEGER NOT NULL,
+            lastUid INTEGER NOT NULL,
+            updatedAt TEXT NOT NULL
+        );
         """
 }

@@ -103,9 +103,11 @@ public final class ReceiptPipeline: Service, Sendable {
 
     /// Submits image bytes held in memory (kept durably before this returns); `filename` names the
     /// receipt in `filePath` and errors. Known bytes are handled as in `submit(imageAt:as:force:)`.
+    /// `source` says where the bytes came from (the e-mail message), kept in the new receipt's record.
     @discardableResult
-    public func submit(imageData: Data, filename: String, as ownership: Ownership, force: Bool = false) async throws -> Receipt {
-        try await queue.submit(data: imageData, displayPath: filename, as: ownership, force: force).receipt
+    public func submit(imageData: Data, filename: String, as ownership: Ownership, force: Bool = false,
+                       source: ReceiptSource? = nil) async throws -> Receipt {
+        try await queue.submit(data: imageData, displayPath: filename, as: ownership, force: force, source: source).receipt
     }
 
     /// Returns the receipt in `scope` once it is completed or failed (processed by this process's

@@ -35,12 +35,13 @@ final class ReceiptQueue: Sendable {
     /// reset) and counts as new. Submitting them again is how a user says the cause is fixed (the
     /// API key, the quota, the network); a completed receipt is returned as it is. `process`,
     /// `watch` and the library all submit through here, so they agree on this.
-    func submit(data: Data, displayPath: String, as ownership: Ownership, force: Bool) async throws -> (receipt: Receipt, isNew: Bool) {
+    func submit(data: Data, displayPath: String, as ownership: Ownership, force: Bool,
+                source: ReceiptSource? = nil) async throws -> (receipt: Receipt, isNew: Bool) {
         let hash = try await BlockingIO.run { ContentHash.hex(of: data) }
         let imagePath = try await images.store(data, hash: hash)
         let now = Date()
         let receipt = Receipt(filePath: displayPath, contentHash: hash, uploadTimestamp: now, createdAt: now, updatedAt: now,
-                              ownership: ownership)
+                              ownership: ownership, source: source)
         var result = try await store.insert(receipt, imagePath: imagePath, deduplicate: !force)
         let metadata: Logger.Metadata = ["receipt.id": "\(result.receipt.id.uuidString.lowercased())", "receipt.file": "\(displayPath)"]
         if !result.isNew, result.receipt.ocrStatus == .failed {

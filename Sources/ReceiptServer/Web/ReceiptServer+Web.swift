@@ -292,6 +292,8 @@ extension ReceiptServer {
               let data = try? await pipeline.images.load(reference) else {
             throw Problem(.notFound, "the image of receipt \(id.uuidString.lowercased()) is no longer stored")
         }
+        // An e-mail's body read as rows is shown as those rows (ReceiptServer+Email.swift).
+        if let eReceipt = try await eReceiptPicture(id, in: principal.scope) { return eReceipt }
         let format = ImageFormat.sniff(data)
         var headers: HTTPFields = [.cacheControl: "private, max-age=86400"]
         if let format, ["image/jpeg", "image/png", "image/gif", "image/webp", "image/bmp"].contains(format.mimeType) {

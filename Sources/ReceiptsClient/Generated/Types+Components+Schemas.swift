@@ -852,6 +852,51 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/Record/metadata`.
             public var metadata: Components.Schemas.Record.MetadataPayload?
+            /// Only for a receipt found in an e-mail message (receipts mail, POST /v1/inbound-email)
+            ///
+            /// - Remark: Generated from `#/components/schemas/Record/source`.
+            public struct SourcePayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/Record/source/kind`.
+                @frozen public enum KindPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                    case email = "email"
+                }
+                /// - Remark: Generated from `#/components/schemas/Record/source/kind`.
+                public var kind: Components.Schemas.Record.SourcePayload.KindPayload
+                /// - Remark: Generated from `#/components/schemas/Record/source/from`.
+                public var from: Swift.String?
+                /// - Remark: Generated from `#/components/schemas/Record/source/subject`.
+                public var subject: Swift.String?
+                /// - Remark: Generated from `#/components/schemas/Record/source/messageId`.
+                public var messageId: Swift.String?
+                /// Creates a new `SourcePayload`.
+                ///
+                /// - Parameters:
+                ///   - kind:
+                ///   - from:
+                ///   - subject:
+                ///   - messageId:
+                public init(
+                    kind: Components.Schemas.Record.SourcePayload.KindPayload,
+                    from: Swift.String? = nil,
+                    subject: Swift.String? = nil,
+                    messageId: Swift.String? = nil
+                ) {
+                    self.kind = kind
+                    self.from = from
+                    self.subject = subject
+                    self.messageId = messageId
+                }
+                public enum CodingKeys: String, CodingKey {
+                    case kind
+                    case from
+                    case subject
+                    case messageId
+                }
+            }
+            /// Only for a receipt found in an e-mail message (receipts mail, POST /v1/inbound-email)
+            ///
+            /// - Remark: Generated from `#/components/schemas/Record/source`.
+            public var source: Components.Schemas.Record.SourcePayload?
             /// Creates a new `Record`.
             ///
             /// - Parameters:
@@ -869,6 +914,7 @@ extension Components {
             ///   - group: The group that shares it
             ///   - externalUser: The backend's end user it was uploaded for
             ///   - metadata: The uploader's metadata, as given
+            ///   - source: Only for a receipt found in an e-mail message (receipts mail, POST /v1/inbound-email)
             public init(
                 file: Swift.String,
                 receiptId: Swift.String,
@@ -883,7 +929,8 @@ extension Components {
                 owner: Swift.String? = nil,
                 group: Swift.String? = nil,
                 externalUser: Swift.String? = nil,
-                metadata: Components.Schemas.Record.MetadataPayload? = nil
+                metadata: Components.Schemas.Record.MetadataPayload? = nil,
+                source: Components.Schemas.Record.SourcePayload? = nil
             ) {
                 self.file = file
                 self.receiptId = receiptId
@@ -899,6 +946,7 @@ extension Components {
                 self.group = group
                 self.externalUser = externalUser
                 self.metadata = metadata
+                self.source = source
             }
             public enum CodingKeys: String, CodingKey {
                 case file
@@ -915,6 +963,95 @@ extension Components {
                 case group
                 case externalUser
                 case metadata
+                case source
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/InboundEmail`.
+        public struct InboundEmail: Codable, Hashable, Sendable {
+            /// The Message-ID
+            ///
+            /// - Remark: Generated from `#/components/schemas/InboundEmail/messageId`.
+            public var messageId: Swift.String?
+            /// SHA-256 of the raw message
+            ///
+            /// - Remark: Generated from `#/components/schemas/InboundEmail/sha256`.
+            public var sha256: Swift.String
+            /// - Remark: Generated from `#/components/schemas/InboundEmail/from`.
+            public var from: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/InboundEmail/subject`.
+            public var subject: Swift.String?
+            /// The message was stored before
+            ///
+            /// - Remark: Generated from `#/components/schemas/InboundEmail/duplicate`.
+            public var duplicate: Swift.Bool
+            /// - Remark: Generated from `#/components/schemas/InboundEmail/receipts`.
+            public var receipts: [Components.Schemas.Record]
+            /// Creates a new `InboundEmail`.
+            ///
+            /// - Parameters:
+            ///   - messageId: The Message-ID
+            ///   - sha256: SHA-256 of the raw message
+            ///   - from:
+            ///   - subject:
+            ///   - duplicate: The message was stored before
+            ///   - receipts:
+            public init(
+                messageId: Swift.String? = nil,
+                sha256: Swift.String,
+                from: Swift.String? = nil,
+                subject: Swift.String? = nil,
+                duplicate: Swift.Bool,
+                receipts: [Components.Schemas.Record]
+            ) {
+                self.messageId = messageId
+                self.sha256 = sha256
+                self.from = from
+                self.subject = subject
+                self.duplicate = duplicate
+                self.receipts = receipts
+            }
+            public enum CodingKeys: String, CodingKey {
+                case messageId
+                case sha256
+                case from
+                case subject
+                case duplicate
+                case receipts
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.messageId = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .messageId
+                )
+                self.sha256 = try container.decode(
+                    Swift.String.self,
+                    forKey: .sha256
+                )
+                self.from = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .from
+                )
+                self.subject = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .subject
+                )
+                self.duplicate = try container.decode(
+                    Swift.Bool.self,
+                    forKey: .duplicate
+                )
+                self.receipts = try container.decode(
+                    [Components.Schemas.Record].self,
+                    forKey: .receipts
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "messageId",
+                    "sha256",
+                    "from",
+                    "subject",
+                    "duplicate",
+                    "receipts"
+                ])
             }
         }
     }

@@ -227,7 +227,8 @@ public enum Operations {
                     self.body = body
                 }
             }
-            /// Ready
+            /// Ready. With `serve --mail-config`, `mail` lists each mailbox polled: its `state` (starting, ok, failing) and, while failing, the one-line `error` (it is tried again with backoff)
+            ///
             ///
             /// - Remark: Generated from `#/paths//readyz/get(readiness)/responses/200`.
             ///
@@ -2719,7 +2720,7 @@ public enum Operations {
     }
     /// A small picture of the receipt
     ///
-    /// A JPEG at most 320 pixels on its long side, upright, of any stored format (a PDF's first page); made once and kept in the server's memory. 422 for an image that cannot be decoded.
+    /// A JPEG at most 320 pixels on its long side, upright, of any stored format (a PDF's first page); made once and kept in the server's memory. 422 for an image that cannot be decoded. An e-receipt (an e-mail's body read as rows) is an SVG of its rows.
     ///
     ///
     /// - Remark: HTTP `GET /v1/receipts/{id}/thumbnail`.
@@ -2804,6 +2805,30 @@ public enum Operations {
                             switch self {
                             case let .jpeg(body):
                                 return body
+                            default:
+                                try throwUnexpectedResponseBody(
+                                    expectedContent: "image/jpeg",
+                                    body: self
+                                )
+                            }
+                        }
+                    }
+                    /// - Remark: Generated from `#/paths/v1/receipts/{id}/thumbnail/GET/responses/200/content/image\/svg+xml`.
+                    case imageSvgXml(OpenAPIRuntime.HTTPBody)
+                    /// The associated value of the enum case if `self` is `.imageSvgXml`.
+                    ///
+                    /// - Throws: An error if `self` is not `.imageSvgXml`.
+                    /// - SeeAlso: `.imageSvgXml`.
+                    public var imageSvgXml: OpenAPIRuntime.HTTPBody {
+                        get throws {
+                            switch self {
+                            case let .imageSvgXml(body):
+                                return body
+                            default:
+                                try throwUnexpectedResponseBody(
+                                    expectedContent: "image/svg+xml",
+                                    body: self
+                                )
                             }
                         }
                     }
@@ -3014,12 +3039,15 @@ public enum Operations {
         }
         @frozen public enum AcceptableContentType: AcceptableProtocol {
             case jpeg
+            case imageSvgXml
             case applicationProblemJson
             case other(Swift.String)
             public init?(rawValue: Swift.String) {
                 switch rawValue.lowercased() {
                 case "image/jpeg":
                     self = .jpeg
+                case "image/svg+xml":
+                    self = .imageSvgXml
                 case "application/problem+json":
                     self = .applicationProblemJson
                 default:
@@ -3032,6 +3060,8 @@ public enum Operations {
                     return string
                 case .jpeg:
                     return "image/jpeg"
+                case .imageSvgXml:
+                    return "image/svg+xml"
                 case .applicationProblemJson:
                     return "application/problem+json"
                 }
@@ -3039,6 +3069,7 @@ public enum Operations {
             public static var allCases: [Self] {
                 [
                     .jpeg,
+                    .imageSvgXml,
                     .applicationProblemJson
                 ]
             }
@@ -5258,6 +5289,381 @@ public enum Operations {
             /// The store cannot be reached now; try again after Retry-After seconds
             ///
             /// - Remark: Generated from `#/paths//v1/analyze/post(analyzeImage)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Unavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.Unavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case applicationProblemJson
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// File a forwarded e-mail (a raw RFC 822 message, as mail providers' inbound webhooks send it)
+    ///
+    /// The body is the whole message (`Content-Type: message/rfc822`). It is filed as a message read from a mailbox is (see docs/email.md): kept whole, each PDF or image attachment (by its bytes) a receipt, else its HTML body read exactly as an e-receipt; a message with nothing usable becomes a failed receipt naming its subject and sender. Answered only once the message and its receipts are stored (pending): 201 for a new message, 200 for one stored before (the same bytes, or the same Message-ID), with its receipts' records. A body that is not a message is answered 422 and nothing is stored.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/inbound-email`.
+    /// - Remark: Generated from `#/paths//v1/inbound-email/post(fileInboundEmail)`.
+    public enum FileInboundEmail {
+        public static let id: Swift.String = "fileInboundEmail"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/inbound-email/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                /// For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control characters, slashes, colons or commas). Any other token sending it is answered 403.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/inbound-email/POST/header/Receipts-External-User`.
+                public var receiptsExternalUser: Components.Parameters.ExternalUser?
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.FileInboundEmail.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - receiptsExternalUser: For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control characters, slashes, colons or commas). Any other token sending it is answered 403.
+                ///   - accept:
+                public init(
+                    receiptsExternalUser: Components.Parameters.ExternalUser? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.FileInboundEmail.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.receiptsExternalUser = receiptsExternalUser
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.FileInboundEmail.Input.Headers
+            /// - Remark: Generated from `#/paths/v1/inbound-email/POST/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/inbound-email/POST/requestBody/content/message\/rfc822`.
+                case messageRfc822(OpenAPIRuntime.HTTPBody)
+            }
+            public var body: Operations.FileInboundEmail.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            ///   - body:
+            public init(
+                headers: Operations.FileInboundEmail.Input.Headers = .init(),
+                body: Operations.FileInboundEmail.Input.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/inbound-email/POST/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/inbound-email/POST/responses/200/content/application\/json`.
+                    case json(Components.Schemas.InboundEmail)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.InboundEmail {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.FileInboundEmail.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.FileInboundEmail.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The message was stored before; its receipts
+            ///
+            /// - Remark: Generated from `#/paths//v1/inbound-email/post(fileInboundEmail)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.FileInboundEmail.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.FileInboundEmail.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct Created: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/inbound-email/POST/responses/201/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/inbound-email/POST/responses/201/content/application\/json`.
+                    case json(Components.Schemas.InboundEmail)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.InboundEmail {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.FileInboundEmail.Output.Created.Body
+                /// Creates a new `Created`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.FileInboundEmail.Output.Created.Body) {
+                    self.body = body
+                }
+            }
+            /// The message is stored, its receipts pending (or known)
+            ///
+            /// - Remark: Generated from `#/paths//v1/inbound-email/post(fileInboundEmail)/responses/201`.
+            ///
+            /// HTTP response code: `201 created`.
+            case created(Operations.FileInboundEmail.Output.Created)
+            /// The associated value of the enum case if `self` is `.created`.
+            ///
+            /// - Throws: An error if `self` is not `.created`.
+            /// - SeeAlso: `.created`.
+            public var created: Operations.FileInboundEmail.Output.Created {
+                get throws {
+                    switch self {
+                    case let .created(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "created",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error (RFC 9457)
+            ///
+            /// - Remark: Generated from `#/paths//v1/inbound-email/post(fileInboundEmail)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.Problem)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.Problem {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No token, or one unknown, revoked or expired
+            ///
+            /// - Remark: Generated from `#/paths//v1/inbound-email/post(fileInboundEmail)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error (RFC 9457)
+            ///
+            /// - Remark: Generated from `#/paths//v1/inbound-email/post(fileInboundEmail)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Problem)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Problem {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error (RFC 9457)
+            ///
+            /// - Remark: Generated from `#/paths//v1/inbound-email/post(fileInboundEmail)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.Problem)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            public var contentTooLarge: Components.Responses.Problem {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error (RFC 9457)
+            ///
+            /// - Remark: Generated from `#/paths//v1/inbound-email/post(fileInboundEmail)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.Problem)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            public var unsupportedMediaType: Components.Responses.Problem {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error (RFC 9457)
+            ///
+            /// - Remark: Generated from `#/paths//v1/inbound-email/post(fileInboundEmail)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.Problem)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.Problem {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Too much at once, or the token's rate limit reached; try again after Retry-After seconds
+            ///
+            /// - Remark: Generated from `#/paths//v1/inbound-email/post(fileInboundEmail)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.Busy)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.Busy {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The store cannot be reached now; try again after Retry-After seconds
+            ///
+            /// - Remark: Generated from `#/paths//v1/inbound-email/post(fileInboundEmail)/responses/503`.
             ///
             /// HTTP response code: `503 serviceUnavailable`.
             case serviceUnavailable(Components.Responses.Unavailable)

@@ -78,7 +78,7 @@ public protocol APIProtocol: Sendable {
     func getReceiptPage(_ input: Operations.GetReceiptPage.Input) async throws -> Operations.GetReceiptPage.Output
     /// A small picture of the receipt
     ///
-    /// A JPEG at most 320 pixels on its long side, upright, of any stored format (a PDF's first page); made once and kept in the server's memory. 422 for an image that cannot be decoded.
+    /// A JPEG at most 320 pixels on its long side, upright, of any stored format (a PDF's first page); made once and kept in the server's memory. 422 for an image that cannot be decoded. An e-receipt (an e-mail's body read as rows) is an SVG of its rows.
     ///
     ///
     /// - Remark: HTTP `GET /v1/receipts/{id}/thumbnail`.
@@ -125,6 +125,14 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /v1/analyze`.
     /// - Remark: Generated from `#/paths//v1/analyze/post(analyzeImage)`.
     func analyzeImage(_ input: Operations.AnalyzeImage.Input) async throws -> Operations.AnalyzeImage.Output
+    /// File a forwarded e-mail (a raw RFC 822 message, as mail providers' inbound webhooks send it)
+    ///
+    /// The body is the whole message (`Content-Type: message/rfc822`). It is filed as a message read from a mailbox is (see docs/email.md): kept whole, each PDF or image attachment (by its bytes) a receipt, else its HTML body read exactly as an e-receipt; a message with nothing usable becomes a failed receipt naming its subject and sender. Answered only once the message and its receipts are stored (pending): 201 for a new message, 200 for one stored before (the same bytes, or the same Message-ID), with its receipts' records. A body that is not a message is answered 422 and nothing is stored.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/inbound-email`.
+    /// - Remark: Generated from `#/paths//v1/inbound-email/post(fileInboundEmail)`.
+    func fileInboundEmail(_ input: Operations.FileInboundEmail.Input) async throws -> Operations.FileInboundEmail.Output
     /// Who the token acts for
     ///
     /// - Remark: HTTP `GET /v1/me`.
@@ -275,7 +283,7 @@ extension APIProtocol {
     }
     /// A small picture of the receipt
     ///
-    /// A JPEG at most 320 pixels on its long side, upright, of any stored format (a PDF's first page); made once and kept in the server's memory. 422 for an image that cannot be decoded.
+    /// A JPEG at most 320 pixels on its long side, upright, of any stored format (a PDF's first page); made once and kept in the server's memory. 422 for an image that cannot be decoded. An e-receipt (an e-mail's body read as rows) is an SVG of its rows.
     ///
     ///
     /// - Remark: HTTP `GET /v1/receipts/{id}/thumbnail`.
@@ -378,6 +386,22 @@ extension APIProtocol {
     ) async throws -> Operations.AnalyzeImage.Output {
         try await analyzeImage(Operations.AnalyzeImage.Input(
             query: query,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// File a forwarded e-mail (a raw RFC 822 message, as mail providers' inbound webhooks send it)
+    ///
+    /// The body is the whole message (`Content-Type: message/rfc822`). It is filed as a message read from a mailbox is (see docs/email.md): kept whole, each PDF or image attachment (by its bytes) a receipt, else its HTML body read exactly as an e-receipt; a message with nothing usable becomes a failed receipt naming its subject and sender. Answered only once the message and its receipts are stored (pending): 201 for a new message, 200 for one stored before (the same bytes, or the same Message-ID), with its receipts' records. A body that is not a message is answered 422 and nothing is stored.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/inbound-email`.
+    /// - Remark: Generated from `#/paths//v1/inbound-email/post(fileInboundEmail)`.
+    public func fileInboundEmail(
+        headers: Operations.FileInboundEmail.Input.Headers = .init(),
+        body: Operations.FileInboundEmail.Input.Body
+    ) async throws -> Operations.FileInboundEmail.Output {
+        try await fileInboundEmail(Operations.FileInboundEmail.Input(
             headers: headers,
             body: body
         ))

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import ReceiptKit
+import ReceiptMail
 import ReceiptServer
 import ReceiptServerStore
 import ServiceLifecycle
@@ -37,7 +38,10 @@ struct ServeCommand: AsyncParsableCommand {
             "mimeType": "image/jpeg"} in, the analysis out; nothing stored unless store=true (then with \
             receiptId and expenseId). At most one image per OCR thread at once (--max-analyses), within \
             --max-pixels of decoded images: others get 429 with Retry-After.
-              GET    /healthz (the process is up), /readyz (the store can be read), /metrics (Prometheus; \
+              POST   /v1/inbound-email   a raw e-mail (Content-Type: message/rfc822, as mail providers' \
+            inbound webhooks send it) filed as `receipts mail` files one: 201 once stored, 200 when known.
+              GET    /healthz (the process is up), /readyz (the store can be read; with --mail-config, each \
+            mailbox's state), /metrics (Prometheus; \
             served from memory while the store is down), /openapi.yaml (OpenAPI 3.1 of all of this)
 
             A query parameter a route does not take is refused (400); a method a path does not serve \
@@ -136,11 +140,17 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("webhook-max-retry-delay"), help: ArgumentHelp("Most seconds between a webhook's retries.", visibility: .hidden))
     var webhookMaxRetryDelay: Double = 600
 
+    @Option(name: .customLong("mail-config"), help: ArgumentHelp(
+        "Poll these mailboxes beside the server, as `receipts mail` does (a JSON file: see docs/email.md); /readyz reports them.",
+        valueName: "FILE"))
+    var mailConfig: String?
+
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var pipeline: PipelineOptions
     @OptionGroup var logging: LoggingOptions
 
     func validate() throws {
+        if let mailConfig { _ = try MailConfigFile.load(mailConfig) }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535.") }
         _ = try tls()
         guard maxUploadMB > 0 else { throw ValidationError("--max-upload-mb must be positive.") }
@@ -269,12 +279,24 @@ struct ServeCommand: AsyncParsableCommand {
         if tls == nil, !ReceiptServer.isLoopback(host) {
             logger.notice("Serving plain HTTP on a network address: a phone's browser installs the review page and keeps its offline upload queue only over HTTPS (--tls-cert FILE --tls-key FILE; the README shows how to make them)")
         }
+        let filer = MailFiler(pipeline: pipeline, store: opened.store, logger: queueLogger)
+        var mailboxes: [MailboxPoller] = []
+        for var mailbox in try mailConfig.map(MailConfigFile.load) ?? [] {
+            do {
+                mailbox.ownership = try await FilingUserOptions.ownership(ofUser: mailbox.user, in: opened.store)
+            } catch let error as ReceiptError {
+                printError("--mail-config \(mailConfig ?? ""): \(mailbox.account.name): \(error.message)")
+                throw ExitCode(2)
+            }
+            mailboxes.append(MailboxPoller(configuration: mailbox, filer: filer, store: opened.store, logger: queueLogger))
+        }
         let server = ReceiptServer(
             pipeline: pipeline, store: opened.store, processor: processor,
             configuration: .init(host: host, port: port, maxUploadBytes: Int(maxUploadMB * 1_048_576), maxWaitSeconds: maxWait, maxPending: maxPending,
                                  maxConcurrentAnalyses: maxAnalyses ?? 0, advice: .flags, rateLimit: try RateLimit.parse(rateLimit), tls: tls),
             metrics: metrics,
             logger: logger,
+            mailboxes: mailboxes,
             onListening: { [logger] host, port in
                 logger.info("Listening", metadata: ["http.url": "\(scheme)://\(host):\(port)", "store.path": "\(location)"])
             })
@@ -283,7 +305,8 @@ struct ServeCommand: AsyncParsableCommand {
         var configuration = ServiceGroupConfiguration(
             // Shut down in reverse order: the server stops accepting, the workers finish, then the
             // OCR threads end.
-            services: [.init(service: processor.engine), .init(service: sender)] + workers + [.init(service: server)],
+            services: [.init(service: processor.engine), .init(service: sender)] + workers + mailboxes.map { .init(service: $0) }
+                + [.init(service: server)],
             gracefulShutdownSignals: [.sigterm, .sigint], cancellationSignals: [], logger: queueLogger)
         configuration.maximumGracefulShutdownDuration = .seconds(12)
         do {

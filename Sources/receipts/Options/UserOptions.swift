@@ -16,8 +16,14 @@ struct FilingUserOptions: ParsableArguments {
 
     /// Whose the receipts are: the user named (who must exist), in their default group.
     func ownership(_ store: any ServerStore) async throws -> Ownership {
+        try await Self.ownership(ofUser: user, in: store)
+    }
+
+    /// Whose receipts filed for `name` are (nil: the store's first administrator): that user's, in
+    /// their default group. `.notFound` naming the user when there is none.
+    static func ownership(ofUser name: String?, in store: any ServerStore) async throws -> Ownership {
         let user: User
-        if let name = self.user {
+        if let name {
             guard let found = try await store.user(named: name) else {
                 throw ReceiptError(.notFound, "--user \(name): no such user in \(store.location); add one with `receipts user add \(name)`")
             }

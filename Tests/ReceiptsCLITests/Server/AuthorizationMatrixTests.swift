@@ -50,6 +50,8 @@ struct AuthorizationMatrixTests {
         "GET /v1/expenses/{id}": .object(seen: 200),
         "PATCH /v1/expenses/{id}": .object(seen: 200, viewer: 403),
         "POST /v1/analyze": .all(200),
+        // Each user's copy of one message is their own (201: new to them), never "seen before".
+        "POST /v1/inbound-email": .all(201),
         "GET /v1/me": .all(200),
         "GET /v1/webhooks": .all(200),
         "POST /v1/webhooks": .all(201),
@@ -174,6 +176,9 @@ struct AuthorizationMatrixTests {
                 case ("POST", "/v1/analyze"):
                     body = try JSONValue.object([("image", .string(image.base64EncodedString()))]).serialized().data(using: .utf8)
                     headers["Content-Type"] = "application/json"
+                case ("POST", "/v1/inbound-email"):
+                    body = try Data(contentsOf: URL(fileURLWithPath: ReceiptsCLI.testReceipt("email/parking-app-jsonld.eml")))
+                    headers["Content-Type"] = "message/rfc822"
                 case ("POST", "/v1/webhooks"):
                     body = Data(#"{"url": "http://127.0.0.1:9/hook"}"#.utf8)
                     headers["Content-Type"] = "application/json"

@@ -80,6 +80,7 @@ import ReceiptServerStore
         }
         let listed = try await ReceiptsCLI.run(["token", "list", "--store", dir.storePath])
         let goodRow = listed.out.split(separator: "\n").first { $0.hasPrefix("good\t") }.map(String.init) ?? ""
-        #expect(goodRow.split(separator: "\t").count == 7 && !goodRow.contains("\tnever\t6/min"), "last used is noted: \(listed.out)")
+        #expect(goodRow.split(separator: "\t").count == 8 && !goodRow.contains("\tnever\t6/min"), "last used is noted: \(listed.out)")
+        #expect(goodRow.hasSuffix("\tadmin"), "a token made without --user is the store's first admin's: \(listed.out)")
     }
 }
