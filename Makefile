@@ -12,17 +12,25 @@ SHELL := /bin/bash
 # System packages: Tesseract + Leptonica (OCR), English language data, the tesseract CLI (tests and
 # benchmark compare against it), libheif (HEIC/HEIF and AVIF; HEVC through libde265), poppler (PDF), SQLite headers (the embedded store), libcurl (URLSession),
 # PostgreSQL 15 (the tests start a server of their own for the PostgreSQL store), iproute2 (`ip netns`: the two-host test),
-# and Chromium with its WebDriver (scripts/browser-test drives the review page in it).
+# Chromium with its WebDriver (scripts/browser-test drives the review page in it), and for e-mail (`receipts mail`):
+# GMime (MIME), libxml2 (HTML e-receipts), libcurl's headers (IMAP), and Dovecot with openssl (the tests start an IMAP
+# server of their own, with a certificate they make).
 APT_PACKAGES := libtesseract-dev libleptonica-dev tesseract-ocr tesseract-ocr-eng libheif-dev libpoppler-glib-dev libsqlite3-dev libcurl4 pkg-config \
-  postgresql iproute2 chromium chromium-driver
+  postgresql iproute2 chromium chromium-driver \
+  libgmime-3.0-dev libxml2-dev libcurl4-openssl-dev dovecot-imapd openssl
 
 # Debian's libtesseract uses OpenMP: one thread per OCR engine, or OCR is several times slower.
 export OMP_THREAD_LIMIT := 1
 
+# Swift Testing starts every test at once: on 2 cores, dozens of `receipts` child processes, servers and
+# OCR at the same moment left plain unit tests waiting 50 s and the watched-folder tests' 60 s waits
+# running out. Six tests at a time keeps both cores busy and every wait well inside its limit.
+export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH := 6
+
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 RECEIPTS := .build/release/receipts
 
-.PHONY: run test test-analyzers test-sanitize fuzz soak deps neural build bench bench-store eval train clean
+.PHONY: run test test-analyzers test-sanitize fuzz soak deps neural build bench bench-store bench-mail eval train clean
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -131,6 +139,11 @@ bench-store: deps
 	swift build -c release --product receipts
 	swift build -c release --product receipts-queue-helper
 	scripts/bench-store
+
+# The time to poll a mailbox of 200 messages (a Dovecot of its own; see scripts/bench-mail).
+bench-mail: deps
+	swift build -c release --product receipts
+	scripts/bench-mail
 
 # Field accuracy on the labelled receipts.
 eval: build

@@ -10,6 +10,8 @@ import PackageDescription
 //     │                    hosts, with the server's queries and `store migrate`  → Storage, ServerStore
 //     ├─ ReceiptRemoteAnalyzers ─ opt-in: Gemini and OpenAI-compatible servers (URLSession)  → Analyzers
 //     ├─ ReceiptEvaluation ─ scoring against labelled receipts, the candidates for training  → Analyzers
+//     ├─ ReceiptMail ─ e-mail: IMAP(S) through libcurl by UID watermark, MIME through GMime, HTML e-receipts
+//     │                through libxml2; messages kept whole and filed through the pipeline  → Kit (`serve` uses it too)
 //     └─ ReceiptKit ─ queue, pipeline, watched-folder intake: the facade a backend imports
 //          ├─ ReceiptStorage ─ the store protocol, SQLite, store locations and drivers, the image store
 //          ├─ ReceiptAnalyzers ─ the heuristic analyzer and its learned models, the fallback analyzer
@@ -36,6 +38,7 @@ let package = Package(
         .library(name: "ReceiptPostgres", targets: ["ReceiptPostgres"]),
         .library(name: "ReceiptServerStore", targets: ["ReceiptServerStore"]),
         .library(name: "ReceiptServer", targets: ["ReceiptServer"]),
+        .library(name: "ReceiptMail", targets: ["ReceiptMail"]),
         .executable(name: "receipts", targets: ["receipts"]),
     ],
     dependencies: [
@@ -168,11 +171,48 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // E-mail (`receipts mail`, `POST /v1/inbound-email`): GMime for MIME (its type-check macros
+        // through a shim), libcurl for IMAP(S) (its variadic setopt through a shim), libxml2's HTML
+        // parser for e-receipts without an attachment.
+        .systemLibrary(
+            name: "CGMime",
+            pkgConfig: "gmime-3.0",
+            providers: [.apt(["libgmime-3.0-dev"])]
+        ),
+        .systemLibrary(
+            name: "CLibCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .systemLibrary(
+            name: "CLibXML2",
+            pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"])]
+        ),
+        // libxml2's HTML parser behind an opaque C API (its headers clash with Foundation's ICU).
+        .target(
+            name: "CHTMLParser",
+            dependencies: ["CLibXML2"]
+        ),
+        // Receipts that arrive by e-mail: a mailbox polled over IMAP by UID watermark, messages kept
+        // whole (store first), their attachments and HTML bodies filed as receipts.
+        .target(
+            name: "ReceiptMail",
+            dependencies: [
+                "ReceiptKit",
+                "CGMime",
+                "CLibCurl",
+                "CHTMLParser",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         // `receipts serve`: the pipeline over HTTP (Hummingbird), for backends in any language.
         .target(
             name: "ReceiptServer",
             dependencies: [
                 "ReceiptKit",
+                "ReceiptMail",
                 "ReceiptServerStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -186,6 +226,7 @@ let package = Package(
             name: "receipts",
             dependencies: [
                 "ReceiptKit",
+                "ReceiptMail",
                 "ReceiptRemoteAnalyzers",
                 "ReceiptPostgres",
                 "ReceiptServerStore",
@@ -224,6 +265,7 @@ let package = Package(
             name: "TestSupport",
             dependencies: [
                 "ReceiptKit",
+                "ReceiptMail",
                 "ReceiptRemoteAnalyzers",
                 "TestHelpers",
                 .product(name: "Logging", package: "swift-log"),
@@ -287,6 +329,18 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // MIME, HTML e-receipts, the mail store and the IMAP client against a real Dovecot.
+        .testTarget(
+            name: "ReceiptMailTests",
+            dependencies: [
+                "ReceiptKit",
+                "ReceiptMail",
+                "ReceiptPostgres",
+                "TestHelpers",
+                "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // The HTTP routes in process (HummingbirdTesting).
         .testTarget(
             name: "ReceiptServerTests",
@@ -311,6 +365,7 @@ let package = Package(
                 "ReceiptServerStore",
                 "ReceiptEvaluation",
                 "ReceiptServer",
+                "ReceiptMail",
                 "CTesseract",
                 "TestHelpers",
                 "TestSupport",

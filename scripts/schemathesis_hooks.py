@@ -5,6 +5,9 @@
   "bytes that decode as a JPEG", so schemathesis draws random bytes, which the server rightly
   refuses (415, 422). A real receipt from TestReceipts/ is registered as what an image/jpeg is
   (schemathesis' own mechanism for media types), and put in a valid `/v1/analyze` body's `image`.
+- An e-mail message. `/v1/inbound-email` takes a raw RFC 822 message (`message/rfc822`), which
+  schemathesis has no serializer for: the HTML-only messages of TestReceipts/email are what such a
+  body is (read without OCR, so they cost the run little).
 - An idempotency key stands for one image: the server answers 422 when a key comes back with other
   bytes (as the document says). Schemathesis draws keys from a small set ("0", "a"…) and reuses
   them across unrelated uploads, so a valid key is replaced by a fresh one (a UUID).
@@ -24,6 +27,10 @@ from schemathesis.core.parameters import ParameterLocation
 RECEIPT = (pathlib.Path(__file__).resolve().parent.parent / "TestReceipts" / "uk-parking.jpg").read_bytes()
 
 schemathesis.openapi.media_type("image/jpeg", st.just(RECEIPT))
+
+EMAILS = [(pathlib.Path(__file__).resolve().parent.parent / "TestReceipts" / "email" / f"{name}.eml").read_bytes()
+          for name in ("fuel-app-html", "parking-app-jsonld", "ride-nested-table", "logo-only")]
+schemathesis.openapi.media_type("message/rfc822", st.sampled_from(EMAILS))
 
 
 def _valid(case, location):

@@ -26,11 +26,15 @@ public struct Expense: Sendable, Equatable, Identifiable {
     public var possibleDuplicateOf: UUID?
     public var isUploaded: Bool
     public var lastModified: Date
+    /// The user who confirmed it (nil while it is a draft, or when confirmed before users existed).
+    public var confirmedBy: String?
 
     public init(id: UUID = UUID(), receiptId: UUID, date: CalendarDate?, amount: Decimal?, currency: String?,
                 taxAmount: Decimal?, category: String, description: String, isTaxDeductible: Bool,
                 taxDeductiblePercentage: Decimal, creationMethod: String = "ocr", status: ExpenseStatus = .draft,
-                needsReview: Bool, possibleDuplicateOf: UUID? = nil, isUploaded: Bool = false, lastModified: Date = Date()) {
+                needsReview: Bool, possibleDuplicateOf: UUID? = nil, isUploaded: Bool = false, lastModified: Date = Date(),
+                confirmedBy: String? = nil) {
+        self.confirmedBy = confirmedBy
         self.id = id
         self.receiptId = receiptId
         self.date = date
@@ -83,6 +87,7 @@ extension Expense {
             ("possibleDuplicateOf", .optionalString(possibleDuplicateOf?.uuidString.lowercased())),
             ("isUploaded", .bool(isUploaded)),
             ("lastModified", .string(ISO8601DateFormatter().string(from: lastModified))),
+            ("confirmedBy", .optionalString(confirmedBy)),
         ])
     }
 }

@@ -25,11 +25,18 @@ public struct Receipt: Sendable, Equatable, Identifiable {
     public var updatedAt: Date
     public var isUploaded: Bool
     public var expenseId: UUID?
+    /// Whose it is: its owner, its group, the backend's end user and metadata.
+    public var ownership: Ownership
+    /// The e-mail message the receipt was found in (nil for a file or an upload).
+    public var source: ReceiptSource?
 
     public init(id: UUID = UUID(), filePath: String, contentHash: String? = nil, uploadTimestamp: Date = Date(),
                 ocrStatus: OCRStatus = .pending, ocrResultJson: String? = nil, ocrText: String? = nil,
                 analyzer: String? = nil, attempts: Int = 0, lastError: String? = nil,
-                createdAt: Date = Date(), updatedAt: Date = Date(), isUploaded: Bool = false, expenseId: UUID? = nil) {
+                createdAt: Date = Date(), updatedAt: Date = Date(), isUploaded: Bool = false, expenseId: UUID? = nil,
+                ownership: Ownership = .admin, source: ReceiptSource? = nil) {
+        self.ownership = ownership
+        self.source = source
         self.id = id
         self.filePath = filePath
         self.contentHash = contentHash
@@ -44,6 +51,7 @@ public struct Receipt: Sendable, Equatable, Identifiable {
         self.updatedAt = updatedAt
         self.isUploaded = isUploaded
         self.expenseId = expenseId
+        self.source = source
     }
 
     /// The analysis parsed back from `ocrResultJson`.

@@ -22,10 +22,17 @@ public struct ReceiptRecord: Sendable, Equatable {
     public var lastError: String?
     public var createdAt: Date?
     public var updatedAt: Date?
+    /// Whose the receipt is (`owner`, `group`, `externalUser`, `metadata` in the JSON); nil in
+    /// records made before it was stored.
+    public var ownership: Ownership?
+    /// Where the receipt came from when not from a file or an upload (an e-mail message); the key
+    /// `source` is in the JSON only then.
+    public var source: ReceiptSource?
 
     public init(file: String, receiptId: UUID, ocrStatus: OCRStatus, analysis: ReceiptAnalysis? = nil,
                 expense: Expense? = nil, error: String? = nil, attempts: Int = 0, lastError: String? = nil,
-                createdAt: Date? = nil, updatedAt: Date? = nil) {
+                createdAt: Date? = nil, updatedAt: Date? = nil, ownership: Ownership? = nil) {
+        self.ownership = ownership
         self.file = file
         self.receiptId = receiptId
         self.ocrStatus = ocrStatus
@@ -45,14 +52,15 @@ public struct ReceiptRecord: Sendable, Equatable {
         self.init(file: file, receiptId: receipt.id, ocrStatus: receipt.ocrStatus, analysis: receipt.analysis,
                   expense: expense, error: receipt.ocrStatus == .failed ? (receipt.lastError ?? "\(file): failed") : nil,
                   attempts: receipt.attempts, lastError: receipt.lastError,
-                  createdAt: receipt.createdAt, updatedAt: receipt.updatedAt)
+                  createdAt: receipt.createdAt, updatedAt: receipt.updatedAt, ownership: receipt.ownership)
+        source = receipt.source
     }
 
     /// `{"file", "receiptId", "ocrStatus", "analysis", "expense", "error", "attempts", "lastError",
-    /// "createdAt", "updatedAt"}`; times are ISO 8601 (UTC).
+    /// "createdAt", "updatedAt", "owner", "group", "externalUser", "metadata"}`; times are ISO 8601 (UTC).
     public var json: JSONValue {
         let iso = ISO8601DateFormatter()
-        return .object([
+        var fields: [(String, JSONValue)] = [
             ("file", .string(file)),
             ("receiptId", .string(receiptId.uuidString.lowercased())),
             ("ocrStatus", .string(ocrStatus.rawValue)),
@@ -63,6 +71,12 @@ public struct ReceiptRecord: Sendable, Equatable {
             ("lastError", .optionalString(lastError)),
             ("createdAt", .optionalString(createdAt.map(iso.string(from:)))),
             ("updatedAt", .optionalString(updatedAt.map(iso.string(from:)))),
-        ])
+        ]
+        if let ownership {
+            fields += [("owner", .string(ownership.owner)), ("group", .optionalString(ownership.group)),
+                       ("externalUser", .optionalString(ownership.externalUser)), ("metadata", ownership.metadata ?? .null)]
+        }
+        if let source { fields.append(("source", source.json)) }
+        return .object(fields)
     }
 }

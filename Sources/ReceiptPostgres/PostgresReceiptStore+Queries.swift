@@ -6,21 +6,28 @@ import ReceiptStorage
 extension PostgresReceiptStore {
     public func insert(_ receipt: Receipt, imagePath: String?, deduplicate: Bool) async throws -> (receipt: Receipt, isNew: Bool) {
         let hasWork = receipt.ocrStatus == .pending
+        let location = self.location
         return try await transaction { connection in
+            try await Self.checkOwnership(receipt.ownership, connection, self.logger, file: location)
             if let hash = receipt.contentHash {
-                // The first receipt of these bytes is their primary copy; the unique index decides
-                // (two hosts submitting the same bytes at once: one insert wins, the other sees it).
+                // The first receipt of these bytes, of this owner and end user, is their primary
+                // copy; the unique index decides (two hosts submitting the same bytes at once: one
+                // insert wins, the other sees it). Another user's receipt of the same bytes is
+                // neither found nor in the way.
                 let rows = try await connection.query(
                     PostgresRows.insertReceipt(receipt, imageRef: imagePath, primaryCopy: true,
-                                               onConflictDoNothing: "(content_hash) WHERE primary_copy"),
+                                               onConflictDoNothing: PostgresRows.primaryCopyConflict),
                     logger: self.logger).collect()
                 if let row = rows.first {
                     if hasWork { try await Self.notify(Self.workChannel, connection, self.logger) }
                     return (try PostgresRows.receipt(row), true)
                 }
                 if deduplicate {
-                    let existing = try await connection.query(
-                        "SELECT * FROM receipts.receipt WHERE content_hash = \(hash) AND primary_copy", logger: self.logger).collect()
+                    let o = receipt.ownership
+                    let existing = try await connection.query("""
+                        SELECT * FROM receipts.receipt WHERE owner = \(o.owner) AND coalesce(external_user, '') = \(o.externalUser ?? "")
+                            AND content_hash = \(hash) AND primary_copy
+                        """, logger: self.logger).collect()
                     if let row = existing.first { return (try PostgresRows.receipt(row), false) }
                 }
             }
@@ -37,23 +44,43 @@ extension PostgresReceiptStore {
         }
     }
 
+    /// A receipt's owner must be a user, and its group a group: `.notFound` otherwise (the foreign
+    /// keys would refuse it too, but as a database error that names neither). The owner is locked
+    /// (`FOR KEY SHARE`) until the caller's transaction ends: a removal of that user waits for the
+    /// receipt, then counts it among theirs, instead of failing on the foreign key.
+    static func checkOwnership(_ ownership: Ownership, _ connection: PostgresConnection, _ logger: Logger, file: String) async throws {
+        let row = try await connection.query("""
+            SELECT EXISTS (SELECT 1 FROM receipts.account WHERE name = \(ownership.owner) FOR KEY SHARE),
+                   \(ownership.group)::text IS NULL OR EXISTS (SELECT 1 FROM receipts.account_group WHERE name = \(ownership.group))
+            """, logger: logger).collect().first
+        let (user, group) = try row?.decode((Bool, Bool).self) ?? (false, false)
+        guard user else {
+            throw ReceiptError(.notFound, "no user named '\(ownership.owner)' (see `receipts user list`)", file: file)
+        }
+        guard group else {
+            throw ReceiptError(.notFound, "no group named '\(ownership.group ?? "")' (see `receipts group list`)", file: file)
+        }
+    }
+
     static func notify(_ channel: String, _ connection: PostgresConnection, _ logger: Logger) async throws {
         // Delivered at commit, to every listening host.
         try await connection.query("SELECT pg_notify(\(channel), '')", logger: logger)
     }
 
-    public func receipt(id: UUID) async throws -> Receipt? {
-        try await rows("SELECT * FROM receipts.receipt WHERE id = \(id)").first.map(PostgresRows.receipt)
+    public func receipt(id: UUID, in scope: Scope) async throws -> Receipt? {
+        try await rows("SELECT * FROM receipts.receipt r WHERE r.id = \(id) AND \(scope: scope, alias: "r")")
+            .first.map(PostgresRows.receipt)
     }
 
-    public func receipt(idPrefix prefix: String) async throws -> Receipt {
+    public func receipt(idPrefix prefix: String, in scope: Scope) async throws -> Receipt {
         let needle = prefix.trimmingCharacters(in: .whitespaces).lowercased()
         guard needle.count >= 4, needle.allSatisfy({ $0.isHexDigit || $0 == "-" }) else {
             throw ReceiptError(.notFound, "'\(prefix)' is not a receipt id (give the id or its first 4+ characters, see `receipts list`)",
                                file: location)
         }
-        let found = try await rows("SELECT * FROM receipts.receipt WHERE id::text LIKE \(needle + "%") LIMIT 2")
-            .map(PostgresRows.receipt)
+        let found = try await rows("""
+            SELECT * FROM receipts.receipt r WHERE r.id::text LIKE \(needle + "%") AND \(scope: scope, alias: "r") LIMIT 2
+            """).map(PostgresRows.receipt)
         if found.count > 1 {
             throw ReceiptError(.ambiguousId, "more than one receipt id starts with '\(prefix)'; give more characters", file: location)
         }
@@ -63,45 +90,41 @@ extension PostgresReceiptStore {
         return receipt
     }
 
-    public func receipt(contentHash: String) async throws -> Receipt? {
-        try await rows("SELECT * FROM receipts.receipt WHERE content_hash = \(contentHash) ORDER BY created_at, seq LIMIT 1")
-            .first.map(PostgresRows.receipt)
+    public func receipt(contentHash: String, in scope: Scope) async throws -> Receipt? {
+        try await rows("""
+            SELECT * FROM receipts.receipt r WHERE r.content_hash = \(contentHash) AND \(scope: scope, alias: "r")
+            ORDER BY r.created_at, r.seq LIMIT 1
+            """).first.map(PostgresRows.receipt)
     }
 
-    public func imagePath(ofReceipt id: UUID) async throws -> String? {
-        try await rows("SELECT image_ref FROM receipts.receipt WHERE id = \(id)").first?.decode(String?.self)
+    public func imagePath(ofReceipt id: UUID, in scope: Scope) async throws -> String? {
+        try await rows("SELECT r.image_ref FROM receipts.receipt r WHERE r.id = \(id) AND \(scope: scope, alias: "r")")
+            .first?.decode(String?.self)
     }
 
-    public func receipts(_ query: ReceiptQuery) async throws -> [Receipt] {
-        var clauses: [String] = []
-        var binds = PostgresBindings()
-        if let status = query.status {
-            binds.append(status.rawValue)
-            clauses.append("ocr_status = $\(binds.count)")
-        }
-        if let from = query.submittedFrom {
-            binds.append(from)
-            clauses.append("upload_timestamp >= $\(binds.count)")
-        }
-        if let before = query.submittedBefore {
-            binds.append(before)
-            clauses.append("upload_timestamp < $\(binds.count)")
-        }
-        var sql = "SELECT * FROM receipts.receipt"
-        if !clauses.isEmpty { sql += " WHERE " + clauses.joined(separator: " AND ") }
-        sql += " ORDER BY created_at DESC, seq DESC"
-        if let limit = query.limit { sql += " LIMIT \(max(0, limit))" }
-        return try await rows(PostgresQuery(unsafeSQL: sql, binds: binds)).map(PostgresRows.receipt)
+    public func receipts(_ query: ReceiptQuery, in scope: Scope) async throws -> [Receipt] {
+        var sql: PostgresQuery = "SELECT * FROM receipts.receipt r WHERE \(scope: scope, alias: "r")"
+        if let externalUser = query.externalUser { sql.and("r.external_user = $?", externalUser) }
+        if let status = query.status { sql.and("r.ocr_status = $?", status.rawValue) }
+        if let from = query.submittedFrom { sql.and("r.upload_timestamp >= $?", from) }
+        if let before = query.submittedBefore { sql.and("r.upload_timestamp < $?", before) }
+        sql.sql += " ORDER BY r.created_at DESC, r.seq DESC"
+        if let limit = query.limit { sql.sql += " LIMIT \(max(0, limit))" }
+        return try await rows(sql).map(PostgresRows.receipt)
     }
 
-    public func expense(id: UUID) async throws -> Expense? {
-        try await rows(PostgresQuery(unsafeSQL: "SELECT \(PostgresRows.expenseColumns) FROM receipts.expense WHERE id = $1",
-                                     binds: Self.binds(id))).first.map(PostgresRows.expense)
+    public func expense(id: UUID, in scope: Scope) async throws -> Expense? {
+        try await rows("""
+            SELECT \(unescaped: PostgresRows.expenseColumns) FROM receipts.expense e JOIN receipts.receipt r ON r.id = e.receipt_id
+            WHERE e.id = \(id) AND \(scope: scope, alias: "r")
+            """).first.map(PostgresRows.expense)
     }
 
-    public func expense(receiptId: UUID) async throws -> Expense? {
-        try await rows(PostgresQuery(unsafeSQL: "SELECT \(PostgresRows.expenseColumns) FROM receipts.expense WHERE receipt_id = $1",
-                                     binds: Self.binds(receiptId))).first.map(PostgresRows.expense)
+    public func expense(receiptId: UUID, in scope: Scope) async throws -> Expense? {
+        try await rows("""
+            SELECT \(unescaped: PostgresRows.expenseColumns) FROM receipts.expense e JOIN receipts.receipt r ON r.id = e.receipt_id
+            WHERE e.receipt_id = \(receiptId) AND \(scope: scope, alias: "r")
+            """).first.map(PostgresRows.expense)
     }
 
     static func binds(_ id: UUID) -> PostgresBindings {
@@ -110,39 +133,25 @@ extension PostgresReceiptStore {
         return binds
     }
 
-    public func expenses(_ query: ExpenseQuery) async throws -> [Expense] {
-        var clauses: [String] = []
-        var binds = PostgresBindings()
-        if let from = query.from {
-            binds.append(from.description)
-            clauses.append("date >= $\(binds.count)::date")
-        }
-        if let to = query.to {
-            binds.append(to.description)
-            clauses.append("date <= $\(binds.count)::date")
-        }
-        if let category = query.category {
-            binds.append(category.lowercased())
-            clauses.append("lower(category) = $\(binds.count)")
-        }
-        if let status = query.status {
-            binds.append(status.rawValue)
-            clauses.append("status = $\(binds.count)")
-        }
-        if let needsReview = query.needsReview {
-            binds.append(needsReview)
-            clauses.append("needs_review = $\(binds.count)")
-        }
-        var sql = "SELECT \(PostgresRows.expenseColumns) FROM receipts.expense"
-        if !clauses.isEmpty { sql += " WHERE " + clauses.joined(separator: " AND ") }
-        sql += " ORDER BY date IS NULL, date, last_modified, seq"
-        if let limit = query.limit { sql += " LIMIT \(max(0, limit))" }
-        return try await rows(PostgresQuery(unsafeSQL: sql, binds: binds)).map(PostgresRows.expense)
+    public func expenses(_ query: ExpenseQuery, in scope: Scope) async throws -> [Expense] {
+        var sql: PostgresQuery = """
+            SELECT \(unescaped: PostgresRows.expenseColumns) FROM receipts.expense e JOIN receipts.receipt r ON r.id = e.receipt_id
+            WHERE \(scope: scope, alias: "r")
+            """
+        if let externalUser = query.externalUser { sql.and("r.external_user = $?", externalUser) }
+        if let from = query.from { sql.and("e.date >= $?::date", from.description) }
+        if let to = query.to { sql.and("e.date <= $?::date", to.description) }
+        if let category = query.category { sql.and("lower(e.category) = $?", category.lowercased()) }
+        if let status = query.status { sql.and("e.status = $?", status.rawValue) }
+        if let needsReview = query.needsReview { sql.and("e.needs_review = $?", needsReview) }
+        sql.sql += " ORDER BY e.date IS NULL, e.date, e.last_modified, e.seq"
+        if let limit = query.limit { sql.sql += " LIMIT \(max(0, limit))" }
+        return try await rows(sql).map(PostgresRows.expense)
     }
 
-    public func statusCounts() async throws -> [OCRStatus: Int] {
+    public func statusCounts(in scope: Scope) async throws -> [OCRStatus: Int] {
         var counts: [OCRStatus: Int] = [:]
-        for row in try await rows("SELECT ocr_status, count(*) FROM receipts.receipt GROUP BY ocr_status") {
+        for row in try await rows("SELECT r.ocr_status, count(*) FROM receipts.receipt r WHERE \(scope: scope, alias: "r") GROUP BY r.ocr_status") {
             let (status, n) = try row.decode((String, Int).self)
             if let status = OCRStatus(rawValue: status) { counts[status] = n }
         }

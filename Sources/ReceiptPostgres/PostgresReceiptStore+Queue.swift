@@ -87,15 +87,18 @@ extension PostgresReceiptStore {
         }
     }
 
-    /// The earliest other expense for the same purchase: same vendor (ignoring case), date and total.
+    /// The earliest other expense of the same owner (and end user) for the same purchase: same
+    /// vendor (ignoring case), date and total. Another user's purchase is never named.
     private static func possibleDuplicate(of expense: Expense, _ connection: PostgresConnection, _ logger: Logger) async throws -> UUID? {
         let vendor = expense.description.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !vendor.isEmpty, let date = expense.date, let amount = expense.amount else { return nil }
         return try await connection.query("""
-            SELECT id FROM receipts.expense
-            WHERE lower(trim(description)) = \(vendor.lowercased()) AND date = \(date.description)::date
-                AND amount = \(amount.plainString)::numeric AND receipt_id <> \(expense.receiptId)
-            ORDER BY last_modified, seq LIMIT 1
+            SELECT e.id FROM receipts.expense e JOIN receipts.receipt r ON r.id = e.receipt_id
+                JOIN receipts.receipt mine ON mine.id = \(expense.receiptId)
+            WHERE lower(trim(e.description)) = \(vendor.lowercased()) AND e.date = \(date.description)::date
+                AND e.amount = \(amount.plainString)::numeric AND e.receipt_id <> mine.id
+                AND r.owner = mine.owner AND r.external_user IS NOT DISTINCT FROM mine.external_user
+            ORDER BY e.last_modified, e.seq LIMIT 1
             """, logger: logger).collect().first?.decode(UUID.self)
     }
 
@@ -174,11 +177,12 @@ extension PostgresReceiptStore {
         try await rows("SELECT min(not_before) FROM receipts.receipt WHERE ocr_status = 'pending'").first?.decode(Date?.self)
     }
 
-    public func requeue(id: UUID, now: Date) async throws -> Receipt {
+    public func requeue(id: UUID, in scope: Scope, now: Date) async throws -> Receipt {
         let location = self.location
         return try await transaction { connection in
             guard let row = try await connection.query(
-                "SELECT * FROM receipts.receipt WHERE id = \(id) FOR UPDATE", logger: self.logger).collect().first else {
+                "SELECT * FROM receipts.receipt r WHERE r.id = \(id) AND \(scope: scope, alias: "r") FOR UPDATE OF r",
+                logger: self.logger).collect().first else {
                 throw ReceiptError(.notFound, "no receipt with id \(id.uuidString.lowercased())", file: location)
             }
             let receipt = try PostgresRows.receipt(row)
@@ -196,12 +200,12 @@ extension PostgresReceiptStore {
         }
     }
 
-    public func requeueFailed(now: Date) async throws -> [Receipt] {
+    public func requeueFailed(in scope: Scope, now: Date) async throws -> [Receipt] {
         try await transaction { connection in
             let rows = try await connection.query("""
                 WITH requeued AS (
-                    UPDATE receipts.receipt SET ocr_status = 'pending', attempts = 0, not_before = NULL, updated_at = \(now)
-                    WHERE ocr_status = 'failed' RETURNING *)
+                    UPDATE receipts.receipt r SET ocr_status = 'pending', attempts = 0, not_before = NULL, updated_at = \(now)
+                    WHERE r.ocr_status = 'failed' AND \(scope: scope, alias: "r") RETURNING *)
                 SELECT * FROM requeued ORDER BY created_at, seq
                 """, logger: self.logger).collect()
             if !rows.isEmpty { try await Self.notify(Self.workChannel, connection, self.logger) }
@@ -262,15 +266,32 @@ extension PostgresReceiptStore {
 // MARK: Webhook outbox
 
 extension PostgresReceiptStore {
-    /// Writes the webhook event of a receipt that just finished, in the caller's transaction, when
-    /// webhooks are on in this store (see `WebhookEvent`). One statement: the setting is read in it.
+    /// Writes the webhook events of a receipt that just finished, in the caller's transaction: the
+    /// server-wide webhook's when webhooks are on in this store (see `WebhookEvent`), and one for
+    /// each user's webhook whose user may see the receipt — its owner, its group's members,
+    /// administrators; a webhook for one end user only gets that end user's receipts. One
+    /// statement: the setting and the webhooks are read in it. The server-wide event has the id
+    /// made here; each user's webhook's, one derived from it and the webhook's (unique, and made
+    /// by any PostgreSQL, without an extension).
     static func recordWebhookEvent(_ receipt: Receipt, expense: Expense?, now: Date,
                                    _ connection: PostgresConnection, _ logger: Logger) async throws {
         let event = WebhookEvent(finished: receipt, expense: expense, now: now)
+        let o = receipt.ownership
         try await connection.query("""
-            INSERT INTO receipts.webhook_event (id, receipt_id, type, body, created_at, pending_since, attempts, next_attempt_at)
-            SELECT \(event.id), \(event.receiptId), \(event.type), \(event.body), \(now), \(now), 0, \(now)
-            WHERE EXISTS (SELECT 1 FROM receipts.store_setting WHERE name = 'webhooks' AND value = 'on')
+            INSERT INTO receipts.webhook_event (id, receipt_id, subscription_id, type, body, created_at, pending_since, attempts,
+                next_attempt_at)
+            SELECT coalesce(md5(\(event.id)::text || t.id::text)::uuid, \(event.id)), \(event.receiptId), t.id, \(event.type),
+                \(event.body), \(now), \(now), 0, \(now)
+            FROM (
+                SELECT NULL::uuid AS id, 0::bigint AS seq
+                WHERE EXISTS (SELECT 1 FROM receipts.store_setting WHERE name = 'webhooks' AND value = 'on')
+                UNION ALL
+                SELECT s.id, s.seq FROM receipts.webhook_subscription s JOIN receipts.account a ON a.name = s.user_name
+                WHERE CASE WHEN s.external_user IS NOT NULL THEN s.user_name = \(o.owner) AND s.external_user = \(o.externalUser)
+                      ELSE s.user_name = \(o.owner) OR a.is_admin
+                          OR s.user_name IN (SELECT m.user_name FROM receipts.group_member m WHERE m.group_name = \(o.group)) END
+            ) t
+            ORDER BY t.seq
             """, logger: logger)
     }
 }

@@ -25,7 +25,8 @@ extension PostgresReceiptStore {
             .first?.decode(Bool.self) ?? false
     }
 
-    public func claimWebhookEvents(_ lease: Lease, limit: Int) async throws -> [WebhookEvent] {
+    public func claimWebhookEvents(_ lease: Lease, limit: Int, serverWide: Bool) async throws -> [WebhookEvent] {
+        // Without `serverWide`, only users' webhooks' events (`subscription_id` set).
         let rows = try await self.rows("""
             WITH claimed AS (
                 UPDATE receipts.webhook_event SET attempts = attempts + 1, lease_owner = \(lease.owner),
@@ -34,6 +35,7 @@ extension PostgresReceiptStore {
                     SELECT id FROM receipts.webhook_event
                     WHERE delivered_at IS NULL AND dead_at IS NULL AND next_attempt_at <= \(lease.now)
                         AND (lease_expires_at IS NULL OR lease_expires_at <= \(lease.now))
+                        AND (\(serverWide) OR subscription_id IS NOT NULL)
                     ORDER BY seq LIMIT \(max(1, limit))
                     FOR UPDATE SKIP LOCKED)
                 RETURNING *)
@@ -65,10 +67,10 @@ extension PostgresReceiptStore {
             """).count
     }
 
-    public func nextWebhookAttempt() async throws -> Date? {
+    public func nextWebhookAttempt(serverWide: Bool) async throws -> Date? {
         try await rows("""
             SELECT min(greatest(next_attempt_at, lease_expires_at)) FROM receipts.webhook_event
-            WHERE delivered_at IS NULL AND dead_at IS NULL
+            WHERE delivered_at IS NULL AND dead_at IS NULL AND (\(serverWide) OR subscription_id IS NOT NULL)
             """).first?.decode(Date?.self)
     }
 
@@ -139,6 +141,7 @@ extension PostgresReceiptStore {
         return WebhookEvent(
             id: try r["id"].decode(UUID.self),
             receiptId: try r["receipt_id"].decode(UUID.self),
+            subscriptionId: try r["subscription_id"].decode(UUID?.self),
             type: try r["type"].decode(String.self),
             body: try r["body"].decode(String.self),
             createdAt: try r["created_at"].decode(Date.self),
@@ -148,5 +151,48 @@ extension PostgresReceiptStore {
             lastError: try r["last_error"].decode(String?.self),
             deliveredAt: try r["delivered_at"].decode(Date?.self),
             deadAt: try r["dead_at"].decode(Date?.self))
+    }
+
+    // MARK: Users' own webhooks
+
+    public func addWebhookSubscription(_ subscription: WebhookSubscription) async throws {
+        let location = self.location
+        let s = subscription
+        try await transaction { connection in
+            guard try await !connection.query("SELECT 1 FROM receipts.account WHERE name = \(s.user) FOR SHARE",
+                                              logger: self.logger).collect().isEmpty else {
+                throw ReceiptError(.notFound, "no user named '\(s.user)' (see `receipts user list`)", file: location)
+            }
+            try await connection.query("""
+                INSERT INTO receipts.webhook_subscription (id, user_name, external_user, url, secret, created_at)
+                VALUES (\(s.id), \(s.user), \(s.externalUser), \(s.url.absoluteString), \(s.secret), \(s.createdAt))
+                """, logger: self.logger)
+        }
+    }
+
+    public func webhookSubscriptions(user: String?) async throws -> [WebhookSubscription] {
+        try await rows("""
+            SELECT id, user_name, external_user, url, secret, created_at FROM receipts.webhook_subscription
+            WHERE \(user)::text IS NULL OR user_name = \(user) ORDER BY created_at, seq
+            """).compactMap { row in
+            let (id, user, external, url, secret, created) = try row.decode((UUID, String, String?, String, String, Date).self)
+            guard let url = URL(string: url) else { return nil }
+            return WebhookSubscription(id: id, user: user, externalUser: external, url: url, secret: secret, createdAt: created)
+        }
+    }
+
+    public func removeWebhookSubscription(id: UUID, user: String?) async throws {
+        let location = self.location
+        try await transaction { connection in
+            let removed = try await connection.query("""
+                DELETE FROM receipts.webhook_subscription WHERE id = \(id) AND (\(user)::text IS NULL OR user_name = \(user)) RETURNING 1
+                """, logger: self.logger).collect()
+            guard !removed.isEmpty else {
+                throw ReceiptError(.notFound, "no webhook with id \(id.uuidString.lowercased())", file: location)
+            }
+            // Its events not yet delivered are dropped; those delivered stay as the record of what was sent.
+            try await connection.query("DELETE FROM receipts.webhook_event WHERE subscription_id = \(id) AND delivered_at IS NULL",
+                                       logger: self.logger)
+        }
     }
 }

@@ -4,13 +4,14 @@
 ///
 /// Money is `numeric` (exact), receipt dates are `date`, times `timestamptz`. A receipt's bytes are
 /// in `image` (keyed by SHA-256) unless the store was opened with a shared image folder.
-/// Deduplication by content is the partial unique index `receipt_one_per_content`: the first
-/// receipt of some bytes is their `primaryCopy`; a forced re-read is another row that is not.
+/// Deduplication by content is a partial unique index (`receipt_one_per_content` until v5,
+/// `receipt_one_per_owner_content` since): the first receipt of some bytes — of one owner and end
+/// user since v5 — is their `primary_copy`; a forced re-read is another row that is not.
 enum PostgresSchema {
     /// Key of the advisory lock held while migrating ("receipts" in ASCII, truncated).
     static let migrationLock: Int64 = 0x7265_6365_6970_7473
 
-    static let migrations: [(version: String, sql: String)] = [("v1", v1), ("v2", v2), ("v3", v3), ("v4", v4)]
+    static let migrations: [(version: String, sql: String)] = [("v1", v1), ("v2", v2), ("v3", v3), ("v4", v4), ("v5", v5), ("v6", v6)]
 
     static var latestVersion: String { migrations.last!.version }
 
@@ -137,5 +138,131 @@ enum PostgresSchema {
         );
         CREATE INDEX webhook_event_due ON receipts.webhook_event (next_attempt_at) WHERE delivered_at IS NULL AND dead_at IS NULL;
         CREATE INDEX webhook_event_on_created ON receipts.webhook_event (created_at, seq)
+        """
+
+    /// Users and groups (SQLite's v7, in PostgreSQL's idiom). `account` is a user (`user` is a
+    /// reserved word), `account_group` a household or team, `group_member` a user's role in one
+    /// (`viewer` or `editor`). One administrator, `admin`, is made, and everything stored before
+    /// becomes theirs: receipts (`owner` defaults to it), tokens (`user_name`) and idempotency keys.
+    ///
+    /// A receipt has an `owner` (a user: a foreign key, so a user who owns receipts cannot vanish),
+    /// at most one `group_name` (unshared when its group is removed), and for a backend's own users
+    /// an `external_user` and `metadata` (JSON text, kept verbatim). Deduplication by content
+    /// becomes per owner and end user: the same bytes from two users are two receipts, each its
+    /// owner's primary copy (every receipt so far is `admin`'s, so the new index holds at once).
+    /// Lists stay indexed: by owner, by group, by a service's end user, each with `created_at`.
+    ///
+    /// Idempotency keys belong to a user and end user (`''` for none: a primary key cannot hold
+    /// NULL); the old primary key on `key` alone is dropped first. Each expense keeps who
+    /// confirmed it (`confirmed_by`) and the history of who changed what (`expense_change`).
+    /// Users' own webhooks are `webhook_subscription`; an outbox event names the one it is for
+    /// (`subscription_id`; NULL: the server-wide webhook). No foreign key there: an event delivered
+    /// to a webhook since removed stays as the record of what was sent.
+    static let v5 = """
+        CREATE TABLE receipts.account_group (
+            name text PRIMARY KEY,
+            created_at timestamptz NOT NULL
+        );
+        CREATE TABLE receipts.account (
+            name text PRIMARY KEY,
+            is_admin boolean NOT NULL DEFAULT false,
+            default_group text REFERENCES receipts.account_group (name) ON DELETE SET NULL,
+            created_at timestamptz NOT NULL
+        );
+        CREATE TABLE receipts.group_member (
+            group_name text NOT NULL REFERENCES receipts.account_group (name) ON DELETE CASCADE,
+            user_name text NOT NULL REFERENCES receipts.account (name) ON DELETE CASCADE,
+            role text NOT NULL CHECK (role IN ('viewer', 'editor')),
+            PRIMARY KEY (group_name, user_name)
+        );
+        CREATE INDEX group_member_on_user ON receipts.group_member (user_name);
+        INSERT INTO receipts.account (name, is_admin, created_at) VALUES ('admin', true, now());
+
+        ALTER TABLE receipts.receipt ADD COLUMN owner text NOT NULL DEFAULT 'admin' REFERENCES receipts.account (name);
+        ALTER TABLE receipts.receipt ADD COLUMN group_name text REFERENCES receipts.account_group (name) ON DELETE SET NULL;
+        ALTER TABLE receipts.receipt ADD COLUMN external_user text;
+        ALTER TABLE receipts.receipt ADD COLUMN metadata text;
+        DROP INDEX receipts.receipt_one_per_content;
+        CREATE UNIQUE INDEX receipt_one_per_owner_content ON receipts.receipt (owner, coalesce(external_user, ''), content_hash)
+            WHERE primary_copy;
+        CREATE INDEX receipt_on_owner ON receipts.receipt (owner, created_at, seq);
+        CREATE INDEX receipt_on_group ON receipts.receipt (group_name, created_at, seq) WHERE group_name IS NOT NULL;
+        CREATE INDEX receipt_on_external_user ON receipts.receipt (owner, external_user, created_at, seq)
+            WHERE external_user IS NOT NULL;
+
+        ALTER TABLE receipts.api_token ADD COLUMN user_name text NOT NULL DEFAULT 'admin'
+            REFERENCES receipts.account (name) ON DELETE CASCADE;
+        CREATE INDEX api_token_on_user ON receipts.api_token (user_name);
+
+        ALTER TABLE receipts.idempotency_key ADD COLUMN owner text NOT NULL DEFAULT 'admin';
+        ALTER TABLE receipts.idempotency_key ADD COLUMN external_user text NOT NULL DEFAULT '';
+        ALTER TABLE receipts.idempotency_key ALTER COLUMN owner DROP DEFAULT;
+        ALTER TABLE receipts.idempotency_key DROP CONSTRAINT idempotency_key_pkey;
+        ALTER TABLE receipts.idempotency_key ADD PRIMARY KEY (owner, external_user, key);
+        CREATE INDEX idempotency_key_on_receipt ON receipts.idempotency_key (receipt_id);
+
+        ALTER TABLE receipts.expense ADD COLUMN confirmed_by text;
+        CREATE TABLE receipts.expense_change (
+            id bigserial PRIMARY KEY,
+            expense_id uuid NOT NULL REFERENCES receipts.expense (id) ON DELETE CASCADE,
+            at timestamptz NOT NULL,
+            user_name text NOT NULL,
+            token_name text,
+            fields text[] NOT NULL,
+            confirmed boolean NOT NULL
+        );
+        CREATE INDEX expense_change_on_expense ON receipts.expense_change (expense_id, id);
+
+        CREATE TABLE receipts.webhook_subscription (
+            id uuid PRIMARY KEY,
+            seq bigserial NOT NULL UNIQUE,
+            user_name text NOT NULL REFERENCES receipts.account (name) ON DELETE CASCADE,
+            external_user text,
+            url text NOT NULL,
+            secret text NOT NULL,
+            created_at timestamptz NOT NULL
+        );
+        CREATE INDEX webhook_subscription_on_user ON receipts.webhook_subscription (user_name);
+        ALTER TABLE receipts.webhook_event ADD COLUMN subscription_id uuid;
+        CREATE INDEX webhook_event_on_subscription ON receipts.webhook_event (subscription_id) WHERE delivered_at IS NULL
+        """
+
+    /// E-mail (`receipts mail`, `POST /v1/inbound-email`): a receipt's `source` (the message it was
+    /// found in, a JSON object); `mail_message`, a row per message received (unique by mailbox,
+    /// UIDVALIDITY and UID, and by its owner's and the SHA-256 of its raw bytes; its Message-ID
+    /// indexed), and `mail_mailbox`, each IMAP mailbox's UIDVALIDITY and UID watermark.
+    static let v6 = """
+        ALTER TABLE receipts.receipt ADD COLUMN source text;
+        CREATE TABLE receipts.mail_message (
+            id uuid PRIMARY KEY,
+            seq bigserial NOT NULL UNIQUE,
+            mailbox text NOT NULL,
+            uid_validity bigint,
+            uid bigint,
+            message_id text,
+            sha256 text NOT NULL,
+            owner text NOT NULL DEFAULT 'admin' REFERENCES receipts.account (name),
+            external_user text NOT NULL DEFAULT '',
+            sender text,
+            subject text,
+            sent_date text,
+            eml_path text NOT NULL,
+            state text NOT NULL CHECK (state IN ('received', 'filed', 'duplicate')),
+            receipt_ids text NOT NULL DEFAULT '',
+            note text,
+            received_at timestamptz NOT NULL,
+            filed_at timestamptz,
+            done_at timestamptz,
+            UNIQUE (mailbox, uid_validity, uid),
+            UNIQUE (owner, external_user, sha256)
+        );
+        CREATE INDEX mail_message_on_message_id ON receipts.mail_message (owner, external_user, message_id);
+        CREATE INDEX mail_message_done_due ON receipts.mail_message (mailbox, uid_validity) WHERE state = 'filed' AND done_at IS NULL;
+        CREATE TABLE receipts.mail_mailbox (
+            mailbox text PRIMARY KEY,
+            uid_validity bigint NOT NULL,
+            last_uid bigint NOT NULL,
+            updated_at timestamptz NOT NULL
+        )
         """
 }

@@ -1,23 +1,29 @@
 import Foundation
 import ReceiptModel
+import ReceiptServerStore
 import ReceiptStorage
 
-/// Copies a SQLite store into PostgreSQL — receipts with their statuses, drafted expenses (and
-/// corrections), image bytes — for a user who outgrows one machine. Idempotent: receipts already
-/// copied are skipped, so an interrupted copy is finished by running it again.
+/// Copies a SQLite store into PostgreSQL — users, groups and their members, API tokens (with the
+/// hash of their secret: they keep working), users' webhooks, then receipts with their statuses
+/// and ownership, drafted expenses (with corrections, who confirmed them and their history of
+/// changes), image bytes — for a user who outgrows one machine. Idempotent: what was copied
+/// before is skipped, so an interrupted copy is finished by running it again.
 public struct StoreCopier: Sendable {
     public struct Summary: Sendable, Equatable {
         public var copied = 0
         public var alreadyThere = 0
         public var images = 0
+        /// Users, groups (and memberships), tokens and webhooks copied (not those there already).
+        public var accounts = ImportedAccounts()
         /// Receipts whose image copy was missing from the source (copied without it).
         public var missingImages: [String] = []
-        /// Receipts not copied because the target has a receipt of the same bytes already: the
-        /// source's file and the target's receipt, which stays as it is.
+        /// Receipts not copied because the target has a receipt of the same bytes (of the same
+        /// owner) already: the source's file and the target's receipt, which stays as it is.
         public var sameImage: [(file: String, receipt: UUID)] = []
 
         public static func == (a: Summary, b: Summary) -> Bool {
             (a.copied, a.alreadyThere, a.images, a.missingImages) == (b.copied, b.alreadyThere, b.images, b.missingImages)
+                && a.accounts == b.accounts
                 && a.sameImage.map(\.receipt) == b.sameImage.map(\.receipt) && a.sameImage.map(\.file) == b.sameImage.map(\.file)
         }
     }
@@ -35,17 +41,26 @@ public struct StoreCopier: Sendable {
         self.targetImages = targetImages
     }
 
-    /// Copies every receipt, oldest first, calling `progress` after each.
+    /// Copies the users and what is theirs, then every receipt, oldest first, calling `progress`
+    /// after each.
     public func copy(progress: @Sendable (Int, Int) -> Void = { _, _ in }) async throws -> Summary {
         var summary = Summary()
-        let receipts = try await source.receipts(ReceiptQuery()).reversed()
+        // Receipts name their owner and group, tokens and webhooks their user: those come first.
+        if let server = source as? any ServerStore {
+            let hashes = try await (source as? SQLiteReceiptStore)?.tokenSecretHashes() ?? [:]
+            summary.accounts = try await target.importAccounts(
+                users: try await server.users(), groups: try await server.groups(), tokens: try await server.tokens(),
+                secretHashes: hashes, webhooks: try await server.webhookSubscriptions(user: nil))
+        }
+        let receipts = try await source.receipts(ReceiptQuery(), in: .everyone).reversed()
         var duplicates: [(UUID, UUID)] = []
-        var seenHashes = Set<String>()
+        // The bytes seen so far, per owner and end user (each has its own first copy).
+        var seenHashes = Set<[String]>()
         // A source expense that stays out (its bytes are a target receipt already) → the target's expense.
         var expenseInTarget: [UUID: UUID] = [:]
         for (index, receipt) in receipts.enumerated() {
             var imageRef: String?
-            if let reference = try await source.imagePath(ofReceipt: receipt.id) {
+            if let reference = try await source.imagePath(ofReceipt: receipt.id, in: .everyone) {
                 if let hash = receipt.contentHash, let data = try? await sourceImages.load(reference) {
                     imageRef = try await targetImages.store(data, hash: hash)
                     summary.images += 1
@@ -53,24 +68,28 @@ public struct StoreCopier: Sendable {
                     summary.missingImages.append(receipt.filePath)
                 }
             }
-            let expense = try await source.expense(receiptId: receipt.id)
+            let expense = try await source.expense(receiptId: receipt.id, in: .everyone)
             var corrections: JSONValue?
+            var history: [ExpenseChange] = []
             if let expense {
-                let stored = try await source.corrections(ofExpense: expense.id)
-                if stored != .object([]) { corrections = stored }
+                let stored = try await source.corrections(ofExpense: expense.id, in: .everyone)
+                if stored != JSONValue.object([]) { corrections = stored }
+                history = try await source.history(ofExpense: expense.id, in: .everyone)
             }
             if let expense, let original = expense.possibleDuplicateOf { duplicates.append((expense.id, original)) }
-            // The oldest receipt of some bytes is their first copy; later ones were forced re-reads.
-            let isFirstCopy = receipt.contentHash.map { seenHashes.insert($0).inserted } ?? true
+            // The oldest receipt of some bytes (of one owner and end user) is their first copy;
+            // later ones were forced re-reads.
+            let o = receipt.ownership
+            let isFirstCopy = receipt.contentHash.map { seenHashes.insert([o.owner, o.externalUser ?? "", $0]).inserted } ?? true
             switch try await target.importReceipt(receipt, imageRef: imageRef, expense: expense, corrections: corrections,
-                                                  isFirstCopy: isFirstCopy) {
+                                                  history: history, isFirstCopy: isFirstCopy) {
             case .copied:
                 summary.copied += 1
             case .alreadyThere:
                 summary.alreadyThere += 1
             case let .sameImage(existing):
                 summary.sameImage.append((receipt.filePath, existing))
-                if let expense, let kept = try await target.expense(receiptId: existing) { expenseInTarget[expense.id] = kept.id }
+                if let expense, let kept = try await target.expense(receiptId: existing, in: .everyone) { expenseInTarget[expense.id] = kept.id }
             }
             progress(index + 1, receipts.count)
         }

@@ -1,8 +1,8 @@
 import Foundation
 
-/// The receipt in a `multipart/form-data` body (RFC 7578): its `file` part. Other parts (a note, a
-/// form's fields) are ignored; a body with no `file` part, or with more than one, is refused (one
-/// receipt per request).
+/// The receipt in a `multipart/form-data` body (RFC 7578): its `file` part, and its `metadata` part
+/// (the uploader's JSON) if any. Other parts (a note, a form's fields) are ignored; a body with no
+/// `file` part, or with more than one, is refused (one receipt per request).
 enum Multipart {
     struct Part {
         var name: String?
@@ -11,6 +11,11 @@ enum Multipart {
     }
 
     static func file(in body: Data, contentType: String) throws -> Part {
+        try upload(in: body, contentType: contentType).file
+    }
+
+    /// The `file` part and the text of the `metadata` part (at most one).
+    static func upload(in body: Data, contentType: String) throws -> (file: Part, metadata: String?) {
         guard let boundary = contentType.split(separator: ";").lazy
             .map({ $0.trimmingCharacters(in: .whitespaces) })
             .first(where: { $0.lowercased().hasPrefix("boundary=") })
@@ -26,7 +31,9 @@ enum Multipart {
         guard let part = files.first else {
             throw Problem(.badRequest, "the multipart body has no 'file' part (the receipt's bytes)")
         }
-        return part
+        let metadata = parts.filter { $0.name == "metadata" }
+        guard metadata.count <= 1 else { throw Problem(.badRequest, "the multipart body has \(metadata.count) 'metadata' parts; send one") }
+        return (part, metadata.first.map { String(decoding: $0.data, as: UTF8.self) })
     }
 
     private static func parts(_ body: Data, boundary: Data) throws -> [Part] {

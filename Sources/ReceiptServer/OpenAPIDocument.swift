@@ -30,14 +30,26 @@ enum OpenAPIDocument {
             answered 403 naming the scope, an expired, unknown or revoked one 401. Each token may send
             so many requests (`receipts serve --rate-limit`, or its own): more are answered 429 with
             `Retry-After`. The review page's session has its token's scopes, expiry and limit.
+
+            Every receipt belongs to a user (its `owner`), at most one group (`group`: its members see
+            it, a viewer to read, an editor also to correct, confirm and retry), and for a backend's
+            own users an `externalUser` and its `metadata`. A token acts for its user
+            (`receipts token create --user`): it sees the user's receipts and their groups' (an
+            administrator's, every receipt), and lists, exports and webhooks hold only those.
+            Someone else's receipt, expense or webhook is answered 404, as if it did not exist; one the
+            token may see but not change (a group's, as a viewer) 403. A token with the `act-as` scope
+            (a backend's service token) may send `Receipts-External-User: ID`: the request then acts for
+            that end user of its own, uploads are stored with `externalUser` and every read is limited
+            to that end user's receipts. The same bytes from two users are two receipts.
         components:
           securitySchemes:
             bearer:
               type: http
               scheme: bearer
               description: >
-                A token from `receipts token create`. Its scopes (read, upload, review, admin) decide
-                which operations it may call: see each operation's x-required-scope.
+                A token from `receipts token create`; it acts for its user. Its scopes (read, upload,
+                review, admin, act-as) decide which operations it may call: see each operation's
+                x-required-scope.
             session:
               type: apiKey
               in: cookie
@@ -56,6 +68,19 @@ enum OpenAPIDocument {
             category: {name: category, in: query, description: A category (case-insensitive), schema: {type: string}}
             expenseStatus: {name: status, in: query, schema: {type: string, enum: [draft, confirmed]}}
             needsReview: {name: needsReview, in: query, description: Only expenses flagged (true) or not flagged (false) for review, schema: {type: boolean}}
+            externalUser:
+              name: Receipts-External-User
+              in: header
+              description: >
+                For a token with the act-as scope: the end user of the backend the request acts for
+                (1 to 64 characters, no control characters, slashes, colons or commas). Any other token
+                sending it is answered 403.
+              schema: {type: string, minLength: 1, maxLength: 64, pattern: "^[^\\x00-\\x1f\\x7f/:,]+$"}
+            externalUserFilter:
+              name: externalUser
+              in: query
+              description: Only the receipts uploaded for this end user of a backend (Receipts-External-User)
+              schema: {type: string}
           headers:
             RetryAfter:
               description: Seconds to wait before trying again
@@ -179,14 +204,52 @@ enum OpenAPIDocument {
                 possibleDuplicateOf: {type: [string, "null"]}
                 isUploaded: {type: boolean}
                 lastModified: {type: string, format: date-time}
+                confirmedBy: {type: [string, "null"], description: The user who confirmed it}
             ExpenseWithCorrections:
               type: object
-              required: [expense, corrections]
+              required: [expense, corrections, history]
               properties:
                 expense: {$ref: "#/components/schemas/Expense"}
                 corrections:
                   description: What the analyzer had drafted for each field a person corrected
                   type: object
+                history:
+                  description: Who changed the expense, oldest first
+                  type: array
+                  items:
+                    type: object
+                    required: [at, user, token, fields, confirmed]
+                    properties:
+                      at: {type: string, format: date-time}
+                      user: {type: string}
+                      token: {type: [string, "null"], description: The API token's name (null on the command line)}
+                      fields: {type: array, items: {type: string}}
+                      confirmed: {type: boolean}
+            Metadata:
+              description: >
+                An uploader's own data about a receipt (an order, its end user's reference), kept as
+                given and returned in records and webhooks: at most \(Ownership.maxMetadataKeys) keys of 1 to
+                \(Ownership.maxMetadataKey) characters, each value a string of at most \(Ownership.maxMetadataString)
+                characters, a number, true, false or null (at most \(Ownership.maxMetadataBytes) bytes in all).
+              type: object
+              maxProperties: \(Ownership.maxMetadataKeys)
+              propertyNames: {minLength: 1, maxLength: \(Ownership.maxMetadataKey)}
+              additionalProperties:
+                anyOf:
+                  - {type: string, maxLength: \(Ownership.maxMetadataString)}
+                  - {type: number, minimum: -1000000000000000, maximum: 1000000000000000}
+                  - {type: boolean}
+                  - {type: "null"}
+            Webhook:
+              type: object
+              required: [id, url, user, externalUser, createdAt]
+              properties:
+                id: {type: string, format: uuid}
+                url: {type: string}
+                user: {type: string}
+                externalUser: {type: [string, "null"]}
+                createdAt: {type: string, format: date-time}
+                secret: {type: string, description: The signing secret, returned once when the server made it}
             Record:
               type: object
               required: [file, receiptId, ocrStatus, analysis, expense, error, attempts, lastError, createdAt, updatedAt]
@@ -207,6 +270,36 @@ enum OpenAPIDocument {
                 lastError: {type: [string, "null"], description: The last failure, also while a retry waits}
                 createdAt: {type: [string, "null"], format: date-time}
                 updatedAt: {type: [string, "null"], format: date-time}
+                owner: {type: string, description: The user the receipt belongs to}
+                group: {type: [string, "null"], description: The group that shares it}
+                externalUser: {type: [string, "null"], description: The backend's end user it was uploaded for}
+                metadata:
+                  description: The uploader's metadata, as given
+                  oneOf:
+                    - {$ref: "#/components/schemas/Metadata"}
+                    - {type: "null"}
+                source:
+                  description: Only for a receipt found in an e-mail message (receipts mail, POST /v1/inbound-email)
+                  type: object
+                  required: [kind, from, subject, messageId]
+                  properties:
+                    kind: {type: string, enum: [email]}
+                    from: {type: [string, "null"]}
+                    subject: {type: [string, "null"]}
+                    messageId: {type: [string, "null"]}
+            InboundEmail:
+              type: object
+              required: [messageId, sha256, from, subject, duplicate, receipts]
+              additionalProperties: false
+              properties:
+                messageId: {type: [string, "null"], description: The Message-ID, without angle brackets}
+                sha256: {type: string, description: SHA-256 of the raw message, as it is kept}
+                from: {type: [string, "null"]}
+                subject: {type: [string, "null"]}
+                duplicate: {type: boolean, description: The message was stored before}
+                receipts:
+                  type: array
+                  items: {$ref: "#/components/schemas/Record"}
         security:
           - bearer: []
           - session: []
@@ -229,7 +322,9 @@ enum OpenAPIDocument {
               security: []
               responses:
                 "200":
-                  description: Ready
+                  description: >
+                    Ready. With `serve --mail-config`, `mail` lists each mailbox polled: its `state` (starting,
+                    ok, failing) and, while failing, the one-line `error` (it is tried again with backoff)
                   content:
                     application/json:
                       schema: {type: object}
@@ -266,9 +361,23 @@ enum OpenAPIDocument {
                 Content-Disposition's filename), or the `file` part of multipart/form-data (other parts
                 are ignored; two `file` parts are refused). The same bytes return the same receipt (a
                 failed one is tried again). An Idempotency-Key stands for one image: sent again with it,
-                the same receipt; with other bytes, 422 and nothing is stored. A body over --max-upload-mb
-                is answered 413 with `Connection: close`.
+                the same receipt; with other bytes, 422 and nothing is stored (each user has keys of their
+                own). The receipt is the token's user's (for the end user named by
+                Receipts-External-User), shared with `group` when given (a group the user edits: 404 for
+                one they are not in, 403 for one they only view), else with the user's default group.
+                A body over --max-upload-mb is answered 413 with `Connection: close`.
               parameters:
+                - {$ref: "#/components/parameters/externalUser"}
+                - name: group
+                  in: query
+                  description: Share the receipt with this group
+                  schema: {type: string}
+                - name: metadata
+                  in: query
+                  description: The uploader's own data (see Metadata), returned verbatim in records and webhooks
+                  content:
+                    application/json:
+                      schema: {$ref: "#/components/schemas/Metadata"}
                 - name: wait
                   in: query
                   description: Seconds to wait for the result (more than the server's `--max-wait`, 30 by default, waits that long)
@@ -293,9 +402,12 @@ enum OpenAPIDocument {
                       required: [file]
                       properties:
                         file: {type: string, format: binary}
+                        metadata: {$ref: "#/components/schemas/Metadata"}
                     encoding:
                       file:
                         contentType: image/jpeg, image/png, image/gif, image/webp, image/tiff, image/bmp, image/heic, image/avif, application/pdf
+                      metadata:
+                        contentType: application/json
               responses:
                 "200":
                   description: The finished record (done within wait, or already known)
@@ -320,9 +432,15 @@ enum OpenAPIDocument {
                 "429": {$ref: "#/components/responses/busy"}
                 "503": {$ref: "#/components/responses/unavailable"}
             get:
-              summary: List receipts, newest first
+              summary: List the receipts the token may see, newest first
               x-required-scope: read
               parameters:
+                - {$ref: "#/components/parameters/externalUser"}
+                - {$ref: "#/components/parameters/externalUserFilter"}
+                - name: owner
+                  in: query
+                  description: Only this user's receipts
+                  schema: {type: string}
                 - name: status
                   in: query
                   schema: {type: string, enum: [pending, processing, completed, failed]}
@@ -360,7 +478,7 @@ enum OpenAPIDocument {
             get:
               summary: One receipt's record
               x-required-scope: read
-              parameters: [{$ref: "#/components/parameters/id"}]
+              parameters: [{$ref: "#/components/parameters/id"}, {$ref: "#/components/parameters/externalUser"}]
               responses:
                 "200":
                   description: The record
@@ -381,6 +499,7 @@ enum OpenAPIDocument {
                 unless force=true.
               parameters:
                 - {$ref: "#/components/parameters/id"}
+                - {$ref: "#/components/parameters/externalUser"}
                 - name: force
                   in: query
                   description: Delete even a receipt whose expense is confirmed
@@ -398,7 +517,7 @@ enum OpenAPIDocument {
             get:
               summary: The image as uploaded
               x-required-scope: read
-              parameters: [{$ref: "#/components/parameters/id"}]
+              parameters: [{$ref: "#/components/parameters/id"}, {$ref: "#/components/parameters/externalUser"}]
               responses:
                 "200":
                   description: The bytes
@@ -423,6 +542,7 @@ enum OpenAPIDocument {
                 (broken, encrypted, more pages than --max-pdf-pages).
               parameters:
                 - {$ref: "#/components/parameters/id"}
+                - {$ref: "#/components/parameters/externalUser"}
                 - name: page
                   in: path
                   required: true
@@ -459,8 +579,8 @@ enum OpenAPIDocument {
               description: >
                 A JPEG at most 320 pixels on its long side, upright, of any stored format (a PDF's
                 first page); made once and kept in the server's memory. 422 for an image that cannot
-                be decoded.
-              parameters: [{$ref: "#/components/parameters/id"}]
+                be decoded. An e-receipt (an e-mail's body read as rows) is an SVG of its rows.
+              parameters: [{$ref: "#/components/parameters/id"}, {$ref: "#/components/parameters/externalUser"}]
               responses:
                 "200":
                   description: The thumbnail
@@ -470,6 +590,8 @@ enum OpenAPIDocument {
                   content:
                     image/jpeg:
                       schema: {type: string, format: binary}
+                    image/svg+xml:
+                      schema: {type: string}
                 "400": {$ref: "#/components/responses/problem"}
                 "401": {$ref: "#/components/responses/unauthorized"}
                 "403": {$ref: "#/components/responses/problem"}
@@ -481,7 +603,7 @@ enum OpenAPIDocument {
             post:
               summary: Put a failed receipt back in the queue
               x-required-scope: review
-              parameters: [{$ref: "#/components/parameters/id"}]
+              parameters: [{$ref: "#/components/parameters/id"}, {$ref: "#/components/parameters/externalUser"}]
               responses:
                 "202":
                   description: Queued again
@@ -505,6 +627,8 @@ enum OpenAPIDocument {
                 - {$ref: "#/components/parameters/category"}
                 - {$ref: "#/components/parameters/expenseStatus"}
                 - {$ref: "#/components/parameters/needsReview"}
+                - {$ref: "#/components/parameters/externalUser"}
+                - {$ref: "#/components/parameters/externalUserFilter"}
                 - name: limit
                   in: query
                   schema: {type: integer, minimum: 1, maximum: 500}
@@ -538,13 +662,16 @@ enum OpenAPIDocument {
               description: >
                 Columns: date, vendor, category, amount, currency, taxAmount, taxDeductiblePercentage,
                 deductibleAmount (0 when isTaxDeductible is false), status, needsReview,
-                possibleDuplicateOf, receiptFile, receiptId, expenseId, isTaxDeductible, corrections.
+                possibleDuplicateOf, receiptFile, receiptId, expenseId, isTaxDeductible, corrections,
+                owner, confirmedBy.
               parameters:
                 - {$ref: "#/components/parameters/from"}
                 - {$ref: "#/components/parameters/to"}
                 - {$ref: "#/components/parameters/category"}
                 - {$ref: "#/components/parameters/expenseStatus"}
                 - {$ref: "#/components/parameters/needsReview"}
+                - {$ref: "#/components/parameters/externalUser"}
+                - {$ref: "#/components/parameters/externalUserFilter"}
               responses:
                 "200":
                   description: CSV, a header row then one row per expense
@@ -561,7 +688,7 @@ enum OpenAPIDocument {
               summary: One expense and its corrections
               x-required-scope: read
               description: The `ETag` header is the version to send as `If-Match` with a correction.
-              parameters: [{$ref: "#/components/parameters/id"}]
+              parameters: [{$ref: "#/components/parameters/id"}, {$ref: "#/components/parameters/externalUser"}]
               responses:
                 "200":
                   description: The expense and what the analyzer had drafted for each corrected field
@@ -589,7 +716,7 @@ enum OpenAPIDocument {
                 `ETag` of `GET /v1/expenses/{id}` as `If-Match` to save only over that version (412
                 when another correction came first); without it the change applies to the expense as
                 stored.
-              parameters: [{$ref: "#/components/parameters/id"}]
+              parameters: [{$ref: "#/components/parameters/id"}, {$ref: "#/components/parameters/externalUser"}]
               requestBody:
                 required: true
                 content:
@@ -645,6 +772,7 @@ enum OpenAPIDocument {
                 `data:image/…;base64,…` URL. At most one image per OCR thread is analyzed at once, within
                 --max-pixels of decoded images: others are answered 429 with Retry-After.
               parameters:
+                - {$ref: "#/components/parameters/externalUser"}
                 - name: store
                   in: query
                   description: Also store the receipt and its draft expense (its record is at Location)
@@ -658,7 +786,11 @@ enum OpenAPIDocument {
                       required: [image]
                       additionalProperties: false
                       properties:
-                        image: {type: string, minLength: 1, description: The image's bytes in base64, or a data URL}
+                        image:
+                          type: string
+                          contentEncoding: base64
+                          description: The image's bytes in base64 (standard or URL-safe, padded or not), or a data URL
+                          pattern: "^(data:[^,;]*;base64,)?(([A-Za-z0-9+/_-]{4})+([A-Za-z0-9+/_-]{2}(==)?|[A-Za-z0-9+/_-]{3}=?)?|[A-Za-z0-9+/_-]{2}(==)?|[A-Za-z0-9+/_-]{3}=?)$"
                         mimeType: {type: string}
               responses:
                 "200":
@@ -680,6 +812,144 @@ enum OpenAPIDocument {
                 "413": {$ref: "#/components/responses/problem"}
                 "415": {$ref: "#/components/responses/problem"}
                 "422": {$ref: "#/components/responses/problem"}
+                "429": {$ref: "#/components/responses/busy"}
+                "503": {$ref: "#/components/responses/unavailable"}
+          /v1/inbound-email:
+            post:
+              summary: File a forwarded e-mail (a raw RFC 822 message, as mail providers' inbound webhooks send it)
+              x-required-scope: upload
+              description: >
+                The body is the whole message (`Content-Type: message/rfc822`). It is filed as a message read
+                from a mailbox is (see docs/email.md): kept whole, each PDF or image attachment (by its
+                bytes) a receipt, else its HTML body read exactly as an e-receipt; a message with nothing
+                usable becomes a failed receipt naming its subject and sender. Answered only once the
+                message and its receipts are stored (pending): 201 for a new message, 200 for one stored
+                before (the same bytes, or the same Message-ID), with its receipts' records. A body that is
+                not a message is answered 422 and nothing is stored.
+              parameters: [{$ref: "#/components/parameters/externalUser"}]
+              requestBody:
+                required: true
+                content:
+                  message/rfc822:
+                    schema: {type: string, format: binary}
+              responses:
+                "200":
+                  description: The message was stored before; its receipts
+                  content:
+                    application/json:
+                      schema: {$ref: "#/components/schemas/InboundEmail"}
+                "201":
+                  description: The message is stored, its receipts pending (or known)
+                  content:
+                    application/json:
+                      schema: {$ref: "#/components/schemas/InboundEmail"}
+                "400": {$ref: "#/components/responses/problem"}
+                "401": {$ref: "#/components/responses/unauthorized"}
+                "403": {$ref: "#/components/responses/problem"}
+                "413": {$ref: "#/components/responses/problem"}
+                "415": {$ref: "#/components/responses/problem"}
+                "422": {$ref: "#/components/responses/problem"}
+                "429": {$ref: "#/components/responses/busy"}
+                "503": {$ref: "#/components/responses/unavailable"}
+          /v1/me:
+            get:
+              summary: Who the token acts for
+              x-required-scope: read
+              parameters: [{$ref: "#/components/parameters/externalUser"}]
+              responses:
+                "200":
+                  description: The token's user, their groups and roles, the end user named, the token's scopes
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [user, admin, defaultGroup, groups, externalUser, token, scopes]
+                        properties:
+                          user: {type: string}
+                          admin: {type: boolean}
+                          defaultGroup: {type: [string, "null"]}
+                          groups:
+                            type: array
+                            items:
+                              type: object
+                              properties:
+                                name: {type: string}
+                                role: {type: string, enum: [viewer, editor]}
+                          externalUser: {type: [string, "null"]}
+                          token: {type: [string, "null"]}
+                          scopes: {type: array, items: {type: string}}
+                "400": {$ref: "#/components/responses/problem"}
+                "401": {$ref: "#/components/responses/unauthorized"}
+                "403": {$ref: "#/components/responses/problem"}
+                "429": {$ref: "#/components/responses/busy"}
+                "503": {$ref: "#/components/responses/unavailable"}
+          /v1/webhooks:
+            get:
+              summary: The token's user's own webhooks (for the end user named, that end user's)
+              x-required-scope: read
+              parameters: [{$ref: "#/components/parameters/externalUser"}]
+              responses:
+                "200":
+                  description: The webhooks (never their secrets)
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [webhooks]
+                        properties:
+                          webhooks: {type: array, items: {$ref: "#/components/schemas/Webhook"}}
+                "400": {$ref: "#/components/responses/problem"}
+                "401": {$ref: "#/components/responses/unauthorized"}
+                "403": {$ref: "#/components/responses/problem"}
+                "429": {$ref: "#/components/responses/busy"}
+                "503": {$ref: "#/components/responses/unavailable"}
+            post:
+              summary: Add a webhook of the token's user
+              x-required-scope: read
+              description: >
+                From now on each receipt the user may see (with Receipts-External-User: that end user's)
+                that completes or fails for good is POSTed to `url` as its record, with the headers of
+                the server-wide webhook (Receipts-Signature: HMAC-SHA256 with `secret`,
+                Receipts-Delivery-Id, Receipts-Event), at least once, retried with backoff. Without a
+                `secret` the server makes one and returns it once.
+              parameters: [{$ref: "#/components/parameters/externalUser"}]
+              requestBody:
+                required: true
+                content:
+                  application/json:
+                    schema:
+                      type: object
+                      required: [url]
+                      additionalProperties: false
+                      properties:
+                        url: {type: string, format: uri, maxLength: 2048, pattern: "^[hH][tT][tT][pP][sS]?://[^/?#:@ ]+"}
+                        secret: {type: string, minLength: 16, maxLength: 256}
+              responses:
+                "201":
+                  description: Added; it is at Location
+                  headers:
+                    Location:
+                      schema: {type: string}
+                  content:
+                    application/json:
+                      schema: {$ref: "#/components/schemas/Webhook"}
+                "400": {$ref: "#/components/responses/problem"}
+                "401": {$ref: "#/components/responses/unauthorized"}
+                "403": {$ref: "#/components/responses/problem"}
+                "413": {$ref: "#/components/responses/problem"}
+                "429": {$ref: "#/components/responses/busy"}
+                "503": {$ref: "#/components/responses/unavailable"}
+          /v1/webhooks/{id}:
+            delete:
+              summary: Remove a webhook of the token's user
+              x-required-scope: read
+              parameters: [{$ref: "#/components/parameters/id"}, {$ref: "#/components/parameters/externalUser"}]
+              responses:
+                "204": {description: Removed; its events not delivered yet are dropped}
+                "400": {$ref: "#/components/responses/problem"}
+                "401": {$ref: "#/components/responses/unauthorized"}
+                "403": {$ref: "#/components/responses/problem"}
+                "404": {$ref: "#/components/responses/problem"}
                 "429": {$ref: "#/components/responses/busy"}
                 "503": {$ref: "#/components/responses/unavailable"}
 

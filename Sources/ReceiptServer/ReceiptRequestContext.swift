@@ -1,11 +1,19 @@
 import Hummingbird
 import NIOCore
 
-/// The request context of `receipts serve`: Hummingbird's core context and the connection the
-/// request came on (a refused upload closes it; see `BoundedBody`).
+/// The request context of `receipts serve`: Hummingbird's core context, the connection the
+/// request came on (a refused upload closes it; see `BoundedBody`), and who the request acts for
+/// (set by `BearerTokenMiddleware` on every `/v1` route).
 struct ReceiptRequestContext: RequestContext {
     var coreContext: CoreRequestContextStorage
     let channel: any Channel
+    var principal: Principal?
+
+    /// Who the request acts for; every `/v1` route has one (the middleware refused it otherwise).
+    func who() throws -> Principal {
+        guard let principal else { throw Problem(.unauthorized, "an API token is needed: Authorization: Bearer <token>") }
+        return principal
+    }
 
     init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)

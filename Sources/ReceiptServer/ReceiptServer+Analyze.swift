@@ -35,8 +35,12 @@ extension ReceiptServer {
         if store {
             // Stored as an upload would be: the analysis when it is done within the wait limit,
             // else 202 and where its record will be.
-            let receipt = try await pipeline.submit(imageData: data, filename: "analyze")
-            guard let done = try await finished(receipt.id, within: configuration.maxWaitSeconds) else { return try await accepted(receipt) }
+            let principal = try context.who()
+            let receipt = try await pipeline.submit(imageData: data, filename: "analyze",
+                                                    as: try principal.ownership(group: nil, metadata: nil))
+            guard let done = try await finished(receipt.id, in: principal.scope, within: configuration.maxWaitSeconds) else {
+                return try await accepted(receipt, in: principal.scope)
+            }
             guard let analysis = done.analysis else {
                 throw Problem(.unprocessableContent, (done.lastError ?? "the image could not be read").oneLine)
             }

@@ -6,10 +6,11 @@ import ReceiptKit
 
 /// `/v1/expenses`: listing, one expense, the accountant's CSV, and a person's corrections.
 extension ReceiptServer {
-    /// `GET /v1/expenses`: by date; `next` is the id to pass as `after` for the next page.
-    func expenses(_ request: Request) async throws -> Response {
-        let query = try QueryParameters(request, allowed: ["from", "to", "category", "status", "needsReview", "limit", "after"])
-        var expenses = try await pipeline.expenses(try expenseQuery(query))
+    /// `GET /v1/expenses`: the expenses of the receipts the caller may see, by date; `next` is the
+    /// id to pass as `after` for the next page.
+    func expenses(_ request: Request, _ context: ReceiptRequestContext) async throws -> Response {
+        let query = try QueryParameters(request, allowed: ["from", "to", "category", "status", "needsReview", "limit", "after", "externalUser"])
+        var expenses = try await pipeline.expenses(try expenseQuery(query), in: try context.who().scope)
         let limit = try query.integer("limit", in: 1...500) ?? 100
         if let after = try query.id("after") {
             guard let index = expenses.firstIndex(where: { $0.id == after }) else {
@@ -24,9 +25,9 @@ extension ReceiptServer {
 
     /// The expenses as CSV, one row each, for a spreadsheet or an accountant: exactly what
     /// `receipts export --format csv` prints (`ExpenseExport`).
-    func exportCSV(_ request: Request) async throws -> Response {
-        let query = try QueryParameters(request, allowed: ["from", "to", "category", "status", "needsReview"])
-        let records = try await ExpenseExport.records(try expenseQuery(query), store: store)
+    func exportCSV(_ request: Request, _ context: ReceiptRequestContext) async throws -> Response {
+        let query = try QueryParameters(request, allowed: ["from", "to", "category", "status", "needsReview", "externalUser"])
+        let records = try await ExpenseExport.records(try expenseQuery(query), in: try context.who().scope, store: store)
         return Response(status: .ok, headers: [.contentType: "text/csv; charset=utf-8",
                                                .contentDisposition: "attachment; filename=\"expenses.csv\""],
                         body: .init(byteBuffer: ByteBuffer(string: ExpenseExport.csv(records))))
@@ -39,18 +40,22 @@ extension ReceiptServer {
             filter.status = parsed
         }
         filter.needsReview = try query.flag("needsReview")
+        filter.externalUser = query["externalUser"]
         return filter
     }
 
-    /// `GET /v1/expenses/{id}`: the expense and its corrections, with its `ETag`.
-    func expense(_ id: UUID) async throws -> Response {
-        guard let expense = try await store.expense(id: id) else { throw Self.unknown(id, "expense") }
-        return try await expenseResponse(expense)
+    /// `GET /v1/expenses/{id}`: the expense, its corrections and who made them, with its `ETag`.
+    func expense(_ id: UUID, _ context: ReceiptRequestContext) async throws -> Response {
+        let scope = try context.who().scope
+        guard let expense = try await store.expense(id: id, in: scope) else { throw Self.unknown(id, "expense") }
+        return try await expenseResponse(expense, in: scope)
     }
 
-    private func expenseResponse(_ expense: Expense) async throws -> Response {
-        let corrections = try await store.corrections(ofExpense: expense.id)
-        var response = Self.json(JSONValue.object([("expense", expense.json), ("corrections", corrections)]))
+    private func expenseResponse(_ expense: Expense, in scope: Scope) async throws -> Response {
+        let corrections = try await store.corrections(ofExpense: expense.id, in: scope)
+        let history = try await store.history(ofExpense: expense.id, in: scope)
+        var response = Self.json(JSONValue.object([("expense", expense.json), ("corrections", corrections),
+                                                   ("history", .array(history.map(\.json)))]))
         response.headers[.eTag] = expense.etag
         return response
     }
@@ -70,8 +75,12 @@ extension ReceiptServer {
             throw Problem(.badRequest, "the body is not JSON: send a JSON object of the fields to change")
         }
         let correction = try ExpenseCorrection(json: json, taxonomy: taxonomy)
-        guard try await store.expense(id: id) != nil else { throw Self.unknown(id, "expense") }
-        let saved = try await store.correct(expenseId: id, with: correction, taxonomy: taxonomy, ifMatch: ifMatch)
-        return try await expenseResponse(saved)
+        let principal = try context.who()
+        let scope = principal.scope
+        guard let expense = try await store.expense(id: id, in: scope) else { throw Self.unknown(id, "expense") }
+        _ = try await changeableReceipt(expense.receiptId, context)
+        let saved = try await store.correct(expenseId: id, with: correction, taxonomy: taxonomy, by: principal.author, in: scope,
+                                            ifMatch: ifMatch)
+        return try await expenseResponse(saved, in: scope)
     }
 }

@@ -30,7 +30,7 @@ extension ReceiptServer {
         guard let encoding = PictureEncoding(rawValue: format) else {
             throw Problem(.badRequest, "format must be png or jpeg (got '\(format)')")
         }
-        let (data, engine) = try await storedPicture(id)
+        let (data, engine) = try await storedPicture(id, context)
         guard ImageFormat.sniff(data) == .pdf else {
             throw Problem(.notFound, "receipt \(id.uuidString.lowercased()) is an image, not a PDF: it has no pages (its image is \(Self.location(id))/image)")
         }
@@ -49,12 +49,14 @@ extension ReceiptServer {
 
     /// `GET /v1/receipts/{id}/thumbnail`: a JPEG at most `thumbnailSize` pixels on its long side
     /// (a PDF's first page), kept in memory once made.
-    func thumbnail(_ id: UUID) async throws -> Response {
+    func thumbnail(_ id: UUID, _ context: ReceiptRequestContext) async throws -> Response {
+        // An e-mail's body read as rows: those rows (ReceiptServer+Email.swift).
+        if let eReceipt = try await eReceiptPicture(id, in: try context.who().scope) { return eReceipt }
         let picture: Data
-        if let cached = thumbnails.get(id), try await pipeline.receipt(id: id) != nil {
+        if let cached = thumbnails.get(id), try await pipeline.receipt(id: id, in: try context.who().scope) != nil {
             picture = cached
         } else {
-            let (data, engine) = try await storedPicture(id)
+            let (data, engine) = try await storedPicture(id, context)
             picture = try await rendering(id) {
                 try await engine.thumbnail(data, maxDimension: Self.thumbnailSize, file: "receipt \(id.uuidString.lowercased())")
             }
@@ -65,9 +67,9 @@ extension ReceiptServer {
     }
 
     /// The stored bytes of a receipt and the engine that decodes them (404 without either).
-    private func storedPicture(_ id: UUID) async throws -> (Data, OCREngine) {
-        guard try await pipeline.receipt(id: id) != nil else { throw Self.unknown(id) }
-        guard let reference = try await pipeline.store.imagePath(ofReceipt: id),
+    private func storedPicture(_ id: UUID, _ context: ReceiptRequestContext) async throws -> (Data, OCREngine) {
+        _ = try await visibleReceipt(id, context)
+        guard let reference = try await pipeline.store.imagePath(ofReceipt: id, in: try context.who().scope),
               let data = try? await pipeline.images.load(reference) else {
             throw Problem(.notFound, "the image of receipt \(id.uuidString.lowercased()) is no longer stored")
         }

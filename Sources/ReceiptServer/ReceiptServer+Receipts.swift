@@ -7,64 +7,85 @@ import ReceiptServerStore
 
 /// `/v1/receipts`: uploads, listing, one receipt, its image, retrying and deleting.
 extension ReceiptServer {
-    /// `POST /v1/receipts`. The same bytes are the same receipt. An `Idempotency-Key` stands for
-    /// one image: sent again with it, the same receipt (a failed one is tried again); sent with
-    /// other bytes, 422 and nothing stored. Of concurrent requests with one key, exactly one
-    /// submits (`ServerStore.claimIdempotencyKey`).
+    /// `POST /v1/receipts`. The same bytes from the same user (and end user) are the same receipt;
+    /// from another user, another receipt. An `Idempotency-Key` (each user has keys of their own)
+    /// stands for one image: sent again with it, the same receipt (a failed one is tried again);
+    /// sent with other bytes, 422 and nothing stored. Of concurrent requests with one key, exactly
+    /// one submits (`ServerStore.claimIdempotencyKey`). `?group=` shares the receipt with a group
+    /// the user edits; `metadata` (a JSON object, `?metadata=` or a multipart part) is kept as given.
     func upload(_ request: Request, _ context: ReceiptRequestContext) async throws -> Response {
-        let query = try QueryParameters(request, allowed: ["wait", "filename"])
+        let principal = try context.who()
+        let query = try QueryParameters(request, allowed: ["wait", "filename", "group", "metadata"])
         let key = request.headers[HTTPField.Name("Idempotency-Key")!]
         if let key, key.isEmpty || key.unicodeScalars.count > 200 { throw Problem(.badRequest, "Idempotency-Key must be 1 to 200 characters") }
         let wait = try waitSeconds(query)
-        let (bytes, filename) = try await imageBody(request, context, query: query)
+        let upload = try await imageBody(request, context, query: query)
+        let (bytes, filename) = (upload.bytes, upload.filename)
+        let ownership = try principal.ownership(group: query["group"], metadata: try Self.metadata(query["metadata"] ?? upload.metadata))
         let fingerprint = ContentHash.hex(of: bytes)
+        let scope = principal.scope
         var receipt: Receipt
         if let key {
-            switch try await store.claimIdempotencyKey(key, fingerprint: fingerprint, now: Date()) {
+            let keyOwner = principal.keyOwner
+            switch try await store.claimIdempotencyKey(key, of: keyOwner, fingerprint: fingerprint, now: Date()) {
             case let .taken(known, _) where known != fingerprint:
                 throw Problem(.unprocessableContent,
                               "Idempotency-Key '\(key)' was used for another image; send a new key for a new upload")
             case let .taken(_, id?):
-                guard let existing = try await pipeline.receipt(id: id) else { throw Self.unknown(id) }
+                guard let existing = try await pipeline.receipt(id: id, in: scope) else { throw Self.unknown(id) }
                 // The same request again: the same receipt (a failed one is tried again).
-                receipt = existing.ocrStatus == .failed ? try await pipeline.retry(existing.id) : existing
+                receipt = existing.ocrStatus == .failed ? try await pipeline.retry(existing.id, in: scope) : existing
             case .taken(_, nil):
                 // The same bytes are being stored by a request in flight: they are one receipt.
-                receipt = try await submit(bytes, filename: filename)
+                receipt = try await submit(bytes, filename: filename, as: ownership)
             case .claimed:
                 do {
-                    receipt = try await submit(bytes, filename: filename)
+                    receipt = try await submit(bytes, filename: filename, as: ownership)
                 } catch {
-                    try? await store.releaseIdempotencyKey(key, fingerprint: fingerprint)
+                    try? await store.releaseIdempotencyKey(key, of: keyOwner, fingerprint: fingerprint)
                     throw error
                 }
-                try await store.bindIdempotencyKey(key, receiptId: receipt.id)
+                try await store.bindIdempotencyKey(key, of: keyOwner, receiptId: receipt.id)
             }
         } else {
-            receipt = try await submit(bytes, filename: filename)
+            receipt = try await submit(bytes, filename: filename, as: ownership)
         }
-        if let wait, wait > 0, let finished = try await finished(receipt.id, within: wait) {
-            return try await recordResponse(finished, status: .ok)
+        if let wait, wait > 0, let finished = try await finished(receipt.id, in: scope, within: wait) {
+            return try await recordResponse(finished, in: scope, status: .ok)
         }
         if receipt.ocrStatus == .completed || receipt.ocrStatus == .failed {
-            return try await recordResponse(receipt, status: .ok)
+            return try await recordResponse(receipt, in: scope, status: .ok)
         }
-        return try await accepted(receipt)
+        return try await accepted(receipt, in: scope)
+    }
+
+    /// `metadata` as given (JSON text), checked: a JSON object of at most 4 KB (400 otherwise).
+    static func metadata(_ text: String?) throws -> JSONValue? {
+        guard let text else { return nil }
+        guard let value = try? JSONValue.parse(text) else {
+            throw Problem(.badRequest, "metadata is not JSON: send a JSON object, e.g. {\"order\": \"A-1\"}")
+        }
+        do {
+            try Ownership.checkMetadata(value)
+        } catch let error as ReceiptError {
+            throw Problem(.badRequest, error.message)
+        }
+        return value
     }
 
     /// Submits the bytes unless too many receipts wait already (429).
-    private func submit(_ bytes: Data, filename: String) async throws -> Receipt {
-        let counts = try await store.statusCounts()
+    private func submit(_ bytes: Data, filename: String, as ownership: Ownership) async throws -> Receipt {
+        let counts = try await store.statusCounts(in: .everyone)
         if (counts[.pending] ?? 0) + (counts[.processing] ?? 0) >= configuration.maxPending {
             throw Problem(.tooManyRequests, "\(configuration.maxPending) receipts are waiting to be read\(configuration.advice[.maxPending]); try again shortly")
         }
-        return try await pipeline.submit(imageData: bytes, filename: filename)
+        return try await pipeline.submit(imageData: bytes, filename: filename, as: ownership)
     }
 
     /// The receipt once completed or failed, or nil when that takes longer than `seconds`.
-    func finished(_ id: UUID, within seconds: Double) async throws -> Receipt? {
+    func finished(_ id: UUID, in scope: Scope, within seconds: Double) async throws -> Receipt? {
         try await withThrowingTaskGroup(of: Receipt?.self) { group in
-            group.addTask { try await self.pipeline.waitForCompletion(of: id) }
+            group.addTask { try await self.pipeline.waitForCompletion(of: id, in: scope) }
             group.addTask { try await Task.sleep(for: .seconds(seconds)); return nil }
             let first = try await group.next() ?? nil
             group.cancelAll()
@@ -73,19 +94,22 @@ extension ReceiptServer {
     }
 
     /// 202 with the record as it is and `Location` naming where it will be.
-    func accepted(_ receipt: Receipt) async throws -> Response {
-        var response = try await recordResponse(receipt, status: .accepted)
+    func accepted(_ receipt: Receipt, in scope: Scope) async throws -> Response {
+        var response = try await recordResponse(receipt, in: scope, status: .accepted)
         response.headers[.location] = Self.location(receipt.id)
         return response
     }
 
     static func location(_ id: UUID) -> String { "/v1/receipts/\(id.uuidString.lowercased())" }
 
-    /// `GET /v1/receipts`: newest first; `next` is the id to pass as `after` for the next page.
-    /// `needsReview=true` keeps the receipts whose expense waits for a person (`false`: the others).
-    func list(_ request: Request) async throws -> Response {
-        let query = try QueryParameters(request, allowed: ["status", "needsReview", "limit", "after"])
-        var filter = ReceiptQuery()
+    /// `GET /v1/receipts`: the receipts the caller may see, newest first; `next` is the id to pass
+    /// as `after` for the next page. `needsReview=true` keeps the receipts whose expense waits for
+    /// a person (`false`: the others); `externalUser` one end user's; `owner` one user's.
+    func list(_ request: Request, _ context: ReceiptRequestContext) async throws -> Response {
+        let principal = try context.who()
+        let query = try QueryParameters(request, allowed: ["status", "needsReview", "limit", "after", "externalUser", "owner"])
+        let scope = principal.scope
+        var filter = ReceiptQuery(externalUser: query["externalUser"])
         if let status = query["status"] {
             guard let parsed = OCRStatus(rawValue: status) else {
                 throw Problem(.badRequest, "status must be one of pending, processing, completed, failed (got '\(status)')")
@@ -94,9 +118,11 @@ extension ReceiptServer {
         }
         let limit = try query.integer("limit", in: 1...500) ?? 50
         let after = try query.id("after")
-        var receipts = try await pipeline.receipts(filter)
+        var receipts = try await pipeline.receipts(filter, in: scope)
+        if let owner = query["owner"] { receipts = receipts.filter { $0.ownership.owner == owner } }
         if let needsReview = try query.flag("needsReview") {
-            let flagged = Set(try await pipeline.expenses(ExpenseQuery(needsReview: true)).map(\.receiptId))
+            let flagged = Set(try await pipeline.expenses(ExpenseQuery(needsReview: true, externalUser: filter.externalUser), in: scope)
+                .map(\.receiptId))
             receipts = receipts.filter { flagged.contains($0.id) == needsReview }
         }
         if let after {
@@ -107,22 +133,45 @@ extension ReceiptServer {
         }
         let page = Array(receipts.prefix(limit))
         var items: [JSONValue] = []
-        for receipt in page { items.append(try await recordJSON(receipt)) }
+        for receipt in page { items.append(try await recordJSON(receipt, in: scope)) }
         let next = receipts.count > limit ? page.last.map { JSONValue.string($0.id.uuidString.lowercased()) } ?? .null : .null
         return Self.json(JSONValue.object([("receipts", .array(items)), ("next", next)]))
     }
 
-    func record(_ id: UUID) async throws -> Response {
-        guard let receipt = try await pipeline.receipt(id: id) else { throw Self.unknown(id) }
-        return try await recordResponse(receipt, status: .ok)
+    func record(_ id: UUID, _ context: ReceiptRequestContext) async throws -> Response {
+        let scope = try context.who().scope
+        return try await recordResponse(try await visibleReceipt(id, context), in: scope, status: .ok)
+    }
+
+    /// The receipt with this id if the request may see it: 404 otherwise (whether it exists or
+    /// belongs to someone else is not said).
+    func visibleReceipt(_ id: UUID, _ context: ReceiptRequestContext) async throws -> Receipt {
+        guard let receipt = try await pipeline.receipt(id: id, in: try context.who().scope) else { throw Self.unknown(id) }
+        return receipt
+    }
+
+    /// The receipt with this id if the request may change it: 404 when it may not see it, 403
+    /// when it may only look (a group's viewer).
+    func changeableReceipt(_ id: UUID, _ context: ReceiptRequestContext, deleting: Bool = false) async throws -> Receipt {
+        let principal = try context.who()
+        let receipt = try await visibleReceipt(id, context)
+        guard deleting ? principal.mayDelete(receipt) : principal.mayChange(receipt) else {
+            let why = deleting ? "only its owner (\(receipt.ownership.owner)) or an administrator may delete it"
+                : "you may view it\(receipt.ownership.group.map { " as a viewer of '\($0)'" } ?? ""), not change it"
+            throw Problem(.forbidden, "receipt \(id.uuidString.lowercased()): \(why)")
+        }
+        return receipt
     }
 
     /// `DELETE /v1/receipts/{id}[?force=true]`: a receipt whose expense is confirmed (a person's
     /// record) is kept (409) unless forced.
-    func delete(_ request: Request, _ id: UUID) async throws -> Response {
+    func delete(_ request: Request, _ context: ReceiptRequestContext, _ id: UUID) async throws -> Response {
         let force = try QueryParameters(request, allowed: ["force"]).flag("force") ?? false
+        _ = try await changeableReceipt(id, context, deleting: true)
         do {
-            if let image = try await store.deleteReceipt(id: id, force: force) { try? FileManager.default.removeItem(atPath: image) }
+            if let image = try await store.deleteReceipt(id: id, in: try context.who().scope, force: force) {
+                try? FileManager.default.removeItem(atPath: image)
+            }
         } catch let error as ReceiptError where error.code == .notFound {
             throw Self.unknown(id)
         } catch let error as ReceiptError where error.code == .invalidState {
@@ -131,9 +180,9 @@ extension ReceiptServer {
         return Response(status: .noContent)
     }
 
-    func image(_ id: UUID) async throws -> Response {
-        guard try await pipeline.receipt(id: id) != nil else { throw Self.unknown(id) }
-        guard let reference = try await pipeline.store.imagePath(ofReceipt: id),
+    func image(_ id: UUID, _ context: ReceiptRequestContext) async throws -> Response {
+        _ = try await visibleReceipt(id, context)
+        guard let reference = try await pipeline.store.imagePath(ofReceipt: id, in: try context.who().scope),
               let data = try? await pipeline.images.load(reference) else {
             throw Problem(.notFound, "the image of receipt \(id.uuidString.lowercased()) is no longer stored")
         }
@@ -141,10 +190,11 @@ extension ReceiptServer {
         return Response(status: .ok, headers: [.contentType: type], body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 
-    func retry(_ id: UUID) async throws -> Response {
-        guard try await pipeline.receipt(id: id) != nil else { throw Self.unknown(id) }
+    func retry(_ id: UUID, _ context: ReceiptRequestContext) async throws -> Response {
+        _ = try await changeableReceipt(id, context)
+        let scope = try context.who().scope
         do {
-            return try await accepted(try await pipeline.retry(id))
+            return try await accepted(try await pipeline.retry(id, in: scope), in: scope)
         } catch let error as ReceiptError where error.code == .invalidState {
             throw Problem(.conflict, error.message)
         }
@@ -153,16 +203,19 @@ extension ReceiptServer {
     // MARK: Upload bodies
 
     /// The image of an upload and its name: the body itself (named by `?filename=`, else by
-    /// `Content-Disposition: …; filename=`, else "upload"), or the `file` part of a multipart body.
-    private func imageBody(_ request: Request, _ context: ReceiptRequestContext, query: QueryParameters) async throws -> (Data, String) {
+    /// `Content-Disposition: …; filename=`, else "upload"), or the `file` part of a multipart body
+    /// (with its `metadata` part, if any).
+    private func imageBody(_ request: Request, _ context: ReceiptRequestContext, query: QueryParameters) async throws
+        -> (bytes: Data, filename: String, metadata: String?) {
         let body = try await BoundedBody.collect(request, context: context, limit: configuration.maxUploadBytes + 64 * 1024,
                                                  reported: configuration.maxUploadBytes, setting: configuration.advice[.maxUploadSize])
         let type = request.headers[.contentType] ?? ""
         let bytes: Data
         var filename: String?
+        var metadata: String?
         if type.lowercased().hasPrefix("multipart/form-data") {
-            let part = try Multipart.file(in: Data(buffer: body), contentType: type)
-            (bytes, filename) = (part.data, part.filename)
+            let form = try Multipart.upload(in: Data(buffer: body), contentType: type)
+            (bytes, filename, metadata) = (form.file.data, form.file.filename, form.metadata)
         } else {
             bytes = Data(buffer: body)
             filename = request.headers[.contentDisposition].flatMap { Multipart.dispositionParameter("filename", in: $0) }
@@ -176,7 +229,7 @@ extension ReceiptServer {
         try Self.checkFormat(bytes)
         let name = Self.displayName(filename)
         try checkPixels(bytes, file: name)
-        return (bytes, name)
+        return (bytes, name, metadata)
     }
 
     /// A client's file name as a receipt's `file`: its last path component, on one line, at most
@@ -214,12 +267,12 @@ extension ReceiptServer {
 
     // MARK: Records
 
-    func recordJSON(_ receipt: Receipt) async throws -> JSONValue {
-        let expense = try await pipeline.expense(forReceipt: receipt.id)
+    func recordJSON(_ receipt: Receipt, in scope: Scope) async throws -> JSONValue {
+        let expense = try await pipeline.expense(forReceipt: receipt.id, in: scope)
         return ReceiptOutcome(source: receipt.filePath, receipt: receipt, expense: expense, isDuplicate: false).record.json
     }
 
-    func recordResponse(_ receipt: Receipt, status: HTTPResponse.Status) async throws -> Response {
-        Self.json(try await recordJSON(receipt), status: status)
+    func recordResponse(_ receipt: Receipt, in scope: Scope, status: HTTPResponse.Status) async throws -> Response {
+        Self.json(try await recordJSON(receipt, in: scope), status: status)
     }
 }

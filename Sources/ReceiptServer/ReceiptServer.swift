@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import ReceiptKit
+import ReceiptMail
 import ReceiptServerStore
 import ServiceLifecycle
 
@@ -68,6 +69,8 @@ public final class ReceiptServer: Service, Sendable {
     /// What each token may do, and how often.
     let gate: TokenGate
     let thumbnails = ThumbnailCache()
+    /// The mailboxes polled beside the server (`serve --mail-config`), reported on `/readyz`.
+    let mailboxes: [MailboxPoller]
     /// The taxonomy the pipeline drafts expenses with: categories are checked against it.
     var taxonomy: Taxonomy { pipeline.configuration.taxonomy }
 
@@ -79,9 +82,12 @@ public final class ReceiptServer: Service, Sendable {
     ///   - metrics: what `/metrics` reports; pass the one the pipeline's `onFinished` feeds to have
     ///     OCR and analysis times.
     ///   - onListening: called once the socket is bound, with the port actually bound.
+    ///   - mailboxes: the mailboxes polled beside the server, whose state `/readyz` reports.
     public init(pipeline: ReceiptPipeline, store: any ServerStore, processor: any ReceiptProcessing,
                 configuration: Configuration = Configuration(), metrics: HTTPMetrics = HTTPMetrics(), logger: Logger,
+                mailboxes: [MailboxPoller] = [],
                 onListening: @escaping @Sendable (_ host: String, _ port: Int) async -> Void = { _, _ in }) {
+        self.mailboxes = mailboxes
         self.metrics = metrics
         self.store = store
         self.pipeline = pipeline
@@ -133,8 +139,10 @@ public final class ReceiptServer: Service, Sendable {
         ("GET", "/v1/receipts/{id}/image", .read), ("GET", "/v1/receipts/{id}/pages/{page}", .read),
         ("GET", "/v1/receipts/{id}/thumbnail", .read),
         ("POST", "/v1/receipts/{id}/retry", .review), ("GET", "/v1/expenses", .read),
-        ("GET", "/v1/expenses/export.csv", .read), ("GET", "/v1/expenses/{id}", .read), ("PATCH", "/v1/expenses/{id}", .review),
-        ("POST", "/v1/analyze", .upload),
+        ("GET", "/v1/expenses/export.csv", .read),
+        ("GET", "/v1/expenses/{id}", .read), ("PATCH", "/v1/expenses/{id}", .review),
+        ("POST", "/v1/analyze", .upload), ("POST", "/v1/inbound-email", .upload), ("GET", "/v1/me", .read),
+        ("GET", "/v1/webhooks", .read), ("POST", "/v1/webhooks", .read), ("DELETE", "/v1/webhooks/{id}", .read),
     ]
 
     /// The scope a token needs for the route `method` `path` (a route pattern, `/v1/receipts/{id}`);
@@ -186,33 +194,47 @@ public final class ReceiptServer: Service, Sendable {
         addWebRoutes(to: router)
         let v1 = router.group("/v1").add(middleware: BearerTokenMiddleware(gate: gate, sessions: sessions))
         v1.post("/receipts") { request, context in try await self.upload(request, context) }
-        v1.get("/receipts") { request, _ in try await self.list(request) }
+        v1.get("/receipts") { request, context in try await self.list(request, context) }
         v1.get("/receipts/:id") { request, context in
             _ = try QueryParameters(request, allowed: [])
-            return try await self.record(self.id(context))
+            return try await self.record(self.id(context), context)
         }
-        v1.delete("/receipts/:id") { request, context in try await self.delete(request, self.id(context)) }
+        v1.delete("/receipts/:id") { request, context in try await self.delete(request, context, self.id(context)) }
         v1.get("/receipts/:id/image") { request, context in
             _ = try QueryParameters(request, allowed: [])
-            return try await self.image(self.id(context))
+            return try await self.image(self.id(context), context)
         }
         v1.get("/receipts/:id/pages/:page") { request, context in try await self.page(request, context) }
         v1.get("/receipts/:id/thumbnail") { request, context in
             _ = try QueryParameters(request, allowed: [])
-            return try await self.thumbnail(self.id(context))
+            return try await self.thumbnail(self.id(context), context)
         }
         v1.post("/receipts/:id/retry") { request, context in
             _ = try QueryParameters(request, allowed: [])
-            return try await self.retry(self.id(context))
+            return try await self.retry(self.id(context), context)
         }
-        v1.get("/expenses") { request, _ in try await self.expenses(request) }
-        v1.get("/expenses/export.csv") { request, _ in try await self.exportCSV(request) }
+        v1.get("/expenses") { request, context in try await self.expenses(request, context) }
+        v1.get("/expenses/export.csv") { request, context in try await self.exportCSV(request, context) }
         v1.get("/expenses/:id") { request, context in
             _ = try QueryParameters(request, allowed: [])
-            return try await self.expense(self.id(context, "expense"))
+            return try await self.expense(self.id(context, "expense"), context)
         }
         v1.patch("/expenses/:id") { request, context in try await self.correctExpense(request, context, self.id(context, "expense")) }
         v1.post("/analyze") { request, context in try await self.analyze(request, context) }
+        v1.get("/me") { request, context in
+            _ = try QueryParameters(request, allowed: [])
+            return try self.me(context)
+        }
+        v1.get("/webhooks") { request, context in
+            _ = try QueryParameters(request, allowed: [])
+            return try await self.listWebhooks(context)
+        }
+        v1.post("/webhooks") { request, context in try await self.addWebhook(request, context) }
+        v1.delete("/webhooks/:id") { request, context in
+            _ = try QueryParameters(request, allowed: [])
+            return try await self.removeWebhook(self.id(context, "webhook"), context)
+        }
+        v1.post("/inbound-email") { request, context in try await self.inboundEmail(request, context) }
         return router
     }
 
@@ -220,20 +242,23 @@ public final class ReceiptServer: Service, Sendable {
 
     private func ready() async throws -> Response {
         do {
-            _ = try await pipeline.store.statusCounts()
+            _ = try await pipeline.store.statusCounts(in: .everyone)
         } catch {
             throw Problem(.serviceUnavailable, "the store cannot be read: \((error as? ReceiptError)?.message ?? String(describing: error).oneLine)")
         }
         if let engine = processor.ocrEngine, !engine.isRunning {
             throw Problem(.serviceUnavailable, "the OCR engine is not running (starting or stopping)")
         }
-        return Self.json(["status": .string("ready"), "store": .string("ok"), "ocr": .string("ok")])
+        var answer: [String: JSONValue] = ["status": .string("ready"), "store": .string("ok"), "ocr": .string("ok")]
+        // A mailbox that cannot be read is said here; the server itself is still ready.
+        if !mailboxes.isEmpty { answer["mail"] = mailStatus }
+        return Self.json(answer)
     }
 
     /// What this process knows, always: with the store down, its receipt counts are left out and
     /// `receipts_store_up` says 0.
     private func metricsText() async -> Response {
-        let counts = try? await store.statusCounts()
+        let counts = try? await store.statusCounts(in: .everyone)
         let text = metrics.text(receipts: counts.map { counts in
             OCRStatus.allCases.map { OCRStatusCount(status: $0.rawValue, count: counts[$0] ?? 0) }
         })

@@ -107,8 +107,10 @@ final class TokenUsage: Sendable {
 
 /// Every `/v1` route needs `Authorization: Bearer <token>` once any API token is active, or a
 /// browser's session cookie (the review page), with its CSRF token on every change; the token
-/// (the session's) must hold the route's scope (`ReceiptServer.routes`).
-struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
+/// (the session's) must hold the route's scope (`ReceiptServer.routes`). The request then acts for
+/// the token's user (`Principal`, in the context).
+struct BearerTokenMiddleware: RouterMiddleware {
+    typealias Context = ReceiptRequestContext
     let gate: TokenGate
     let sessions: WebSessions
 
@@ -135,6 +137,8 @@ struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
             try await gate.authorize(token, for: ReceiptServer.scope(method: request.method.rawValue, path: path),
                                      route: "\(request.method) \(path)")
         }
+        var context = context
+        context.principal = try await Principal.resolve(token: token, externalUser: request.headers[Principal.externalUserHeader], store: store)
         return try await next(request, context)
     }
 }

@@ -28,7 +28,9 @@ import ServiceLifecycle
 /// LOCKED`), so servers on several hosts never send one event at the same time.
 public final class WebhookSender: Service, Sendable {
     public struct Configuration: Sendable {
-        public var url: URL
+        /// The server-wide webhook (`receipts serve --webhook`): every finished receipt. Nil: only
+        /// users' own webhooks (`POST /v1/webhooks`) are delivered.
+        public var url: URL?
         public var secret: String
         public var firstRetryDelay: Duration
         public var maxRetryDelay: Duration
@@ -44,7 +46,7 @@ public final class WebhookSender: Service, Sendable {
         /// Events sent at once.
         public var concurrency: Int
 
-        public init(url: URL, secret: String, firstRetryDelay: Duration = .seconds(1), maxRetryDelay: Duration = .seconds(600),
+        public init(url: URL?, secret: String, firstRetryDelay: Duration = .seconds(1), maxRetryDelay: Duration = .seconds(600),
                     deadAfter: Duration = .seconds(24 * 3600), keepDelivered: Duration = .seconds(30 * 24 * 3600),
                     timeout: Duration = .seconds(10), pollInterval: Duration = .seconds(5), concurrency: Int = 8) {
             self.url = url
@@ -100,13 +102,13 @@ public final class WebhookSender: Service, Sendable {
     /// one lets it go when this runs out.
     private var leaseSeconds: TimeInterval { Double(configuration.timeout.components.seconds) + 20 }
 
-    private var metadataBase: Logger.Metadata { ["webhook.url": "\(configuration.url.absoluteString)"] }
+    private var metadataBase: Logger.Metadata { ["webhook.url": "\(configuration.url?.absoluteString ?? "users' webhooks")"] }
 
     public func run() async throws {
         // Turn webhooks on in the store (from now on every process records events), waiting out a
-        // store that is down for a moment.
+        // store that is down for a moment. (Users' own webhooks get events whether or not.)
         var delay = Duration.milliseconds(200)
-        while !Task.isShuttingDownGracefully, !Task.isCancelled {
+        while configuration.url != nil, !Task.isShuttingDownGracefully, !Task.isCancelled {
             do {
                 try await store.setWebhooksEnabled(true)
                 break
@@ -156,15 +158,22 @@ public final class WebhookSender: Service, Sendable {
                             ["webhook.deleted": "\(deleted)", "webhook.keep_seconds": "\(Int(configuration.keepDelivered.seconds))"]) { $1 })
                     }
                 }
+                let serverWide = configuration.url != nil
                 let events = try await store.claimWebhookEvents(Lease(owner: owner, now: now, duration: leaseSeconds),
-                                                                limit: configuration.concurrency)
+                                                                limit: configuration.concurrency, serverWide: serverWide)
                 if !events.isEmpty {
+                    let subscriptions = events.contains { $0.subscriptionId != nil }
+                        ? Dictionary(try await store.webhookSubscriptions(user: nil).map { ($0.id, $0) }) { a, _ in a } : [:]
                     await withDiscardingTaskGroup { group in
-                        for event in events { group.addTask { await self.deliver(event) } }
+                        for event in events {
+                            let destination = event.subscriptionId.map { subscriptions[$0].map { ($0.url, $0.secret) } }
+                                ?? configuration.url.map { ($0, configuration.secret) }
+                            group.addTask { await self.deliver(event, to: destination) }
+                        }
                     }
                     continue
                 }
-                if let next = try await store.nextWebhookAttempt() {
+                if let next = try await store.nextWebhookAttempt(serverWide: serverWide) {
                     let seconds = max(0.005, next.timeIntervalSince(Date()))
                     timeout = min(idle, .milliseconds(Int64(seconds * 1000)))
                 }
@@ -176,18 +185,26 @@ public final class WebhookSender: Service, Sendable {
         }
     }
 
-    private func deliver(_ event: WebhookEvent) async {
+    /// Sends `event` to `destination` (its URL and secret; nil: a user's webhook that was removed
+    /// since, and the event is dropped as a dead letter).
+    private func deliver(_ event: WebhookEvent, to destination: (url: URL, secret: String)?) async {
         var metadata = metadataBase.merging(["webhook.delivery_id": "\(event.id.uuidString.lowercased())",
                                              "webhook.event": "\(event.type)",
                                              "receipt.id": "\(event.receiptId.uuidString.lowercased())",
                                              "webhook.attempt": "\(event.attempts)"]) { $1 }
+        guard let destination else {
+            _ = try? await store.markWebhookFailed(id: event.id, owner: owner, error: "the webhook was removed", retryAt: nil, now: Date())
+            return
+        }
+        metadata["webhook.url"] = "\(destination.url.absoluteString)"
+        if let subscription = event.subscriptionId { metadata["webhook.id"] = "\(subscription.uuidString.lowercased())" }
         let body = Data(event.body.utf8)
         let timestamp = Int(Date().timeIntervalSince1970)
-        var request = URLRequest(url: configuration.url)
+        var request = URLRequest(url: destination.url)
         request.httpMethod = "POST"
         request.httpBody = body
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.setValue(Self.signature(body: body, timestamp: timestamp, secret: configuration.secret),
+        request.setValue(Self.signature(body: body, timestamp: timestamp, secret: destination.secret),
                          forHTTPHeaderField: "Receipts-Signature")
         request.setValue(event.id.uuidString.lowercased(), forHTTPHeaderField: "Receipts-Delivery-Id")
         request.setValue(event.type, forHTTPHeaderField: "Receipts-Event")

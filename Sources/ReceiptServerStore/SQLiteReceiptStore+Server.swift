@@ -4,10 +4,15 @@ import ReceiptModel
 import ReceiptStorage
 
 extension SQLiteReceiptStore: ServerStore {
-    public func createToken(name: String, scopes: Set<TokenScope>, expiresAt: Date?, rateLimit: RateLimit?, now: Date) async throws -> String {
+    public func createToken(name: String, user: String, scopes: Set<TokenScope>, expiresAt: Date?, rateLimit: RateLimit?,
+                            now: Date) async throws -> String {
         let secret = APIToken.newSecret()
         let hash = APIToken.hash(secret)
+        let location = self.location
         try await write { db in
+            guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM account WHERE name = ?)", arguments: [user]) == true else {
+                throw ReceiptError(.notFound, "no user named '\(user)' (see `receipts user list`, `receipts user add`)", file: location)
+            }
             if let row = try Row.fetchOne(db, sql: "SELECT revokedAt FROM api_token WHERE name = ?", arguments: [name]) {
                 guard (row["revokedAt"] as Date?) != nil else {
                     throw ReceiptError(.invalidState, "a token named '\(name)' is active; revoke it first or choose another name")
@@ -15,18 +20,18 @@ extension SQLiteReceiptStore: ServerStore {
                 try db.execute(sql: "DELETE FROM api_token WHERE name = ?", arguments: [name])
             }
             try db.execute(sql: """
-                INSERT INTO api_token (name, secretHash, createdAt, scopes, expiresAt, rateLimitRequests, rateLimitSeconds)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [name, hash, now, TokenScope.text(scopes), expiresAt, rateLimit?.requests, rateLimit?.seconds])
+                INSERT INTO api_token (name, userName, secretHash, createdAt, scopes, expiresAt, rateLimitRequests, rateLimitSeconds)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [name, user, hash, now, TokenScope.text(scopes), expiresAt, rateLimit?.requests, rateLimit?.seconds])
         }
         return secret
     }
 
-    private static let tokenColumns = "name, createdAt, revokedAt, scopes, expiresAt, lastUsedAt, rateLimitRequests, rateLimitSeconds"
+    private static let tokenColumns = "name, userName, createdAt, revokedAt, scopes, expiresAt, lastUsedAt, rateLimitRequests, rateLimitSeconds"
 
     private static func token(_ row: Row) -> APIToken {
         let requests: Int? = row["rateLimitRequests"], seconds: Int? = row["rateLimitSeconds"]
-        return APIToken(name: row["name"], createdAt: row["createdAt"], revokedAt: row["revokedAt"],
+        return APIToken(name: row["name"], user: row["userName"], createdAt: row["createdAt"], revokedAt: row["revokedAt"],
                         // A scope this build does not know (written by a newer one) grants nothing here.
                         scopes: Set((row["scopes"] as String).split(separator: ",").compactMap { TokenScope(rawValue: String($0)) }),
                         expiresAt: row["expiresAt"], lastUsedAt: row["lastUsedAt"],
@@ -70,28 +75,32 @@ extension SQLiteReceiptStore: ServerStore {
         try await read { db in try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM api_token WHERE revokedAt IS NULL)") ?? false }
     }
 
-    public func claimIdempotencyKey(_ key: String, fingerprint: String, now: Date) async throws -> IdempotencyClaim {
+    public func claimIdempotencyKey(_ key: String, of owner: KeyOwner, fingerprint: String, now: Date) async throws -> IdempotencyClaim {
         try await write { db in
+            let (user, external) = (owner.user, owner.externalUser ?? "")
             try db.execute(sql: """
-                INSERT INTO idempotency_key (key, fingerprint, receiptId, createdAt) VALUES (?, ?, NULL, ?)
-                ON CONFLICT(key) DO NOTHING
-                """, arguments: [key, fingerprint, now])
+                INSERT INTO idempotency_key (owner, externalUser, key, fingerprint, receiptId, createdAt) VALUES (?, ?, ?, ?, NULL, ?)
+                ON CONFLICT(owner, externalUser, key) DO NOTHING
+                """, arguments: [user, external, key, fingerprint, now])
             if db.changesCount == 1 { return .claimed }
-            let row = try Row.fetchOne(db, sql: "SELECT fingerprint, receiptId FROM idempotency_key WHERE key = ?", arguments: [key])
+            let row = try Row.fetchOne(db, sql: "SELECT fingerprint, receiptId FROM idempotency_key WHERE owner = ? AND externalUser = ? AND key = ?",
+                                       arguments: [user, external, key])
             return .taken(fingerprint: row?["fingerprint"] ?? "", receiptId: row.flatMap { StoreRows.uuid($0, "receiptId") })
         }
     }
 
-    public func bindIdempotencyKey(_ key: String, receiptId: UUID) async throws {
+    public func bindIdempotencyKey(_ key: String, of owner: KeyOwner, receiptId: UUID) async throws {
         try await write { db in
-            try db.execute(sql: "UPDATE idempotency_key SET receiptId = ? WHERE key = ?", arguments: [StoreRows.text(receiptId), key])
+            try db.execute(sql: "UPDATE idempotency_key SET receiptId = ? WHERE owner = ? AND externalUser = ? AND key = ?",
+                           arguments: [StoreRows.text(receiptId), owner.user, owner.externalUser ?? "", key])
         }
     }
 
-    public func releaseIdempotencyKey(_ key: String, fingerprint: String) async throws {
+    public func releaseIdempotencyKey(_ key: String, of owner: KeyOwner, fingerprint: String) async throws {
         try await write { db in
-            try db.execute(sql: "DELETE FROM idempotency_key WHERE key = ? AND fingerprint = ? AND receiptId IS NULL",
-                           arguments: [key, fingerprint])
+            try db.execute(sql: """
+                DELETE FROM idempotency_key WHERE owner = ? AND externalUser = ? AND key = ? AND fingerprint = ? AND receiptId IS NULL
+                """, arguments: [owner.user, owner.externalUser ?? "", key, fingerprint])
         }
     }
 }

@@ -25,12 +25,12 @@ extension SQLiteReceiptStore {
         try await read { db in try Self.webhooksEnabled(db) }
     }
 
-    public func claimWebhookEvents(_ lease: Lease, limit: Int) async throws -> [WebhookEvent] {
+    public func claimWebhookEvents(_ lease: Lease, limit: Int, serverWide: Bool) async throws -> [WebhookEvent] {
         try await write { db in
             let ids = try String.fetchAll(db, sql: """
                 SELECT id FROM webhook_event
                 WHERE deliveredAt IS NULL AND deadAt IS NULL AND nextAttemptAt <= ?
-                    AND (leaseExpiresAt IS NULL OR leaseExpiresAt <= ?)
+                    AND (leaseExpiresAt IS NULL OR leaseExpiresAt <= ?)\(serverWide ? "" : " AND subscriptionId IS NOT NULL")
                 ORDER BY createdAt, rowid LIMIT ?
                 """, arguments: [lease.now, lease.now, max(1, limit)])
             return try ids.map { id in
@@ -70,11 +70,11 @@ extension SQLiteReceiptStore {
         }
     }
 
-    public func nextWebhookAttempt() async throws -> Date? {
+    public func nextWebhookAttempt(serverWide: Bool) async throws -> Date? {
         try await read { db in
             try Date.fetchOne(db, sql: """
                 SELECT min(max(nextAttemptAt, coalesce(leaseExpiresAt, nextAttemptAt))) FROM webhook_event
-                WHERE deliveredAt IS NULL AND deadAt IS NULL
+                WHERE deliveredAt IS NULL AND deadAt IS NULL\(serverWide ? "" : " AND subscriptionId IS NOT NULL")
                 """)
         }
     }
@@ -148,8 +148,47 @@ extension SQLiteReceiptStore {
 
     static func webhookEvent(_ row: Row) -> WebhookEvent {
         WebhookEvent(id: StoreRows.uuid(row, "id") ?? UUID(), receiptId: StoreRows.uuid(row, "receiptId") ?? UUID(),
-                     type: row["type"], body: row["body"], createdAt: row["createdAt"], pendingSince: row["pendingSince"],
+                     subscriptionId: StoreRows.uuid(row, "subscriptionId"), type: row["type"], body: row["body"], createdAt: row["createdAt"], pendingSince: row["pendingSince"],
                      attempts: row["attempts"], nextAttemptAt: row["nextAttemptAt"], lastError: row["lastError"],
                      deliveredAt: row["deliveredAt"], deadAt: row["deadAt"])
+    }
+
+    // MARK: Users' own webhooks
+
+    public func addWebhookSubscription(_ subscription: WebhookSubscription) async throws {
+        let location = self.location
+        try await write { db in
+            guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM account WHERE name = ?)", arguments: [subscription.user]) == true else {
+                throw ReceiptError(.notFound, "no user named '\(subscription.user)' (see `receipts user list`)", file: location)
+            }
+            try db.execute(sql: """
+                INSERT INTO webhook_subscription (id, userName, externalUser, url, secret, createdAt) VALUES (?, ?, ?, ?, ?, ?)
+                """, arguments: [StoreRows.text(subscription.id), subscription.user, subscription.externalUser,
+                                 subscription.url.absoluteString, subscription.secret, subscription.createdAt])
+        }
+    }
+
+    public func webhookSubscriptions(user: String?) async throws -> [WebhookSubscription] {
+        try await read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT * FROM webhook_subscription WHERE ? IS NULL OR userName = ? ORDER BY createdAt, rowid
+                """, arguments: [user, user]).compactMap { row in
+                guard let url = URL(string: row["url"]) else { return nil }
+                return WebhookSubscription(id: StoreRows.uuid(row, "id") ?? UUID(), user: row["userName"], externalUser: row["externalUser"],
+                                           url: url, secret: row["secret"], createdAt: row["createdAt"])
+            }
+        }
+    }
+
+    public func removeWebhookSubscription(id: UUID, user: String?) async throws {
+        let location = self.location
+        try await write { db in
+            let idText = StoreRows.text(id)
+            try db.execute(sql: "DELETE FROM webhook_subscription WHERE id = ? AND (? IS NULL OR userName = ?)", arguments: [idText, user, user])
+            guard db.changesCount == 1 else {
+                throw ReceiptError(.notFound, "no webhook with id \(idText)", file: location)
+            }
+            try db.execute(sql: "DELETE FROM webhook_event WHERE subscriptionId = ? AND deliveredAt IS NULL", arguments: [idText])
+        }
     }
 }

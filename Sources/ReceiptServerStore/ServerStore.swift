@@ -7,15 +7,22 @@ import ReceiptStorage
 /// operation's `x-required-scope`, and `ReceiptServer.routes`).
 ///
 /// - `read`: look: receipts, their images, pages and thumbnails, expenses, the CSV export.
-/// - `upload`: add receipts: `POST /v1/receipts`, `POST /v1/analyze`. Not reading: a scanner or a
+/// - `upload`: add receipts: `POST /v1/receipts`, `POST /v1/analyze`, `POST /v1/inbound-email`. Not reading: a scanner or a
 ///   phone may drop receipts in without seeing anyone else's (it is given back the record of what
 ///   it uploaded).
 /// - `review`: correct and confirm expenses (`PATCH /v1/expenses/{id}`), retry a failed receipt;
 ///   grants `read` too (a correction starts from what it corrects).
-/// - `admin`: everything, deletion included; grants every other scope. What a token made before
-///   scopes existed has, and what `receipts token create` gives when no `--scope` is given.
+/// - `admin`: everything, deletion included; grants every other scope but `act-as`. What a token
+///   made before scopes existed has, and what `receipts token create` gives when no `--scope` is
+///   given.
+/// - `act-as`: for a backend's service token: it may name an end user of its own
+///   (`Receipts-External-User`), and then uploads and reads only that end user's receipts.
+///   Granted by no other scope: it is given on purpose.
+///
+/// Scopes say what a token may do; its user says to whose receipts.
 public enum TokenScope: String, Sendable, CaseIterable, Comparable, Codable {
     case read, upload, review, admin
+    case actAs = "act-as"
 
     /// The scopes this one grants, itself included.
     public var grants: Set<TokenScope> {
@@ -23,7 +30,8 @@ public enum TokenScope: String, Sendable, CaseIterable, Comparable, Codable {
         case .read: [.read]
         case .upload: [.upload]
         case .review: [.review, .read]
-        case .admin: Set(Self.allCases)
+        case .admin: [.read, .upload, .review, .admin]
+        case .actAs: [.actAs]
         }
     }
 
@@ -125,9 +133,11 @@ public struct RateLimit: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// An API token as listed: its name, what it may do, its dates, never its secret.
+/// An API token as listed: its name, its user, what it may do, its dates, never its secret.
 public struct APIToken: Sendable, Equatable {
     public var name: String
+    /// The user it acts for: it sees and changes only what that user may.
+    public var user: String
     public var createdAt: Date
     public var revokedAt: Date?
     public var scopes: Set<TokenScope>
@@ -138,9 +148,10 @@ public struct APIToken: Sendable, Equatable {
     /// Its own rate limit; nil: the server's (`receipts serve --rate-limit`).
     public var rateLimit: RateLimit?
 
-    public init(name: String, createdAt: Date, revokedAt: Date?, scopes: Set<TokenScope> = [.admin], expiresAt: Date? = nil,
-                lastUsedAt: Date? = nil, rateLimit: RateLimit? = nil) {
+    public init(name: String, user: String = Ownership.defaultAdmin, createdAt: Date, revokedAt: Date?, scopes: Set<TokenScope> = [.admin],
+                expiresAt: Date? = nil, lastUsedAt: Date? = nil, rateLimit: RateLimit? = nil) {
         self.name = name
+        self.user = user
         self.createdAt = createdAt
         self.revokedAt = revokedAt
         self.scopes = scopes
@@ -214,12 +225,41 @@ public enum IdempotencyClaim: Sendable, Equatable {
 /// and idempotency keys. A store that serves HTTP conforms: `SQLiteReceiptStore` here, and
 /// `PostgresReceiptStore` in ReceiptPostgres (beside its other queries). Their tables are part of
 /// each store's schema (one schema per database); the queries and this protocol are the server's.
-public protocol ServerStore: ReceiptStore {
-    /// Creates a token named `name` that may do what `scopes` grant, until `expiresAt` (nil: no
-    /// end), at most `rateLimit` (nil: the server's); returns its secret, which is not kept (only
-    /// its hash). Throws `.invalidState` when an active token has the name; a revoked token's name
-    /// may be used again (the revoked token is forgotten).
-    func createToken(name: String, scopes: Set<TokenScope>, expiresAt: Date?, rateLimit: RateLimit?, now: Date) async throws -> String
+public protocol ServerStore: ReceiptStore, MailStore {
+    // MARK: Users and groups (see `User`, `UserGroup`)
+
+    /// Adds a user; with `defaultGroup`, the user's uploads go to that group (which must exist;
+    /// the user becomes its editor unless a member already). Throws `.invalidState` when the name
+    /// is taken, `.notFound` for an unknown group.
+    func addUser(name: String, isAdmin: Bool, defaultGroup: String?, now: Date) async throws -> User
+    /// Every user, by name.
+    func users() async throws -> [User]
+    func user(named name: String) async throws -> User?
+    /// Removes a user, their tokens, webhooks and memberships. Refused (`.invalidState`) while
+    /// they own receipts, unless `reassignTo` names another user, who then owns them; and for the
+    /// last administrator. Returns how many receipts changed owner.
+    func removeUser(name: String, reassignTo: String?) async throws -> Int
+    /// Adds a group with its members (users that exist). `.invalidState` when the name is taken.
+    func addGroup(name: String, members: [String: GroupRole], now: Date) async throws -> UserGroup
+    /// Every group with its members, by name.
+    func groups() async throws -> [UserGroup]
+    /// Removes a group: its receipts stay their owners' and are no longer shared.
+    /// Returns how many receipts it held.
+    func removeGroup(name: String) async throws -> Int
+    /// Adds `user` to `group` with `role`, changes their role, or (nil) removes them.
+    func setMember(group: String, user: String, role: GroupRole?) async throws
+    /// The groups `user` belongs to, with their role in each.
+    func memberships(ofUser user: String) async throws -> [String: GroupRole]
+
+    // MARK: Tokens
+
+    /// Creates a token named `name` for `user` that may do what `scopes` grant, until `expiresAt`
+    /// (nil: no end), at most `rateLimit` (nil: the server's); returns its secret, which is not
+    /// kept (only its hash). Throws `.invalidState` when an active token has the name (a revoked
+    /// token's name may be used again: the revoked token is forgotten), `.notFound` for an
+    /// unknown user.
+    func createToken(name: String, user: String, scopes: Set<TokenScope>, expiresAt: Date?, rateLimit: RateLimit?,
+                     now: Date) async throws -> String
     func tokens() async throws -> [APIToken]
     /// Revokes the token; throws `.notFound` for an unknown name.
     func revokeToken(name: String, now: Date) async throws -> APIToken
@@ -230,14 +270,15 @@ public protocol ServerStore: ReceiptStore {
     /// Whether any token is not revoked (an expired one counts: a server whose tokens all expired
     /// stays closed): then every `/v1` route needs one.
     func hasActiveTokens() async throws -> Bool
-    /// Takes `key` for a request whose content has `fingerprint` (the SHA-256 of the image bytes),
-    /// or says what the key already stands for. One statement: of concurrent requests with one
-    /// key, exactly one gets `.claimed`.
-    func claimIdempotencyKey(_ key: String, fingerprint: String, now: Date) async throws -> IdempotencyClaim
+    /// Takes `key` of `owner` (a user, and the end user a service acts for: each has keys of its
+    /// own) for a request whose content has `fingerprint` (the SHA-256 of the image bytes), or says
+    /// what the key already stands for. One statement: of concurrent requests with one key,
+    /// exactly one gets `.claimed`.
+    func claimIdempotencyKey(_ key: String, of owner: KeyOwner, fingerprint: String, now: Date) async throws -> IdempotencyClaim
     /// Records the receipt a claimed key's request made.
-    func bindIdempotencyKey(_ key: String, receiptId: UUID) async throws
+    func bindIdempotencyKey(_ key: String, of owner: KeyOwner, receiptId: UUID) async throws
     /// Frees a key claimed for `fingerprint` whose request made no receipt (it was refused).
-    func releaseIdempotencyKey(_ key: String, fingerprint: String) async throws
+    func releaseIdempotencyKey(_ key: String, of owner: KeyOwner, fingerprint: String) async throws
 
     // MARK: Webhook outbox (see `WebhookEvent`)
 
@@ -248,8 +289,9 @@ public protocol ServerStore: ReceiptStore {
     func webhooksEnabled() async throws -> Bool
     /// Atomically takes up to `limit` due pending events (oldest first) that no other sender holds:
     /// `attempts + 1`, leased to `lease.owner` until `lease.expiresAt`. Of concurrent claims on any
-    /// number of hosts, no two return the same event while its lease lasts.
-    func claimWebhookEvents(_ lease: Lease, limit: Int) async throws -> [WebhookEvent]
+    /// number of hosts, no two return the same event while its lease lasts. Users' webhooks'
+    /// events always; the server-wide webhook's (`subscriptionId` nil) only with `serverWide`.
+    func claimWebhookEvents(_ lease: Lease, limit: Int, serverWide: Bool) async throws -> [WebhookEvent]
     /// Records a 2xx answer. False when the event was already delivered (by another sender whose
     /// lease it took over) or is unknown.
     func markWebhookDelivered(id: UUID, now: Date) async throws -> Bool
@@ -257,8 +299,9 @@ public protocol ServerStore: ReceiptStore {
     /// dead (a dead letter) when `retryAt` is nil. False when the lease was lost.
     func markWebhookFailed(id: UUID, owner: String, error: String, retryAt: Date?, now: Date) async throws -> Bool
     /// The earliest time a pending event becomes due (its next attempt, or the end of a lease
-    /// another sender holds on it); nil when none is pending.
-    func nextWebhookAttempt() async throws -> Date?
+    /// another sender holds on it); nil when none is pending. The server-wide webhook's events
+    /// count only with `serverWide`.
+    func nextWebhookAttempt(serverWide: Bool) async throws -> Date?
     /// Events in `state` (every state when nil), newest first.
     func webhookEvents(state: WebhookEvent.State?, limit: Int?) async throws -> [WebhookEvent]
     func webhookEvent(id: UUID) async throws -> WebhookEvent?
@@ -271,13 +314,44 @@ public protocol ServerStore: ReceiptStore {
     func retryWebhookEvent(id: UUID, now: Date) async throws -> WebhookEvent
     /// Makes every dead event due now; returns them.
     func retryDeadWebhookEvents(now: Date) async throws -> [WebhookEvent]
+
+    // MARK: Users' own webhooks
+
+    /// Adds a webhook of `user` (for one end user of theirs with `externalUser`). From now on each
+    /// receipt that finishes and that they may see gets an event for it.
+    func addWebhookSubscription(_ subscription: WebhookSubscription) async throws
+    /// The webhooks of `user`, or everyone's (nil), oldest first.
+    func webhookSubscriptions(user: String?) async throws -> [WebhookSubscription]
+    /// Removes a webhook of `user` (any user's with nil); `.notFound` when it is not theirs. Its
+    /// events not yet delivered are dropped.
+    func removeWebhookSubscription(id: UUID, user: String?) async throws
+}
+
+/// Whose an idempotency key is: a user, or a service user and one of its end users.
+public struct KeyOwner: Sendable, Hashable {
+    public var user: String
+    public var externalUser: String?
+
+    public init(user: String, externalUser: String? = nil) {
+        self.user = user
+        self.externalUser = externalUser
+    }
 }
 
 extension ServerStore {
-    /// A token that may do everything (`admin`), with no end and the server's rate limit: what
-    /// `receipts token create --name NAME` makes.
-    public func createToken(name: String, now: Date) async throws -> String {
-        try await createToken(name: name, scopes: [.admin], expiresAt: nil, rateLimit: nil, now: now)
+    /// A token of `user` (default: `admin`) that may do everything (`admin`), with no end and the
+    /// server's rate limit: what `receipts token create --name NAME` makes.
+    public func createToken(name: String, user: String = Ownership.defaultAdmin, now: Date) async throws -> String {
+        try await createToken(name: name, user: user, scopes: [.admin], expiresAt: nil, rateLimit: nil, now: now)
+    }
+
+    /// The store's first administrator (by creation): who files receipts on the command line when
+    /// no `--user` is given.
+    public func firstAdmin() async throws -> User {
+        guard let admin = try await users().filter(\.isAdmin).min(by: { ($0.createdAt, $0.name) < ($1.createdAt, $1.name) }) else {
+            throw ReceiptError(.notFound, "the store has no administrator; add one with `receipts user add NAME --admin`")
+        }
+        return admin
     }
 
     /// The name of the token whose secret this is, when it is neither revoked nor expired at `now`.

@@ -20,6 +20,10 @@ extension Receipt {
             ("updatedAt", .string(iso.string(from: updatedAt))),
             ("isUploaded", .bool(isUploaded)),
             ("expenseId", .optionalString(expenseId?.uuidString.lowercased())),
+            ("owner", .string(ownership.owner)),
+            ("group", .optionalString(ownership.group)),
+            ("externalUser", .optionalString(ownership.externalUser)),
+            ("metadata", ownership.metadata ?? .null),
         ]
         if includeDetails {
             pairs.append(("analysis", ocrResultJson.flatMap { try? JSONValue.parse($0) } ?? .null))

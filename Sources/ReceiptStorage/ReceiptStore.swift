@@ -13,39 +13,49 @@ public protocol ReceiptStore: Sendable {
 
     // MARK: Receipts and expenses
 
-    /// Stores a new receipt (normally `pending`); `imagePath` is where its bytes are kept. With
-    /// `deduplicate`, when a receipt with the same `contentHash` exists, nothing is stored and that
-    /// receipt is returned (`isNew` false). The check and the insert are one transaction.
+    // Every read and change of a receipt or an expense says whose it may touch (`Scope`); one
+    // outside the scope is answered as if it did not exist (nil, `.notFound`).
+
+    /// Stores a new receipt (normally `pending`) for `receipt.ownership`; `imagePath` is where its
+    /// bytes are kept. With `deduplicate`, when a receipt of the same owner (and external user)
+    /// has the same `contentHash`, nothing is stored and that receipt is returned (`isNew` false):
+    /// the same bytes from two users are two receipts. The check and the insert are one
+    /// transaction. Throws `.notFound` when the owner is not a user of the store, or the group
+    /// not a group.
     func insert(_ receipt: Receipt, imagePath: String?, deduplicate: Bool) async throws -> (receipt: Receipt, isNew: Bool)
-    func receipt(id: UUID) async throws -> Receipt?
-    /// The receipt whose id starts with `prefix` (case-insensitive, at least 4 characters).
-    /// Throws `ReceiptError` `.notFound` or `.ambiguousId`.
-    func receipt(idPrefix prefix: String) async throws -> Receipt
-    /// The oldest receipt with these bytes, if any.
-    func receipt(contentHash: String) async throws -> Receipt?
+    func receipt(id: UUID, in scope: Scope) async throws -> Receipt?
+    /// The receipt in `scope` whose id starts with `prefix` (case-insensitive, at least 4
+    /// characters). Throws `ReceiptError` `.notFound` or `.ambiguousId`.
+    func receipt(idPrefix prefix: String, in scope: Scope) async throws -> Receipt
+    /// The oldest receipt in `scope` with these bytes, if any.
+    func receipt(contentHash: String, in scope: Scope) async throws -> Receipt?
     /// Where the receipt's image bytes are kept, if they were stored.
-    func imagePath(ofReceipt id: UUID) async throws -> String?
-    func receipts(_ query: ReceiptQuery) async throws -> [Receipt]
-    func expense(id: UUID) async throws -> Expense?
-    func expense(receiptId: UUID) async throws -> Expense?
-    func expenses(_ query: ExpenseQuery) async throws -> [Expense]
+    func imagePath(ofReceipt id: UUID, in scope: Scope) async throws -> String?
+    func receipts(_ query: ReceiptQuery, in scope: Scope) async throws -> [Receipt]
+    func expense(id: UUID, in scope: Scope) async throws -> Expense?
+    func expense(receiptId: UUID, in scope: Scope) async throws -> Expense?
+    func expenses(_ query: ExpenseQuery, in scope: Scope) async throws -> [Expense]
     /// Number of receipts in each state.
-    func statusCounts() async throws -> [OCRStatus: Int]
+    func statusCounts(in scope: Scope) async throws -> [OCRStatus: Int]
 
     // MARK: A person's review
 
     /// Deletes the receipt, its drafted expense and its idempotency keys; returns the path of its
     /// image copy when no other receipt uses it (the caller removes the file). `.notFound` when
-    /// unknown; `.invalidState` when its expense is confirmed (a person's record) and not `force`.
-    func deleteReceipt(id: UUID, force: Bool) async throws -> String?
-    /// Saves a person's changes to an expense: `expense` as corrected, and per changed field what
-    /// the analyzer had drafted (kept from the first correction on). Returns the corrections.
-    /// With `expectedVersion`, only when the stored expense's `etag` is still that one (checked in
-    /// the same transaction), else `.preconditionFailed`.
-    func correct(_ expense: Expense, changed: [(field: String, drafted: JSONValue)], now: Date,
-                 expectedVersion: String?) async throws -> JSONValue
-    /// The corrections of an expense (an empty object when none).
-    func corrections(ofExpense id: UUID) async throws -> JSONValue
+    /// unknown in `scope`; `.invalidState` when its expense is confirmed (a person's record) and
+    /// not `force`.
+    func deleteReceipt(id: UUID, in scope: Scope, force: Bool) async throws -> String?
+    /// Saves a person's changes to an expense in `scope`: `expense` as corrected, and per changed
+    /// field what the analyzer had drafted (kept from the first correction on); `author` and the
+    /// fields go into its history (and `confirmedBy` when it becomes confirmed). Returns the
+    /// corrections. With `expectedVersion`, only when the stored expense's `etag` is still that
+    /// one (checked in the same transaction), else `.preconditionFailed`.
+    func correct(_ expense: Expense, changed: [(field: String, drafted: JSONValue)], by author: ChangeAuthor, in scope: Scope,
+                 now: Date, expectedVersion: String?) async throws -> JSONValue
+    /// The corrections of an expense in `scope` (an empty object when none).
+    func corrections(ofExpense id: UUID, in scope: Scope) async throws -> JSONValue
+    /// Who changed the expense and when, oldest first.
+    func history(ofExpense id: UUID, in scope: Scope) async throws -> [ExpenseChange]
 
     // MARK: Queue
 
@@ -71,11 +81,11 @@ public protocol ReceiptStore: Sendable {
     func reclaim(now: Date, maxAttempts: Int, isAbandoned: @escaping @Sendable (String) -> Bool) async throws -> [Receipt]
     /// The earliest time a pending receipt becomes due (nil: none is waiting for a retry time).
     func nextDueDate() async throws -> Date?
-    /// Puts a failed receipt back to `pending` with its attempts reset. Throws `.invalidState`
-    /// for a receipt that is not failed.
-    func requeue(id: UUID, now: Date) async throws -> Receipt
-    /// Puts every failed receipt back to `pending`.
-    func requeueFailed(now: Date) async throws -> [Receipt]
+    /// Puts a failed receipt in `scope` back to `pending` with its attempts reset. Throws
+    /// `.invalidState` for a receipt that is not failed, `.notFound` for one not in `scope`.
+    func requeue(id: UUID, in scope: Scope, now: Date) async throws -> Receipt
+    /// Puts every failed receipt in `scope` back to `pending`.
+    func requeueFailed(in scope: Scope, now: Date) async throws -> [Receipt]
 
     // MARK: Changes made by other processes
 
@@ -154,13 +164,17 @@ public struct CompletedWork: Sendable {
 /// Which receipts to list. Newest first.
 public struct ReceiptQuery: Sendable {
     public var status: OCRStatus?
+    /// Only the receipts uploaded for this end user of a backend.
+    public var externalUser: String?
     /// Submitted at or after / before.
     public var submittedFrom: Date?
     public var submittedBefore: Date?
     public var limit: Int?
 
-    public init(status: OCRStatus? = nil, submittedFrom: Date? = nil, submittedBefore: Date? = nil, limit: Int? = nil) {
+    public init(status: OCRStatus? = nil, externalUser: String? = nil, submittedFrom: Date? = nil, submittedBefore: Date? = nil,
+                limit: Int? = nil) {
         self.status = status
+        self.externalUser = externalUser
         self.submittedFrom = submittedFrom
         self.submittedBefore = submittedBefore
         self.limit = limit
@@ -176,10 +190,13 @@ public struct ExpenseQuery: Sendable {
     public var category: String?
     public var status: ExpenseStatus?
     public var needsReview: Bool?
+    /// Only the expenses of receipts uploaded for this end user of a backend.
+    public var externalUser: String?
     public var limit: Int?
 
     public init(from: CalendarDate? = nil, to: CalendarDate? = nil, category: String? = nil,
-                status: ExpenseStatus? = nil, needsReview: Bool? = nil, limit: Int? = nil) {
+                status: ExpenseStatus? = nil, needsReview: Bool? = nil, externalUser: String? = nil, limit: Int? = nil) {
+        self.externalUser = externalUser
         self.from = from
         self.to = to
         self.category = category

@@ -4,10 +4,14 @@ import GRDB
 
 extension SQLiteReceiptStore {
     public func insert(_ receipt: Receipt, imagePath: String?, deduplicate: Bool) async throws -> (receipt: Receipt, isNew: Bool) {
-        try await write { db in
+        let ownership = receipt.ownership
+        let location = self.location
+        return try await write { db in
+            try Self.checkOwnership(ownership, db, file: location)
             if deduplicate, let hash = receipt.contentHash,
-               let row = try Row.fetchOne(db, sql: "SELECT * FROM receipt WHERE contentHash = ? ORDER BY createdAt, rowid LIMIT 1",
-                                          arguments: [hash]) {
+               let row = try Row.fetchOne(db, sql: """
+                    SELECT * FROM receipt WHERE owner = ? AND contentHash = ? AND externalUser IS ? ORDER BY createdAt, rowid LIMIT 1
+                    """, arguments: [ownership.owner, hash, ownership.externalUser]) {
                 return (StoreRows.receipt(row), false)
             }
             try StoreRows.insert(receipt, imagePath: imagePath, db)
@@ -21,23 +25,36 @@ extension SQLiteReceiptStore {
         }
     }
 
-    public func receipt(id: UUID) async throws -> Receipt? {
-        try await read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM receipt WHERE id = ?", arguments: [StoreRows.text(id)])
+    /// A receipt's owner must be a user, and its group a group: `.notFound` otherwise.
+    package static func checkOwnership(_ ownership: Ownership, _ db: Database, file: String) throws {
+        guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM account WHERE name = ?)", arguments: [ownership.owner]) == true else {
+            throw ReceiptError(.notFound, "no user named '\(ownership.owner)' (see `receipts user list`)", file: file)
+        }
+        if let group = ownership.group,
+           try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM account_group WHERE name = ?)", arguments: [group]) != true {
+            throw ReceiptError(.notFound, "no group named '\(group)' (see `receipts group list`)", file: file)
+        }
+    }
+
+    public func receipt(id: UUID, in scope: Scope) async throws -> Receipt? {
+        let (condition, arguments) = StoreRows.condition(scope)
+        return try await read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM receipt WHERE id = ? AND \(condition)", arguments: [StoreRows.text(id)] + arguments)
                 .map(StoreRows.receipt)
         }
     }
 
-    public func receipt(idPrefix prefix: String) async throws -> Receipt {
+    public func receipt(idPrefix prefix: String, in scope: Scope) async throws -> Receipt {
         let needle = prefix.trimmingCharacters(in: .whitespaces).lowercased()
         let location = self.location
         guard needle.count >= 4, needle.allSatisfy({ $0.isHexDigit || $0 == "-" }) else {
             throw ReceiptError(.notFound, "'\(prefix)' is not a receipt id (give the id or its first 4+ characters, see `receipts list`)",
                              file: location)
         }
+        let (condition, arguments) = StoreRows.condition(scope)
         let rows = try await read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM receipt WHERE id LIKE ? ESCAPE '\\' LIMIT 2",
-                             arguments: [needle + "%"]).map(StoreRows.receipt)
+            try Row.fetchAll(db, sql: "SELECT * FROM receipt WHERE id LIKE ? ESCAPE '\\' AND \(condition) LIMIT 2",
+                             arguments: [needle + "%"] + arguments).map(StoreRows.receipt)
         }
         if rows.count > 1 {
             throw ReceiptError(.ambiguousId, "more than one receipt id starts with '\(prefix)'; give more characters",
@@ -49,22 +66,29 @@ extension SQLiteReceiptStore {
         return found
     }
 
-    public func receipt(contentHash: String) async throws -> Receipt? {
-        try await read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM receipt WHERE contentHash = ? ORDER BY createdAt, rowid LIMIT 1",
-                             arguments: [contentHash]).map(StoreRows.receipt)
+    public func receipt(contentHash: String, in scope: Scope) async throws -> Receipt? {
+        let (condition, arguments) = StoreRows.condition(scope)
+        return try await read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM receipt WHERE contentHash = ? AND \(condition) ORDER BY createdAt, rowid LIMIT 1",
+                             arguments: [contentHash] + arguments).map(StoreRows.receipt)
         }
     }
 
-    public func imagePath(ofReceipt id: UUID) async throws -> String? {
-        try await read { db in
-            try String.fetchOne(db, sql: "SELECT imagePath FROM receipt WHERE id = ?", arguments: [StoreRows.text(id)])
+    public func imagePath(ofReceipt id: UUID, in scope: Scope) async throws -> String? {
+        let (condition, arguments) = StoreRows.condition(scope)
+        return try await read { db in
+            try String.fetchOne(db, sql: "SELECT imagePath FROM receipt WHERE id = ? AND \(condition)", arguments: [StoreRows.text(id)] + arguments)
         }
     }
 
-    public func receipts(_ query: ReceiptQuery) async throws -> [Receipt] {
-        var clauses: [String] = []
-        var arguments = StatementArguments()
+    public func receipts(_ query: ReceiptQuery, in scope: Scope) async throws -> [Receipt] {
+        let scoped = StoreRows.condition(scope)
+        var clauses: [String] = scope == .everyone ? [] : [scoped.sql]
+        var arguments = scoped.arguments
+        if let externalUser = query.externalUser {
+            clauses.append("externalUser = ?")
+            arguments += [externalUser]
+        }
         if let status = query.status {
             clauses.append("ocrStatus = ?")
             arguments += [status.rawValue]
@@ -88,46 +112,56 @@ extension SQLiteReceiptStore {
         }
     }
 
-    public func expense(id: UUID) async throws -> Expense? {
-        try await read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM expense WHERE id = ?", arguments: [StoreRows.text(id)])
-                .map(StoreRows.expense)
+    public func expense(id: UUID, in scope: Scope) async throws -> Expense? {
+        try await read { db in try Self.expense(id: id, in: scope, db) }
+    }
+
+    /// The expense with this id whose receipt is in `scope`.
+    package static func expense(id: UUID, in scope: Scope, _ db: Database) throws -> Expense? {
+        let (condition, arguments) = StoreRows.condition(scope, alias: "r")
+        return try Row.fetchOne(db, sql: "SELECT e.* FROM expense e JOIN receipt r ON r.id = e.receiptId WHERE e.id = ? AND \(condition)",
+                                arguments: [StoreRows.text(id)] + arguments).map(StoreRows.expense)
+    }
+
+    public func expense(receiptId: UUID, in scope: Scope) async throws -> Expense? {
+        let (condition, arguments) = StoreRows.condition(scope, alias: "r")
+        return try await read { db in
+            try Row.fetchOne(db, sql: "SELECT e.* FROM expense e JOIN receipt r ON r.id = e.receiptId WHERE e.receiptId = ? AND \(condition)",
+                             arguments: [StoreRows.text(receiptId)] + arguments).map(StoreRows.expense)
         }
     }
 
-    public func expense(receiptId: UUID) async throws -> Expense? {
-        try await read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM expense WHERE receiptId = ?", arguments: [StoreRows.text(receiptId)])
-                .map(StoreRows.expense)
+    public func expenses(_ query: ExpenseQuery, in scope: Scope) async throws -> [Expense] {
+        let scoped = StoreRows.condition(scope, alias: "r")
+        var clauses: [String] = scope == .everyone ? [] : [scoped.sql]
+        var arguments = scoped.arguments
+        if let externalUser = query.externalUser {
+            clauses.append("r.externalUser = ?")
+            arguments += [externalUser]
         }
-    }
-
-    public func expenses(_ query: ExpenseQuery) async throws -> [Expense] {
-        var clauses: [String] = []
-        var arguments = StatementArguments()
         if let from = query.from {
-            clauses.append("date >= ?")
+            clauses.append("e.date >= ?")
             arguments += [from.description]
         }
         if let to = query.to {
-            clauses.append("date <= ?")
+            clauses.append("e.date <= ?")
             arguments += [to.description]
         }
         if let category = query.category {
-            clauses.append("category = ? COLLATE NOCASE")
+            clauses.append("e.category = ? COLLATE NOCASE")
             arguments += [category]
         }
         if let status = query.status {
-            clauses.append("status = ?")
+            clauses.append("e.status = ?")
             arguments += [status.rawValue]
         }
         if let needsReview = query.needsReview {
-            clauses.append("needsReview = ?")
+            clauses.append("e.needsReview = ?")
             arguments += [needsReview]
         }
-        var sql = "SELECT * FROM expense"
+        var sql = "SELECT e.* FROM expense e JOIN receipt r ON r.id = e.receiptId"
         if !clauses.isEmpty { sql += " WHERE " + clauses.joined(separator: " AND ") }
-        sql += " ORDER BY date IS NULL, date, lastModified, rowid"
+        sql += " ORDER BY e.date IS NULL, e.date, e.lastModified, e.rowid"
         if let limit = query.limit { sql += " LIMIT \(max(0, limit))" }
         let finalSQL = sql
         let finalArguments = arguments
@@ -136,10 +170,12 @@ extension SQLiteReceiptStore {
         }
     }
 
-    public func statusCounts() async throws -> [OCRStatus: Int] {
-        try await read { db in
+    public func statusCounts(in scope: Scope) async throws -> [OCRStatus: Int] {
+        let (condition, arguments) = StoreRows.condition(scope)
+        return try await read { db in
             var counts: [OCRStatus: Int] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT ocrStatus, count(*) AS n FROM receipt GROUP BY ocrStatus") {
+            for row in try Row.fetchAll(db, sql: "SELECT ocrStatus, count(*) AS n FROM receipt WHERE \(condition) GROUP BY ocrStatus",
+                                        arguments: arguments) {
                 if let status = OCRStatus(rawValue: row["ocrStatus"]) { counts[status] = row["n"] }
             }
             return counts

@@ -61,7 +61,9 @@ extension SQLiteReceiptStore {
             guard try Self.holds(idText, owner, db) else { return nil }
             var expense = work.expense
             expense.receiptId = id
-            expense.possibleDuplicateOf = try Self.possibleDuplicate(of: expense, db)
+            let ownership = StoreRows.ownership(try Row.fetchOne(db, sql: "SELECT owner, groupName, externalUser, metadata FROM receipt WHERE id = ?",
+                                                                 arguments: [idText])!)
+            expense.possibleDuplicateOf = try Self.possibleDuplicate(of: expense, ownership: ownership, db)
             try StoreRows.insert(expense, db)
             try db.execute(sql: """
                 UPDATE receipt SET ocrStatus = 'completed', ocrResultJson = ?, ocrText = ?, analyzer = ?,
@@ -77,15 +79,18 @@ extension SQLiteReceiptStore {
         }
     }
 
-    /// The earliest other expense for the same purchase: same vendor (ignoring case), date and total.
-    private static func possibleDuplicate(of expense: Expense, _ db: Database) throws -> UUID? {
+    /// The earliest other expense of the same owner (and end user) for the same purchase: same
+    /// vendor (ignoring case), date and total. Another user's purchase is never named.
+    private static func possibleDuplicate(of expense: Expense, ownership: Ownership, _ db: Database) throws -> UUID? {
         let vendor = expense.description.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !vendor.isEmpty, let date = expense.date, let amount = expense.amount else { return nil }
         let id = try String.fetchOne(db, sql: """
-            SELECT id FROM expense
-            WHERE trim(description) = ? COLLATE NOCASE AND date = ? AND amount = ? AND receiptId != ?
-            ORDER BY lastModified, rowid LIMIT 1
-            """, arguments: [vendor, date.description, amount.plainString, StoreRows.text(expense.receiptId)])
+            SELECT e.id FROM expense e JOIN receipt r ON r.id = e.receiptId
+            WHERE trim(e.description) = ? COLLATE NOCASE AND e.date = ? AND e.amount = ? AND e.receiptId != ?
+                AND r.owner = ? AND r.externalUser IS ?
+            ORDER BY e.lastModified, e.rowid LIMIT 1
+            """, arguments: [vendor, date.description, amount.plainString, StoreRows.text(expense.receiptId),
+                             ownership.owner, ownership.externalUser])
         return id.flatMap(UUID.init(uuidString:))
     }
 
@@ -160,11 +165,12 @@ extension SQLiteReceiptStore {
         }
     }
 
-    public func requeue(id: UUID, now: Date) async throws -> Receipt {
+    public func requeue(id: UUID, in scope: Scope, now: Date) async throws -> Receipt {
         let location = self.location
+        let (condition, arguments) = StoreRows.condition(scope)
         return try await write { db in
             let idText = StoreRows.text(id)
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM receipt WHERE id = ?", arguments: [idText]) else {
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM receipt WHERE id = ? AND \(condition)", arguments: [idText] + arguments) else {
                 throw ReceiptError(.notFound, "no receipt with id \(idText)", file: location)
             }
             let receipt = StoreRows.receipt(row)
@@ -180,13 +186,15 @@ extension SQLiteReceiptStore {
         }
     }
 
-    public func requeueFailed(now: Date) async throws -> [Receipt] {
-        try await write { db in
-            let ids = try String.fetchAll(db, sql: "SELECT id FROM receipt WHERE ocrStatus = 'failed' ORDER BY createdAt, rowid")
+    public func requeueFailed(in scope: Scope, now: Date) async throws -> [Receipt] {
+        let (condition, arguments) = StoreRows.condition(scope)
+        return try await write { db in
+            let ids = try String.fetchAll(db, sql: "SELECT id FROM receipt WHERE ocrStatus = 'failed' AND \(condition) ORDER BY createdAt, rowid",
+                                          arguments: arguments)
             try db.execute(sql: """
                 UPDATE receipt SET ocrStatus = 'pending', attempts = 0, notBefore = NULL, updatedAt = ?
-                WHERE ocrStatus = 'failed'
-                """, arguments: [now])
+                WHERE ocrStatus = 'failed' AND \(condition)
+                """, arguments: [now] + arguments)
             return try ids.compactMap { id in
                 try Row.fetchOne(db, sql: "SELECT * FROM receipt WHERE id = ?", arguments: [id]).map(StoreRows.receipt)
             }
@@ -195,16 +203,27 @@ extension SQLiteReceiptStore {
 
     // MARK: Webhook outbox
 
-    /// Writes the webhook event of a receipt that just finished, in the caller's transaction, when
-    /// webhooks are on in this store (see `WebhookEvent`).
+    /// Writes the webhook events of a receipt that just finished, in the caller's transaction: the
+    /// server-wide webhook's when webhooks are on in this store (see `WebhookEvent`), and one for
+    /// each user's webhook whose user may see the receipt — its owner, its group's members,
+    /// administrators; a webhook for one end user only gets that end user's receipts.
     package static func recordWebhookEvent(_ receipt: Receipt, expense: Expense?, now: Date, _ db: Database) throws {
-        guard try webhooksEnabled(db) else { return }
-        let event = WebhookEvent(finished: receipt, expense: expense, now: now)
-        try db.execute(sql: """
-            INSERT INTO webhook_event (id, receiptId, type, body, createdAt, pendingSince, attempts, nextAttemptAt)
-            VALUES (?, ?, ?, ?, ?, ?, 0, ?)
-            """, arguments: [StoreRows.text(event.id), StoreRows.text(event.receiptId), event.type, event.body,
-                             now, now, now])
+        var subscriptions: [String?] = try webhooksEnabled(db) ? [nil] : []
+        let o = receipt.ownership
+        subscriptions += try String.fetchAll(db, sql: """
+            SELECT s.id FROM webhook_subscription s JOIN account a ON a.name = s.userName
+            WHERE CASE WHEN s.externalUser IS NOT NULL THEN s.userName = ? AND s.externalUser = ?
+                  ELSE s.userName = ? OR a.isAdmin OR s.userName IN (SELECT userName FROM group_member WHERE groupName = ?) END
+            ORDER BY s.createdAt, s.id
+            """, arguments: [o.owner, o.externalUser, o.owner, o.group]).map(Optional.some)
+        for subscription in subscriptions {
+            let event = WebhookEvent(finished: receipt, expense: expense, subscriptionId: subscription.flatMap(UUID.init(uuidString:)), now: now)
+            try db.execute(sql: """
+                INSERT INTO webhook_event (id, receiptId, subscriptionId, type, body, createdAt, pendingSince, attempts, nextAttemptAt)
+                VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?)
+                """, arguments: [StoreRows.text(event.id), StoreRows.text(event.receiptId), subscription, event.type, event.body,
+                                 now, now, now])
+        }
     }
 
     package static func webhooksEnabled(_ db: Database) throws -> Bool {

@@ -35,7 +35,14 @@ package enum StoreRows {
             createdAt: row["createdAt"],
             updatedAt: row["updatedAt"],
             isUploaded: row["isUploaded"],
-            expenseId: uuid(row, "expenseId"))
+            expenseId: uuid(row, "expenseId"),
+            ownership: ownership(row),
+            source: ReceiptSource(stored: row["source"]))
+    }
+
+    package static func ownership(_ row: Row) -> Ownership {
+        Ownership(owner: row["owner"], group: row["groupName"], externalUser: row["externalUser"],
+                  metadata: (row["metadata"] as String?).flatMap { try? JSONValue.parse($0) })
     }
 
     package static func expense(_ row: Row) -> Expense {
@@ -55,19 +62,23 @@ package enum StoreRows {
             needsReview: row["needsReview"],
             possibleDuplicateOf: uuid(row, "possibleDuplicateOf"),
             isUploaded: row["isUploaded"],
-            lastModified: row["lastModified"])
+            lastModified: row["lastModified"],
+            confirmedBy: row["confirmedBy"])
     }
 
     package static func insert(_ r: Receipt, imagePath: String?, _ db: Database) throws {
         try db.execute(
             sql: """
                 INSERT INTO receipt (id, filePath, contentHash, uploadTimestamp, ocrStatus, ocrResultJson, ocrText,
-                    analyzer, attempts, lastError, createdAt, updatedAt, isUploaded, expenseId, imagePath)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    analyzer, attempts, lastError, createdAt, updatedAt, isUploaded, expenseId, imagePath,
+                    owner, groupName, externalUser, metadata, source)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
             arguments: [text(r.id), r.filePath, r.contentHash, r.uploadTimestamp, r.ocrStatus.rawValue,
                         r.ocrResultJson, r.ocrText, r.analyzer, r.attempts, r.lastError, r.createdAt, r.updatedAt,
-                        r.isUploaded, optionalText(r.expenseId), imagePath])
+                        r.isUploaded, optionalText(r.expenseId), imagePath,
+                        r.ownership.owner, r.ownership.group, r.ownership.externalUser, r.ownership.metadata?.serialized(),
+                        r.source?.stored])
     }
 
     package static func insert(_ e: Expense, _ db: Database) throws {
@@ -75,12 +86,28 @@ package enum StoreRows {
             sql: """
                 INSERT INTO expense (id, receiptId, date, amount, currency, taxAmount, category, description,
                     isTaxDeductible, taxDeductiblePercentage, creationMethod, status, needsReview,
-                    possibleDuplicateOf, isUploaded, lastModified)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    possibleDuplicateOf, isUploaded, lastModified, confirmedBy)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
             arguments: [text(e.id), text(e.receiptId), e.date?.description, money(e.amount), e.currency,
                         money(e.taxAmount), e.category, e.description, e.isTaxDeductible,
                         e.taxDeductiblePercentage.plainString, e.creationMethod, e.status.rawValue, e.needsReview,
-                        optionalText(e.possibleDuplicateOf), e.isUploaded, e.lastModified])
+                        optionalText(e.possibleDuplicateOf), e.isUploaded, e.lastModified, e.confirmedBy])
+    }
+
+    /// The SQL condition (on a table aliased `r`, or `receipt` when `alias` is empty) and its
+    /// arguments that keep the receipts in `scope`.
+    package static func condition(_ scope: Scope, alias: String = "receipt") -> (sql: String, arguments: StatementArguments) {
+        let r = alias
+        switch scope {
+        case .everyone:
+            return ("1", [])
+        case let .owner(name):
+            return ("\(r).owner = ?", [name])
+        case let .user(name):
+            return ("(\(r).owner = ? OR \(r).groupName IN (SELECT groupName FROM group_member WHERE userName = ?))", [name, name])
+        case let .externalUser(external, service):
+            return ("(\(r).owner = ? AND \(r).externalUser = ?)", [service, external])
+        }
     }
 }

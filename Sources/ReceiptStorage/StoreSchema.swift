@@ -1,3 +1,4 @@
+import Foundation
 import ReceiptModel
 import GRDB
 
@@ -16,6 +17,20 @@ import GRDB
 ///   written in the transaction that finishes it; see `WebhookEvent`) and `store_setting` (whether
 ///   webhooks are on: the row `webhooks` = `on`). An event keeps no foreign key: deleting a receipt
 ///   does not take back the announcement of its result.
+/// - `v7`: users and groups. `account` (a user: name, administrator or not, default group),
+///   `account_group` and `group_member` (role `viewer` or `editor`). One administrator, `admin`, is
+///   made, and everything stored before — receipts, tokens, idempotency keys — becomes theirs.
+///   A receipt has an `owner`, at most one `groupName`, and for a backend's own users an
+///   `externalUser` and `metadata` (JSON text); lists are indexed by owner and by group.
+///   Idempotency keys belong to a user (and end user): two users' keys never meet. Each expense
+///   keeps who confirmed it and a history of who changed what (`expense_change`). Users' own
+///   webhooks are `webhook_subscription`; an outbox event names the one it is for
+///   (`subscriptionId`; NULL: the server-wide webhook).
+/// - `v8`: e-mail (`receipts mail`, `POST /v1/inbound-email`): a receipt's `source` (the message it
+///   was found in, a JSON object); `mail_message`, a row per message received (unique by mailbox,
+///   UIDVALIDITY and UID, and by its owner's and the SHA-256 of its raw bytes; its Message-ID
+///   indexed), and
+///   `mail_mailbox`, each IMAP mailbox's UIDVALIDITY and UID watermark.
 ///
 /// Money is TEXT holding the exact decimal (`23.45`); receipt dates are TEXT `YYYY-MM-DD`
 /// calendar dates; timestamps are GRDB's UTC text `YYYY-MM-DD HH:MM:SS.SSS` (they sort as text).
@@ -40,11 +55,26 @@ package enum StoreSchema {
         migrator.registerMigration("v6") { db in
             try db.execute(sql: v6)
         }
+        migrator.registerMigration("v7") { db in
+            try db.execute(sql: v7)
+        }
+        migrator.registerMigration("v8") { db in
+            try db.execute(sql: v8)
+        }
         return migrator
     }
 
     /// The newest migration this build knows.
-    package static let latestVersion = "v6"
+    package static let latestVersion = "v8"
+
+    /// A store file as an older release made it: migrated up to `version` only, then `sql` run
+    /// (rows as that release wrote them). For the tests that upgrade a store made by a release.
+    package static func makeStore(at path: String, upTo version: String, then sql: String) throws {
+        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        let queue = try DatabaseQueue(path: path)
+        try migrator.migrate(queue, upTo: version)
+        try queue.write { db in try db.execute(sql: sql) }
+    }
 
     package static let v1 = """
         CREATE TABLE receipt (
@@ -156,5 +186,109 @@ package enum StoreSchema {
         );
         CREATE INDEX webhook_event_due ON webhook_event(nextAttemptAt) WHERE deliveredAt IS NULL AND deadAt IS NULL;
         CREATE INDEX webhook_event_on_created ON webhook_event(createdAt);
+        """
+
+    package static let v7 = """
+        CREATE TABLE account (
+            name TEXT PRIMARY KEY NOT NULL,
+            isAdmin INTEGER NOT NULL DEFAULT 0,
+            defaultGroup TEXT,
+            createdAt TEXT NOT NULL
+        );
+        CREATE TABLE account_group (
+            name TEXT PRIMARY KEY NOT NULL,
+            createdAt TEXT NOT NULL
+        );
+        CREATE TABLE group_member (
+            groupName TEXT NOT NULL REFERENCES account_group(name) ON DELETE CASCADE,
+            userName TEXT NOT NULL REFERENCES account(name) ON DELETE CASCADE,
+            role TEXT NOT NULL CHECK (role IN ('viewer', 'editor')),
+            PRIMARY KEY (groupName, userName)
+        );
+        CREATE INDEX group_member_on_user ON group_member(userName);
+        INSERT INTO account (name, isAdmin, createdAt) VALUES ('admin', 1, strftime('%Y-%m-%d %H:%M:%f', 'now'));
+
+        ALTER TABLE receipt ADD COLUMN owner TEXT NOT NULL DEFAULT 'admin';
+        ALTER TABLE receipt ADD COLUMN groupName TEXT;
+        ALTER TABLE receipt ADD COLUMN externalUser TEXT;
+        ALTER TABLE receipt ADD COLUMN metadata TEXT;
+        CREATE INDEX receipt_on_owner ON receipt(owner, createdAt);
+        CREATE INDEX receipt_on_group ON receipt(groupName, createdAt) WHERE groupName IS NOT NULL;
+        CREATE INDEX receipt_on_owner_content ON receipt(owner, contentHash);
+        CREATE INDEX receipt_on_external_user ON receipt(owner, externalUser, createdAt) WHERE externalUser IS NOT NULL;
+
+        ALTER TABLE api_token ADD COLUMN userName TEXT NOT NULL DEFAULT 'admin';
+
+        CREATE TABLE idempotency_key_v7 (
+            owner TEXT NOT NULL,
+            externalUser TEXT NOT NULL DEFAULT '',
+            key TEXT NOT NULL,
+            fingerprint TEXT NOT NULL,
+            receiptId TEXT REFERENCES receipt(id) ON DELETE CASCADE,
+            createdAt TEXT NOT NULL,
+            PRIMARY KEY (owner, externalUser, key)
+        );
+        INSERT INTO idempotency_key_v7 (owner, externalUser, key, fingerprint, receiptId, createdAt)
+            SELECT 'admin', '', key, fingerprint, receiptId, createdAt FROM idempotency_key;
+        DROP TABLE idempotency_key;
+        ALTER TABLE idempotency_key_v7 RENAME TO idempotency_key;
+        CREATE INDEX idempotency_key_on_receipt ON idempotency_key(receiptId);
+
+        ALTER TABLE expense ADD COLUMN confirmedBy TEXT;
+        CREATE TABLE expense_change (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            expenseId TEXT NOT NULL REFERENCES expense(id) ON DELETE CASCADE,
+            at TEXT NOT NULL,
+            userName TEXT NOT NULL,
+            tokenName TEXT,
+            fields TEXT NOT NULL,
+            confirmed INTEGER NOT NULL
+        );
+        CREATE INDEX expense_change_on_expense ON expense_change(expenseId);
+
+        CREATE TABLE webhook_subscription (
+            id TEXT PRIMARY KEY NOT NULL,
+            userName TEXT NOT NULL REFERENCES account(name) ON DELETE CASCADE,
+            externalUser TEXT,
+            url TEXT NOT NULL,
+            secret TEXT NOT NULL,
+            createdAt TEXT NOT NULL
+        );
+        CREATE INDEX webhook_subscription_on_user ON webhook_subscription(userName);
+        ALTER TABLE webhook_event ADD COLUMN subscriptionId TEXT;
+        """
+
+    package static let v8 = """
+        ALTER TABLE receipt ADD COLUMN source TEXT;
+        CREATE TABLE mail_message (
+            id TEXT PRIMARY KEY NOT NULL,
+            mailbox TEXT NOT NULL,
+            uidValidity INTEGER,
+            uid INTEGER,
+            messageId TEXT,
+            sha256 TEXT NOT NULL,
+            owner TEXT NOT NULL DEFAULT 'admin',
+            externalUser TEXT NOT NULL DEFAULT '',
+            sender TEXT,
+            subject TEXT,
+            sentDate TEXT,
+            emlPath TEXT NOT NULL,
+            state TEXT NOT NULL CHECK (state IN ('received', 'filed', 'duplicate')),
+            receiptIds TEXT NOT NULL DEFAULT '',
+            note TEXT,
+            receivedAt TEXT NOT NULL,
+            filedAt TEXT,
+            doneAt TEXT,
+            UNIQUE (mailbox, uidValidity, uid),
+            UNIQUE (owner, externalUser, sha256)
+        );
+        CREATE INDEX mail_message_on_messageId ON mail_message(owner, externalUser, messageId);
+        CREATE INDEX mail_message_done_due ON mail_message(mailbox, uidValidity) WHERE state = 'filed' AND doneAt IS NULL;
+        CREATE TABLE mail_mailbox (
+            mailbox TEXT PRIMARY KEY NOT NULL,
+            uidValidity INTEGER NOT NULL,
+            lastUid INTEGER NOT NULL,
+            updatedAt TEXT NOT NULL
+        );
         """
 }

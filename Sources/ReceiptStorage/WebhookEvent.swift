@@ -24,6 +24,8 @@ public struct WebhookEvent: Sendable, Equatable {
 
     public var id: UUID
     public var receiptId: UUID
+    /// The user's webhook it is for; nil: the server-wide one (`receipts serve --webhook`).
+    public var subscriptionId: UUID?
     /// `receipt.completed` or `receipt.failed`.
     public var type: String
     /// What is POSTed: the receipt's NDJSON record (`ReceiptRecord`) as it was when it finished.
@@ -39,9 +41,11 @@ public struct WebhookEvent: Sendable, Equatable {
     public var deliveredAt: Date?
     public var deadAt: Date?
 
-    public init(id: UUID = UUID(), receiptId: UUID, type: String, body: String, createdAt: Date, pendingSince: Date? = nil,
-                attempts: Int = 0, nextAttemptAt: Date? = nil, lastError: String? = nil, deliveredAt: Date? = nil, deadAt: Date? = nil) {
+    public init(id: UUID = UUID(), receiptId: UUID, subscriptionId: UUID? = nil, type: String, body: String, createdAt: Date,
+                pendingSince: Date? = nil, attempts: Int = 0, nextAttemptAt: Date? = nil, lastError: String? = nil,
+                deliveredAt: Date? = nil, deadAt: Date? = nil) {
         self.id = id
+        self.subscriptionId = subscriptionId
         self.receiptId = receiptId
         self.type = type
         self.body = body
@@ -55,8 +59,8 @@ public struct WebhookEvent: Sendable, Equatable {
     }
 
     /// The event of a receipt that just finished (completed, with its expense, or failed for good).
-    public init(finished receipt: Receipt, expense: Expense?, now: Date) {
-        self.init(receiptId: receipt.id, type: receipt.ocrStatus == .completed ? Self.completedType : Self.failedType,
+    public init(finished receipt: Receipt, expense: Expense?, subscriptionId: UUID? = nil, now: Date) {
+        self.init(receiptId: receipt.id, subscriptionId: subscriptionId, type: receipt.ocrStatus == .completed ? Self.completedType : Self.failedType,
                   body: ReceiptRecord(receipt: receipt, expense: expense).json.serialized(), createdAt: now)
     }
 
@@ -69,6 +73,7 @@ public struct WebhookEvent: Sendable, Equatable {
         return .object([
             ("id", .string(id.uuidString.lowercased())),
             ("receiptId", .string(receiptId.uuidString.lowercased())),
+            ("webhook", .optionalString(subscriptionId?.uuidString.lowercased())),
             ("type", .string(type)),
             ("state", .string(state.rawValue)),
             ("attempts", .int(attempts)),

@@ -62,7 +62,7 @@ if arguments.count == 6, arguments[1] == "--work" {
             // restarting under it: a failed look is just tried again.
             while true {
                 try await Task.sleep(for: .milliseconds(200))
-                guard let counts = try? await pipeline.store.statusCounts() else { continue }
+                guard let counts = try? await pipeline.store.statusCounts(in: .everyone) else { continue }
                 if (counts[.pending] ?? 0) == 0, (counts[.processing] ?? 0) == 0 { break }
             }
             group.cancelAll()
@@ -88,7 +88,7 @@ if arguments.count == 5, arguments[1] == "--bench", let count = Int(arguments[3]
                 group.addTask {
                     for i in stride(from: client, to: count, by: workers) {
                         let bytes = Data("Vendor \(i) \(UUID().uuidString);2024-01-\(i % 28 + 1);\(i).00".utf8)
-                        try await pipeline.submit(imageData: bytes, filename: "r\(i).jpg")
+                        try await pipeline.submit(imageData: bytes, filename: "r\(i).jpg", as: .admin)
                     }
                 }
             }
@@ -105,7 +105,7 @@ if arguments.count == 5, arguments[1] == "--bench", let count = Int(arguments[3]
             group.cancelAll()
         }
         let worked = clock.now
-        let counts = try await pipeline.store.statusCounts()
+        let counts = try await pipeline.store.statusCounts(in: .everyone)
         guard counts[.completed] == count else { fail("expected \(count) completed receipts, found \(counts)") }
         func perReceipt(_ duration: Duration) -> Double {
             let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
@@ -123,7 +123,7 @@ if arguments.count >= 3, arguments[1] == "--submit" {
     do {
         let pipeline = try await ReceiptPipeline.open(try StoreLocation(arguments[2]), drivers: [PostgresStoreDriver()], processor: SlowProcessor(delay: 0, announce: false),
                                                       configuration: .init(workers: 1), logger: logger)
-        for file in arguments.dropFirst(3) { try await pipeline.submit(imageAt: file) }
+        for file in arguments.dropFirst(3) { try await pipeline.submit(imageAt: file, as: .admin) }
     } catch {
         fail("\(error)")
     }
@@ -141,7 +141,7 @@ do {
     let pipeline = try await ReceiptPipeline.open(
         try StoreLocation(arguments[1]), drivers: [PostgresStoreDriver()], processor: SlowProcessor(delay: delay, announce: false),
         configuration: .init(workers: workers, leaseDuration: 60, pollInterval: 0.05), logger: logger)
-    for try await outcome in pipeline.process(files: files) {
+    for try await outcome in pipeline.process(files: files, as: .admin) {
         FileHandle.standardOutput.write(Data((outcome.record.json.serialized() + "\n").utf8))
     }
 } catch {

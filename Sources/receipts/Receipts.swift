@@ -11,7 +11,8 @@ struct Receipts: AsyncParsableCommand {
         version: Receipts.version,
         subcommands: [ProcessCommand.self, OCRCommand.self, EvalCommand.self, ListCommand.self, ShowCommand.self, RetryCommand.self,
                       DeleteCommand.self, ExpensesCommand.self, ExpenseCommand.self, ExportCommand.self, WatchCommand.self,
-                      ServeCommand.self, WorkerCommand.self, TokenCommand.self, WebhooksCommand.self, StoreCommand.self]
+                      ServeCommand.self, WorkerCommand.self, UserCommand.self, GroupCommand.self, TokenCommand.self, WebhooksCommand.self,
+                      StoreCommand.self, MailCommand.self]
     )
 
     /// `receipts --version`. The HTTP API's version is the `/v1` in its paths.

@@ -21,13 +21,13 @@ import Testing
 
             let upload = ScriptedProcessor.image(vendor: "Esso Garage", date: "2024-06-30", total: "61.07", tax: "10.18",
                                                  category: "Fuel")
-            let receipt = try await pipeline.submit(imageData: upload, filename: "IMG_0042.jpg")
+            let receipt = try await pipeline.submit(imageData: upload, filename: "IMG_0042.jpg", as: .admin)
             #expect(receipt.ocrStatus == .pending)
-            let done = try await pipeline.waitForCompletion(of: receipt.id)
+            let done = try await pipeline.waitForCompletion(of: receipt.id, in: .everyone)
             #expect(done.ocrStatus == .completed)
             #expect(done.analysis?.vendor == "Esso Garage")
 
-            let expense = try #require(try await pipeline.expense(forReceipt: receipt.id))
+            let expense = try #require(try await pipeline.expense(forReceipt: receipt.id, in: .everyone))
             #expect(expense.amount == Decimal(string: "61.07"))
             #expect(expense.taxAmount == Decimal(string: "10.18"))
             #expect(expense.date == CalendarDate(year: 2024, month: 6, day: 30))
@@ -36,20 +36,20 @@ import Testing
             #expect(expense.creationMethod == "ocr")
             #expect(expense.json["amount"] == .number("61.07"))
 
-            let broken = try await pipeline.submit(imageData: Data("not an image".utf8), filename: "scan.pdf")
-            let failed = try await pipeline.waitForCompletion(of: broken.id)
+            let broken = try await pipeline.submit(imageData: Data("not an image".utf8), filename: "scan.pdf", as: .admin)
+            let failed = try await pipeline.waitForCompletion(of: broken.id, in: .everyone)
             #expect(failed.ocrStatus == .failed)
             #expect(failed.lastError == "scan.pdf: not an image (unknown format)")
 
             let june = try await pipeline.expenses(ExpenseQuery(from: CalendarDate(iso: "2024-06-01"), to: CalendarDate(iso: "2024-06-30"),
-                                                                category: "Fuel"))
+                                                                category: "Fuel"), in: .everyone)
             #expect(june.map(\.receiptId) == [receipt.id])
-            #expect(try await pipeline.receipts(ReceiptQuery(status: .failed)).map(\.id) == [broken.id])
+            #expect(try await pipeline.receipts(ReceiptQuery(status: .failed), in: .everyone).map(\.id) == [broken.id])
 
             // A batch, results as each finishes.
             var seen = 0
             for try await outcome in pipeline.process([.data(ScriptedProcessor.image(vendor: "A"), filename: "a.jpg"),
-                                                       .data(upload, filename: "again.jpg")]) {
+                                                       .data(upload, filename: "again.jpg")], as: .admin) {
                 seen += 1
                 #expect(outcome.receipt.ocrStatus == .completed)
                 if outcome.source == "again.jpg" { #expect(outcome.isDuplicate && outcome.receipt.id == receipt.id) }

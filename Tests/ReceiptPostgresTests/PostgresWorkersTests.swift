@@ -65,7 +65,7 @@ struct PostgresWorkersTests {
             let name = String(format: "r%03d.jpg", i)
             let bytes = badEvery > 0 && i % badEvery == badEvery - 1
                 ? "unreadable \(i)" : "Vendor \(i);2024-05-\(String(format: "%02d", i % 28 + 1));\(i).25"
-            _ = try await pipeline.submit(imageData: Data(bytes.utf8), filename: name)
+            _ = try await pipeline.submit(imageData: Data(bytes.utf8), filename: name, as: .admin)
             names.insert(name)
         }
         return names

@@ -81,14 +81,14 @@ struct TestStore: Sendable {
         #expect(done.ocrText == "Shell 23.45")
         #expect(done.analysis?.total == Decimal(string: "23.45"))
         // What was stored reads back the same (times to the millisecond the stores keep).
-        var stored = try #require(try await store.expense(receiptId: receipt.id))
+        var stored = try #require(try await store.expense(receiptId: receipt.id, in: .everyone))
         #expect(abs(stored.lastModified.timeIntervalSince(expense.lastModified)) < 0.001)
         stored.lastModified = expense.lastModified
         #expect(stored == expense)
-        #expect(try await store.expenses(ExpenseQuery()).count == 1)
+        #expect(try await store.expenses(ExpenseQuery(), in: .everyone).count == 1)
         #expect(try await store.claimNext(Lease(owner: "w1", duration: 60)) == nil)
-        await #expect(throws: ReceiptError.self) { try await store.requeue(id: receipt.id, now: Date()) }
-        #expect(try await store.statusCounts() == [.completed: 1])
+        await #expect(throws: ReceiptError.self) { try await store.requeue(id: receipt.id, in: .everyone, now: Date()) }
+        #expect(try await store.statusCounts(in: .everyone) == [.completed: 1])
     }
 
     @Test(arguments: StoreKind.available)
@@ -114,13 +114,13 @@ struct TestStore: Sendable {
         let failed = try #require(try await store.fail(id: receipt.id, owner: "w", error: "r.jpg: truncated JPEG",
                                                       retryAt: nil, now: now.addingTimeInterval(31)))
         #expect(failed.ocrStatus == .failed)
-        #expect(try await store.expense(receiptId: receipt.id) == nil)
-        let requeued = try await store.requeue(id: receipt.id, now: Date())
+        #expect(try await store.expense(receiptId: receipt.id, in: .everyone) == nil)
+        let requeued = try await store.requeue(id: receipt.id, in: .everyone, now: Date())
         #expect(requeued.ocrStatus == .pending)
         #expect(requeued.attempts == 0)
         _ = try #require(try await store.claimNext(Lease(owner: "w", duration: 60)))
         _ = try await store.fail(id: receipt.id, owner: "w", error: "again", retryAt: nil, now: Date())
-        #expect(try await store.requeueFailed(now: Date()).map(\.id) == [receipt.id])
+        #expect(try await store.requeueFailed(in: .everyone, now: Date()).map(\.id) == [receipt.id])
     }
 
     @Test(arguments: StoreKind.available)
@@ -147,7 +147,7 @@ struct TestStore: Sendable {
         #expect(ids.count == count)
         #expect(Set(ids).count == count)
         #expect(claimed.filter { !$0.isEmpty }.count > 1)
-        #expect(try await test.store.statusCounts() == [.processing: count])
+        #expect(try await test.store.statusCounts(in: .everyone) == [.processing: count])
     }
 
     @Test(arguments: StoreKind.available)
@@ -165,7 +165,7 @@ struct TestStore: Sendable {
         let again = try #require(try await store.claimNext(Lease(owner: "host:2:b/0", now: t0.addingTimeInterval(12), duration: 10)))
         #expect(again.receipt.attempts == 2)
         #expect(try await store.fail(id: receipt.id, owner: "host:1:a/0", error: "x", retryAt: nil, now: Date()) == nil)
-        #expect(try await store.receipt(id: receipt.id)?.ocrStatus == .processing)
+        #expect(try await store.receipt(id: receipt.id, in: .everyone)?.ocrStatus == .processing)
         // An abandoned owner's receipt comes back before its lease expires.
         let early = try await store.reclaim(now: t0.addingTimeInterval(13), maxAttempts: 3, isAbandoned: { $0 == "host:2:b/0" })
         #expect(early.map(\.id) == [receipt.id])
@@ -181,7 +181,7 @@ struct TestStore: Sendable {
             t = t.addingTimeInterval(2)
             _ = try await store.reclaim(now: t, maxAttempts: 2, isAbandoned: { _ in true })
         }
-        let failed = try #require(try await store.receipt(id: receipt.id))
+        let failed = try #require(try await store.receipt(id: receipt.id, in: .everyone))
         #expect(failed.ocrStatus == .failed)
         #expect(failed.lastError?.hasPrefix("crashy.jpg: processing was interrupted 2 times") == true)
     }
@@ -205,11 +205,11 @@ struct TestStore: Sendable {
         let forced = try await test.store.insert(Receipt(filePath: "again.jpg", contentHash: "same-bytes"), imagePath: nil, deduplicate: false)
         #expect(forced.isNew)
         #expect(forced.receipt.id != results[0].0.id)
-        #expect(try await test.store.receipt(contentHash: "same-bytes")?.id == results[0].0.id)
-        #expect(try await test.store.receipts(ReceiptQuery()).count == 2)
+        #expect(try await test.store.receipt(contentHash: "same-bytes", in: .everyone)?.id == results[0].0.id)
+        #expect(try await test.store.receipts(ReceiptQuery(), in: .everyone).count == 2)
         let prefix = String(forced.receipt.id.uuidString.lowercased().prefix(8))
-        #expect(try await test.store.receipt(idPrefix: prefix).id == forced.receipt.id)
-        await #expect(throws: ReceiptError.self) { try await test.store.receipt(idPrefix: "zz") }
+        #expect(try await test.store.receipt(idPrefix: prefix, in: .everyone).id == forced.receipt.id)
+        await #expect(throws: ReceiptError.self) { try await test.store.receipt(idPrefix: "zz", in: .everyone) }
     }
 
     @Test(arguments: StoreKind.available)
@@ -227,16 +227,16 @@ struct TestStore: Sendable {
             expense.taxDeductiblePercentage = Decimal(string: "12.5")!
             _ = try #require(try await store.complete(id: receipt.id, owner: "w",
                                                       work: CompletedWork(analysis: analysis, ocrText: "", expense: expense), now: Date()))
-            let back = try #require(try await store.expense(receiptId: receipt.id))
+            let back = try #require(try await store.expense(receiptId: receipt.id, in: .everyone))
             #expect(back.amount?.plainString == value.plainString)
             #expect(back.taxAmount == value)
             #expect(back.date?.description == dates[i % dates.count])
             #expect(back.taxDeductiblePercentage == Decimal(string: "12.5"))
-            #expect(try await store.receipt(id: receipt.id)?.analysis?.total == value)
+            #expect(try await store.receipt(id: receipt.id, in: .everyone)?.analysis?.total == value)
         }
-        let inRange = try await store.expenses(ExpenseQuery(from: CalendarDate(iso: "2023-12-31"), to: CalendarDate(iso: "2024-01-01")))
+        let inRange = try await store.expenses(ExpenseQuery(from: CalendarDate(iso: "2023-12-31"), to: CalendarDate(iso: "2024-01-01")), in: .everyone)
         #expect(inRange.map { $0.date?.description } == ["2023-12-31", "2023-12-31", "2024-01-01", "2024-01-01"])
-        #expect(try await store.expenses(ExpenseQuery(category: "other", limit: 3)).count == 3)
+        #expect(try await store.expenses(ExpenseQuery(category: "other", limit: 3), in: .everyone).count == 3)
     }
 
     @Test(arguments: StoreKind.available)
@@ -260,10 +260,10 @@ struct TestStore: Sendable {
         let store = try await TestStore.make(kind).store
         let now = Date(timeIntervalSince1970: TimeInterval(Int(Date().timeIntervalSince1970)))
         let expires = now.addingTimeInterval(90 * 86400)
-        let scanner = try await store.createToken(name: "scanner", scopes: [.upload], expiresAt: expires,
+        let scanner = try await store.createToken(name: "scanner", user: "admin", scopes: [.upload], expiresAt: expires,
                                                   rateLimit: RateLimit(requests: 120, seconds: 60), now: now)
         let full = try await store.createToken(name: "full", now: now)
-        let late = try await store.createToken(name: "late", scopes: [.read, .review], expiresAt: now.addingTimeInterval(-1),
+        let late = try await store.createToken(name: "late", user: "admin", scopes: [.read, .review], expiresAt: now.addingTimeInterval(-1),
                                                rateLimit: .unlimited, now: now.addingTimeInterval(-60))
         let found = try #require(try await store.token(secret: scanner))
         #expect(found.name == "scanner" && found.scopes == [.upload] && found.expiresAt == expires && found.lastUsedAt == nil)
@@ -307,46 +307,49 @@ struct TestStore: Sendable {
         await #expect(throws: ReceiptError.self) { try await store.createToken(name: "app", now: Date()) }
         #expect(try await store.tokens().map(\.name) == ["app"])
 
+        let admin = KeyOwner(user: "admin")
         let data = Data("image bytes \(UUID())".utf8)
         let hash = ContentHash.hex(of: data)
         let reference = try await test.images.store(data, hash: hash)
         #expect(try await test.images.load(reference) == data)
         let receipt = try await store.insert(Receipt(filePath: "r.jpg", contentHash: hash), imagePath: reference, deduplicate: true).receipt
-        #expect(try await store.imagePath(ofReceipt: receipt.id) == reference)
+        #expect(try await store.imagePath(ofReceipt: receipt.id, in: .everyone) == reference)
         // An idempotency key is claimed once, then says which request (fingerprint) and receipt it stands for.
-        #expect(try await store.claimIdempotencyKey("k1", fingerprint: hash, now: Date()) == .claimed)
-        #expect(try await store.claimIdempotencyKey("k1", fingerprint: "other", now: Date()) == .taken(fingerprint: hash, receiptId: nil))
-        try await store.bindIdempotencyKey("k1", receiptId: receipt.id)
-        #expect(try await store.claimIdempotencyKey("k1", fingerprint: hash, now: Date()) == .taken(fingerprint: hash, receiptId: receipt.id))
-        #expect(try await store.claimIdempotencyKey("k2", fingerprint: hash, now: Date()) == .claimed)
-        try await store.releaseIdempotencyKey("k2", fingerprint: hash)
-        #expect(try await store.claimIdempotencyKey("k2", fingerprint: "other", now: Date()) == .claimed, "a released key is free")
+        #expect(try await store.claimIdempotencyKey("k1", of: admin, fingerprint: hash, now: Date()) == .claimed)
+        #expect(try await store.claimIdempotencyKey("k1", of: admin, fingerprint: "other", now: Date()) == .taken(fingerprint: hash, receiptId: nil))
+        try await store.bindIdempotencyKey("k1", of: admin, receiptId: receipt.id)
+        #expect(try await store.claimIdempotencyKey("k1", of: admin, fingerprint: hash, now: Date())
+                == .taken(fingerprint: hash, receiptId: receipt.id))
+        #expect(try await store.claimIdempotencyKey("k2", of: admin, fingerprint: hash, now: Date()) == .claimed)
+        try await store.releaseIdempotencyKey("k2", of: admin, fingerprint: hash)
+        #expect(try await store.claimIdempotencyKey("k2", of: admin, fingerprint: "other", now: Date()) == .claimed, "a released key is free")
 
         _ = try #require(try await store.claimNext(Lease(owner: "w", duration: 60)))
         var expense = try #require(try await store.complete(id: receipt.id, owner: "w", work: work(receipt), now: Date())).1
-        let drafted = try #require(try await store.expense(id: expense.id))
+        let drafted = try #require(try await store.expense(id: expense.id, in: .everyone))
         expense.amount = Decimal(string: "24.00")
         expense.status = .confirmed
-        let corrections = try await store.correct(expense, changed: [("amount", .string("23.45"))], now: Date(),
+        let corrections = try await store.correct(expense, changed: [("amount", .string("23.45"))], by: ChangeAuthor(user: "admin"),
+                                                  in: .everyone, now: Date(),
                                                   expectedVersion: drafted.etag)
         #expect(corrections == .object([("amount", .string("23.45"))]))
-        #expect(try await store.corrections(ofExpense: expense.id) == corrections)
-        #expect(try await store.expense(id: expense.id)?.amount == Decimal(string: "24.00"))
-        #expect(try await store.expense(id: expense.id)?.status == .confirmed)
+        #expect(try await store.corrections(ofExpense: expense.id, in: .everyone) == corrections)
+        #expect(try await store.expense(id: expense.id, in: .everyone)?.amount == Decimal(string: "24.00"))
+        #expect(try await store.expense(id: expense.id, in: .everyone)?.status == .confirmed)
         // A correction made from a version that is no longer stored is refused (two reviewers).
         await #expect(throws: ReceiptError.self) {
-            try await store.correct(drafted, changed: [], now: Date(), expectedVersion: drafted.etag)
+            try await store.correct(drafted, changed: [], by: ChangeAuthor(user: "admin"), in: .everyone, now: Date(), expectedVersion: drafted.etag)
         }
-        #expect(try await store.expense(id: expense.id)?.amount == Decimal(string: "24.00"))
+        #expect(try await store.expense(id: expense.id, in: .everyone)?.amount == Decimal(string: "24.00"))
 
         // A confirmed expense is a person's record: deleting its receipt needs force.
-        await #expect(throws: ReceiptError.self) { try await store.deleteReceipt(id: receipt.id, force: false) }
-        #expect(try await store.receipt(id: receipt.id) != nil)
-        _ = try await store.deleteReceipt(id: receipt.id, force: true)
-        #expect(try await store.receipt(id: receipt.id) == nil)
-        #expect(try await store.expense(id: expense.id) == nil)
-        #expect(try await store.claimIdempotencyKey("k1", fingerprint: "new", now: Date()) == .claimed, "the key went with its receipt")
-        await #expect(throws: ReceiptError.self) { try await store.deleteReceipt(id: receipt.id, force: true) }
+        await #expect(throws: ReceiptError.self) { try await store.deleteReceipt(id: receipt.id, in: .everyone, force: false) }
+        #expect(try await store.receipt(id: receipt.id, in: .everyone) != nil)
+        _ = try await store.deleteReceipt(id: receipt.id, in: .everyone, force: true)
+        #expect(try await store.receipt(id: receipt.id, in: .everyone) == nil)
+        #expect(try await store.expense(id: expense.id, in: .everyone) == nil)
+        #expect(try await store.claimIdempotencyKey("k1", of: admin, fingerprint: "new", now: Date()) == .claimed, "the key went with its receipt")
+        await #expect(throws: ReceiptError.self) { try await store.deleteReceipt(id: receipt.id, in: .everyone, force: true) }
     }
 
     @Test(arguments: StoreKind.available)
@@ -356,7 +359,9 @@ struct TestStore: Sendable {
                                        configuration: .init(workers: 2, leaseDuration: 5 * testTimeScale, pollInterval: 0.05), logger: TestSupport.logger)
         let images = (0..<6).map { ScriptedProcessor.image(total: "1\($0).00", id: "\($0)") }
         var outcomes: [ReceiptOutcome] = []
-        for try await outcome in pipeline.process(images.enumerated().map { .data($1, filename: "r\($0).jpg") }) { outcomes.append(outcome) }
+        for try await outcome in pipeline.process(images.enumerated().map { .data($1, filename: "r\($0).jpg") }, as: .admin) {
+            outcomes.append(outcome)
+        }
         #expect(outcomes.count == 6)
         #expect(outcomes.allSatisfy { $0.receipt.ocrStatus == .completed })
         #expect(Set(outcomes.compactMap { $0.expense?.amount }) == Set((0..<6).map { Decimal(string: "1\($0).00")! }))

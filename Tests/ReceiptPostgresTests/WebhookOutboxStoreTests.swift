@@ -89,7 +89,7 @@ import ReceiptServerStore
                 group.addTask {
                     var mine: [UUID] = []
                     while true {
-                        let events = try await store.claimWebhookEvents(Lease(owner: "host\(sender)", duration: 60), limit: 3)
+                        let events = try await store.claimWebhookEvents(Lease(owner: "host\(sender)", duration: 60), limit: 3, serverWide: true)
                         if events.isEmpty { return mine }
                         mine += events.map(\.id)
                     }
@@ -103,9 +103,9 @@ import ReceiptServerStore
         #expect(Set(claimed).count == count)
         // A lease that ran out (its sender died) lets another sender take the event, once.
         let later = Date().addingTimeInterval(61)
-        let again = try await test.store.claimWebhookEvents(Lease(owner: "new", now: later, duration: 60), limit: count + 1)
+        let again = try await test.store.claimWebhookEvents(Lease(owner: "new", now: later, duration: 60), limit: count + 1, serverWide: true)
         #expect(again.count == count && again.allSatisfy { $0.attempts == 2 })
-        #expect(try await stores[1].claimWebhookEvents(Lease(owner: "other", now: later, duration: 60), limit: count).isEmpty)
+        #expect(try await stores[1].claimWebhookEvents(Lease(owner: "other", now: later, duration: 60), limit: count, serverWide: true).isEmpty)
     }
 
     @Test(arguments: StoreKind.available)
@@ -115,28 +115,29 @@ import ReceiptServerStore
         let receipt = try await finishable(store)
         _ = try #require(try await store.complete(id: receipt.id, owner: "w", work: work(receipt), now: Date()))
         let now = Date()
-        let event = try #require(try await store.claimWebhookEvents(Lease(owner: "s1", now: now, duration: 30), limit: 8).first)
+        let event = try #require(try await store.claimWebhookEvents(Lease(owner: "s1", now: now, duration: 30), limit: 8, serverWide: true).first)
         #expect(event.attempts == 1)
         #expect(try await store.markWebhookFailed(id: event.id, owner: "s2", error: "HTTP 500", retryAt: now, now: now) == false,
                 "only the holder records a failure")
         #expect(try await store.markWebhookFailed(id: event.id, owner: "s1", error: "HTTP 500",
                                                   retryAt: now.addingTimeInterval(10), now: now))
-        let due = try #require(try await store.nextWebhookAttempt())
+        let due = try #require(try await store.nextWebhookAttempt(serverWide: true))
         #expect(abs(due.timeIntervalSince(now.addingTimeInterval(10))) < 0.01)
-        #expect(try await store.claimWebhookEvents(Lease(owner: "s1", now: now.addingTimeInterval(5), duration: 30), limit: 8).isEmpty)
+        #expect(try await store.claimWebhookEvents(Lease(owner: "s1", now: now.addingTimeInterval(5), duration: 30), limit: 8,
+                                                   serverWide: true).isEmpty)
         let second = try #require(try await store.claimWebhookEvents(Lease(owner: "s1", now: now.addingTimeInterval(11), duration: 30),
-                                                                      limit: 8).first)
+                                                                      limit: 8, serverWide: true).first)
         #expect(second.id == event.id && second.attempts == 2 && second.lastError == "HTTP 500")
         // Given up: dead, no longer due.
         #expect(try await store.markWebhookFailed(id: event.id, owner: "s1", error: "connection refused", retryAt: nil,
                                                   now: now.addingTimeInterval(11)))
-        #expect(try await store.nextWebhookAttempt() == nil)
+        #expect(try await store.nextWebhookAttempt(serverWide: true) == nil)
         let dead = try #require(try await store.webhookEvents(state: .dead, limit: nil).first)
         #expect(dead.id == event.id && dead.lastError == "connection refused" && dead.deadAt != nil)
 
         let retried = try await store.retryDeadWebhookEvents(now: Date())
         #expect(retried.map(\.id) == [event.id] && retried[0].state == .pending && retried[0].attempts == 0)
-        let third = try #require(try await store.claimWebhookEvents(Lease(owner: "s3", duration: 30), limit: 8).first)
+        let third = try #require(try await store.claimWebhookEvents(Lease(owner: "s3", duration: 30), limit: 8, serverWide: true).first)
         #expect(try await store.markWebhookDelivered(id: third.id, now: Date()))
         #expect(try await store.markWebhookDelivered(id: third.id, now: Date()) == false, "delivered once")
         #expect(try await store.webhookEventCounts() == [.pending: 0, .delivered: 1, .dead: 0])
@@ -155,7 +156,7 @@ import ReceiptServerStore
             _ = try #require(try await store.complete(id: receipt.id, owner: "w", work: work(receipt), now: Date()))
         }
         let now = Date()
-        let events = try await store.claimWebhookEvents(Lease(owner: "s", now: now, duration: 30), limit: 8)
+        let events = try await store.claimWebhookEvents(Lease(owner: "s", now: now, duration: 30), limit: 8, serverWide: true)
         #expect(events.count == 4)
         let (old, new, dead) = (events[0], events[1], events[2])
         #expect(try await store.markWebhookDelivered(id: old.id, now: now.addingTimeInterval(-40 * 86400)))

@@ -97,13 +97,13 @@ extension LiveRouteTests {
             let now = Date()
             var with: [TokenScope: String] = [:], without: [TokenScope: String] = [:]
             for scope in TokenScope.allCases {
-                with[scope] = try await live.store.createToken(name: "only-\(scope)", scopes: [scope], expiresAt: now.addingTimeInterval(3600),
+                with[scope] = try await live.store.createToken(name: "only-\(scope)", user: Ownership.defaultAdmin, scopes: [scope], expiresAt: now.addingTimeInterval(3600),
                                                                rateLimit: nil, now: now)
                 // Every scope that does not grant this one.
                 let others = Set(TokenScope.allCases.filter { !$0.grants.contains(scope) })
-                without[scope] = try await live.store.createToken(name: "all-but-\(scope)", scopes: others, expiresAt: nil, rateLimit: nil, now: now)
+                without[scope] = try await live.store.createToken(name: "all-but-\(scope)", user: Ownership.defaultAdmin, scopes: others, expiresAt: nil, rateLimit: nil, now: now)
             }
-            let expired = try await live.store.createToken(name: "expired", scopes: [.admin], expiresAt: now.addingTimeInterval(-1),
+            let expired = try await live.store.createToken(name: "expired", user: Ownership.defaultAdmin, scopes: [.admin], expiresAt: now.addingTimeInterval(-1),
                                                            rateLimit: nil, now: now.addingTimeInterval(-3600))
             let secrets = Array(with.values) + Array(without.values) + [expired]
             let (holding, lacking) = (with, without)
@@ -162,10 +162,10 @@ extension LiveRouteTests {
             let dir = try TemporaryDirectory()
             let live = try LiveServer(dir, workers: 1, rateLimit: RateLimit(requests: 4, seconds: 3600))
             let now = Date()
-            let tight = try await live.store.createToken(name: "tight", scopes: [.read], expiresAt: nil,
+            let tight = try await live.store.createToken(name: "tight", user: Ownership.defaultAdmin, scopes: [.read], expiresAt: nil,
                                                          rateLimit: RateLimit(requests: 2, seconds: 60), now: now)
-            let usual = try await live.store.createToken(name: "usual", scopes: [.read], expiresAt: nil, rateLimit: nil, now: now)
-            let free = try await live.store.createToken(name: "free", scopes: [.read], expiresAt: nil, rateLimit: .unlimited, now: now)
+            let usual = try await live.store.createToken(name: "usual", user: Ownership.defaultAdmin, scopes: [.read], expiresAt: nil, rateLimit: nil, now: now)
+            let free = try await live.store.createToken(name: "free", user: Ownership.defaultAdmin, scopes: [.read], expiresAt: nil, rateLimit: .unlimited, now: now)
             try await live.run { server in
                 func get(_ token: String) async throws -> (status: Int, headers: [String: String], body: Data) {
                     try await server.send("GET", "/v1/receipts", headers: ["Authorization": "Bearer \(token)"])
@@ -192,9 +192,9 @@ extension LiveRouteTests {
             let dir = try TemporaryDirectory()
             let live = try LiveServer(dir, workers: 1)
             let now = Date()
-            let reader = try await live.store.createToken(name: "viewer", scopes: [.read], expiresAt: nil, rateLimit: nil, now: now)
-            let scanner = try await live.store.createToken(name: "scanner", scopes: [.upload], expiresAt: nil, rateLimit: nil, now: now)
-            let expired = try await live.store.createToken(name: "old", scopes: [.admin], expiresAt: now.addingTimeInterval(-60),
+            let reader = try await live.store.createToken(name: "viewer", user: Ownership.defaultAdmin, scopes: [.read], expiresAt: nil, rateLimit: nil, now: now)
+            let scanner = try await live.store.createToken(name: "scanner", user: Ownership.defaultAdmin, scopes: [.upload], expiresAt: nil, rateLimit: nil, now: now)
+            let expired = try await live.store.createToken(name: "old", user: Ownership.defaultAdmin, scopes: [.admin], expiresAt: now.addingTimeInterval(-60),
                                                            rateLimit: nil, now: now.addingTimeInterval(-3600))
             try await live.run { server in
                 func signIn(_ token: String) async throws -> (status: Int, headers: [String: String], body: Data) {

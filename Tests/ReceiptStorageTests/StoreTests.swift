@@ -17,7 +17,7 @@ import ReceiptStorage
              try db.tableExists("receipt") && db.tableExists("expense"),
              try String.fetchOne(db, sql: "PRAGMA journal_mode"))
         }
-        #expect(versions == ["v1", "v2", "v3", "v4", "v5", "v6"])
+        #expect(versions == ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8"])
         #expect(tables)
         #expect(mode == "wal")
     }
@@ -59,10 +59,10 @@ import ReceiptStorage
         try await DatabaseQueue(path: path).write { db in try db.execute(sql: Self.v1Schema) }
 
         let store = try SQLiteReceiptStore(path: path)
-        let old = try #require(try await store.receipt(id: UUID(uuidString: "11111111-2222-3333-4444-555555555555")!))
+        let old = try #require(try await store.receipt(id: UUID(uuidString: "11111111-2222-3333-4444-555555555555")!, in: .everyone))
         #expect(old.ocrStatus == .completed)
         #expect(old.filePath == "old/fuel.jpg")
-        let expense = try #require(try await store.expense(receiptId: old.id))
+        let expense = try #require(try await store.expense(receiptId: old.id, in: .everyone))
         #expect(expense.amount == Decimal(string: "23.45"))
         #expect(expense.date == CalendarDate(year: 2024, month: 1, day: 2))
         // The pending receipt of the old file can be worked on with the new queue columns.
@@ -72,7 +72,7 @@ import ReceiptStorage
         let versions = try await DatabaseQueue(path: path).read { db in
             try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier")
         }
-        #expect(versions == ["v1", "v2", "v3", "v4", "v5", "v6"])
+        #expect(versions == ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8"])
     }
 
     /// v5: an API token made before scopes existed keeps doing everything (admin), with no expiry,
@@ -172,7 +172,7 @@ import ReceiptStorage
         let done = try await store.complete(id: receipt.id, owner: "w",
                                             work: CompletedWork(analysis: analysis, ocrText: "T", expense: expense), now: Date())
         #expect(done != nil)
-        let back = try #require(try await store.expense(receiptId: receipt.id))
+        let back = try #require(try await store.expense(receiptId: receipt.id, in: .everyone))
         #expect(back.amount == value)
         #expect(back.taxAmount == value)
         #expect(back.date == date)
@@ -185,7 +185,7 @@ import ReceiptStorage
         #expect(raw["amount"] as String == value.plainString)
         #expect(raw["t"] as String == "text")
         #expect(raw["date"] as String == "2024-02-29")
-        let stored = try #require(try await store.receipt(id: receipt.id)?.analysis)
+        let stored = try #require(try await store.receipt(id: receipt.id, in: .everyone)?.analysis)
         #expect(stored.total == value)
         #expect(stored.date == date)
     }
@@ -202,9 +202,9 @@ import ReceiptStorage
             let expense = Expense.draft(from: analysis, receiptId: receipt.id, taxonomy: .default)
             _ = try await store.complete(id: receipt.id, owner: "w",
                                          work: CompletedWork(analysis: analysis, ocrText: "", expense: expense), now: Date())
-            #expect(try await store.expense(receiptId: receipt.id)?.date?.description == text)
+            #expect(try await store.expense(receiptId: receipt.id, in: .everyone)?.date?.description == text)
         }
-        let inRange = try await store.expenses(ExpenseQuery(from: CalendarDate(iso: "2023-12-31"), to: CalendarDate(iso: "2024-01-01")))
+        let inRange = try await store.expenses(ExpenseQuery(from: CalendarDate(iso: "2023-12-31"), to: CalendarDate(iso: "2024-01-01")), in: .everyone)
         #expect(inRange.map { $0.date?.description } == ["2023-12-31", "2024-01-01"])
     }
 

@@ -25,8 +25,8 @@ import ReceiptStorage
         let analysis = ReceiptAnalysis(vendor: "Shell", total: Decimal(string: "9.99"), analyzer: "t")
         let work = CompletedWork(analysis: analysis, ocrText: "T", expense: Expense.draft(from: analysis, receiptId: receipt.id, taxonomy: .default))
         await #expect(throws: (any Error).self) { try await store.complete(id: receipt.id, owner: "w", work: work, now: Date()) }
-        #expect(try await store.receipt(id: receipt.id)?.ocrStatus == .processing, "the completion was rolled back with its event")
-        #expect(try await store.expense(receiptId: receipt.id) == nil)
+        #expect(try await store.receipt(id: receipt.id, in: .everyone)?.ocrStatus == .processing, "the completion was rolled back with its event")
+        #expect(try await store.expense(receiptId: receipt.id, in: .everyone) == nil)
 
         // With the outbox working again, the completion and its event land together.
         try await raw.write { db in try db.execute(sql: "DROP TRIGGER refuse") }

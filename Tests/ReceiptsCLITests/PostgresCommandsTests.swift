@@ -40,12 +40,12 @@ struct PostgresCommandsTests {
                                        configuration: .init(workers: 1), logger: TestSupport.logger)
         var ids: [UUID: String] = [:]
         for name in Self.receipts {
-            ids[try await pipeline.submit(imageAt: ReceiptsCLI.testReceipt(name)).id] = name
+            ids[try await pipeline.submit(imageAt: ReceiptsCLI.testReceipt(name), as: .admin).id] = name
         }
 
         let workers = try (0..<2).map { _ in try startWorker(url) }
         let deadline = Date().addingTimeInterval(180)
-        while Date() < deadline, (try await opened.store.statusCounts()[.completed] ?? 0) < Self.receipts.count {
+        while Date() < deadline, (try await opened.store.statusCounts(in: .everyone)[.completed] ?? 0) < Self.receipts.count {
             try await Task.sleep(for: .milliseconds(100))
         }
         for (process, _) in workers { kill(process.processIdentifier, SIGTERM) }
@@ -60,10 +60,10 @@ struct PostgresCommandsTests {
         // Each receipt read once, by one of the workers, with the right total.
         let logs = workers.map { $0.1.text }.joined()
         for (id, name) in ids {
-            let receipt = try #require(try await opened.store.receipt(id: id))
+            let receipt = try #require(try await opened.store.receipt(id: id, in: .everyone))
             #expect(receipt.ocrStatus == .completed, "\(name): \(receipt.lastError ?? "")")
             #expect(receipt.attempts == 1, "\(name) was read \(receipt.attempts) times")
-            let expense = try #require(try await opened.store.expense(receiptId: id))
+            let expense = try #require(try await opened.store.expense(receiptId: id, in: .everyone))
             #expect(expense.amount == Decimal(string: try expectedTotal(name)), "\(name)")
             #expect(logs.contains(id.uuidString) || logs.contains(id.uuidString.lowercased()), "no worker logged \(name)")
         }
@@ -104,8 +104,8 @@ struct PostgresCommandsTests {
         // The images came along: the migrated store can read the failed receipt again.
         let opened = try await OpenedStore.open(try StoreLocation(url), drivers: [PostgresStoreDriver()], logger: TestSupport.logger)
         defer { opened.close() }
-        for receipt in try await opened.store.receipts(ReceiptQuery()) {
-            let reference = try #require(try await opened.store.imagePath(ofReceipt: receipt.id), "\(receipt.filePath)")
+        for receipt in try await opened.store.receipts(ReceiptQuery(), in: .everyone) {
+            let reference = try #require(try await opened.store.imagePath(ofReceipt: receipt.id, in: .everyone), "\(receipt.filePath)")
             let bytes = try await opened.images.load(reference)
             #expect(bytes == (try Data(contentsOf: URL(fileURLWithPath: receipt.filePath))), "\(receipt.filePath)")
         }

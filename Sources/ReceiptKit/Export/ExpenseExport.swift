@@ -6,12 +6,12 @@ import Foundation
 public enum ExpenseExport {
     public static let columns = ["date", "vendor", "category", "amount", "currency", "taxAmount", "taxDeductiblePercentage",
                                  "deductibleAmount", "status", "needsReview", "possibleDuplicateOf", "receiptFile",
-                                 "receiptId", "expenseId", "isTaxDeductible", "corrections"]
+                                 "receiptId", "expenseId", "isTaxDeductible", "corrections", "owner", "confirmedBy"]
 
     /// One expense's record. `deductibleAmount` is 0 for an expense that is not tax deductible
     /// (`Expense.deductibleAmount`); `corrections` is what the analyzer had drafted for each field a
     /// person corrected (null when none was).
-    public static func record(_ e: Expense, receiptFile: String?, corrections: JSONValue) -> JSONValue {
+    public static func record(_ e: Expense, receiptFile: String?, owner: String? = nil, corrections: JSONValue) -> JSONValue {
         .object([
             ("date", .optionalString(e.date?.description)),
             ("vendor", .string(e.description)),
@@ -29,15 +29,18 @@ public enum ExpenseExport {
             ("expenseId", .string(e.id.uuidString.lowercased())),
             ("isTaxDeductible", .bool(e.isTaxDeductible)),
             ("corrections", corrections == .object([]) ? .null : corrections),
+            ("owner", .optionalString(owner)),
+            ("confirmedBy", .optionalString(e.confirmedBy)),
         ])
     }
 
-    /// The records of the expenses `query` selects, by date.
-    public static func records(_ query: ExpenseQuery, store: any ReceiptStore) async throws -> [JSONValue] {
+    /// The records of the expenses in `scope` that `query` selects, by date.
+    public static func records(_ query: ExpenseQuery, in scope: Scope, store: any ReceiptStore) async throws -> [JSONValue] {
         var records: [JSONValue] = []
-        for expense in try await store.expenses(query) {
-            let file = try await store.receipt(id: expense.receiptId)?.filePath
-            records.append(record(expense, receiptFile: file, corrections: try await store.corrections(ofExpense: expense.id)))
+        for expense in try await store.expenses(query, in: scope) {
+            let receipt = try await store.receipt(id: expense.receiptId, in: scope)
+            records.append(record(expense, receiptFile: receipt?.filePath, owner: receipt?.ownership.owner,
+                                  corrections: try await store.corrections(ofExpense: expense.id, in: scope)))
         }
         return records
     }

@@ -36,12 +36,16 @@ public struct IntakeConfiguration: Sendable {
     /// `.debug` by default (a library leaves the level to its caller); `receipts watch` logs it at
     /// `.error`, so `-q` still shows it.
     public var failureLogLevel: Logger.Level
+    /// Whose the receipts filed from the folder are (`receipts watch --user`): one person's folder
+    /// files as them.
+    public var ownership: Ownership
 
     public init(directory: String, processedDirectory: String? = nil, failedDirectory: String? = nil, keep: Bool = false,
                 recursive: Bool = true, pollInterval: TimeInterval? = nil, stabilityDelay: TimeInterval = 3,
                 rescanInterval: TimeInterval = 60, ignorePatterns: [String] = [], excludedPaths: [String] = [],
                 once: Bool = false, maxInFlight: Int = 8, shutdownGrace: TimeInterval = 3,
-                receiptLogLevel: Logger.Level = .debug, failureLogLevel: Logger.Level = .debug) {
+                receiptLogLevel: Logger.Level = .debug, failureLogLevel: Logger.Level = .debug, ownership: Ownership = .admin) {
+        self.ownership = ownership
         let directory = FolderWatcher.absolute(directory)
         self.directory = directory
         self.processedDirectory = FolderWatcher.absolute(processedDirectory ?? directory + "/processed")

@@ -130,6 +130,12 @@ public final class IntakeService: Service, Sendable {
 
     // MARK: One file
 
+    /// The receipts this folder files: its user's (and end user's) own.
+    private var scope: Scope {
+        let ownership = configuration.ownership
+        return ownership.externalUser.map { .externalUser($0, of: ownership.owner) } ?? .owner(ownership.owner)
+    }
+
     private func handle(_ file: WatchedFile, ledger: KeepLedger?, watcher: FolderWatcher) async {
         let started = ContinuousClock.now
         var metadata: Logger.Metadata = ["intake.file": "\(file.relativePath)"]
@@ -141,9 +147,9 @@ public final class IntakeService: Service, Sendable {
             guard let (receipt, submittedAsDuplicate, hash) = try await submit(file, ledger: ledger) else { return }
             var done = receipt
             if done.ocrStatus != .completed && done.ocrStatus != .failed {
-                done = try await pipeline.waitForCompletion(of: receipt.id)
+                done = try await pipeline.waitForCompletion(of: receipt.id, in: scope)
             }
-            let expense = done.ocrStatus == .completed ? try await pipeline.expense(forReceipt: done.id) : nil
+            let expense = done.ocrStatus == .completed ? try await pipeline.expense(forReceipt: done.id, in: scope) : nil
             var outcome = ReceiptOutcome(source: file.path, receipt: done, expense: expense, isDuplicate: submittedAsDuplicate)
             let filer = self.filer
             if !outcome.isDuplicate {
@@ -197,7 +203,7 @@ public final class IntakeService: Service, Sendable {
             // Gone before it could be read (moved away or deleted): nothing to file.
             guard read.1 else { return nil }
             // Unreadable: the store records a failed receipt naming the file and the cause.
-            return (try await pipeline.submit(imageAt: file.path), false, nil)
+            return (try await pipeline.submit(imageAt: file.path, as: configuration.ownership), false, nil)
         case let .success((data, hash)):
             if let ledger, ledger.entry(for: file.path)?.hash == hash {
                 // Same bytes as when it was handled (only touched): just remember the new mtime.
@@ -205,13 +211,13 @@ public final class IntakeService: Service, Sendable {
                 return nil
             }
             let receipt: Receipt
-            let known = try await pipeline.store.receipt(contentHash: hash)
+            let known = try await pipeline.store.receipt(contentHash: hash, in: scope)
             if let known, known.ocrStatus != .failed {
                 receipt = known
             } else {
                 // New bytes, or bytes whose receipt failed: submitting puts that one back in the
                 // queue, to be tried again for this file (as `process` does).
-                receipt = try await pipeline.submit(imageData: data, filename: file.path)
+                receipt = try await pipeline.submit(imageData: data, filename: file.path, as: configuration.ownership)
             }
             // The store's receipt for these bytes came from another file: a duplicate. The same
             // path means this file was submitted by an earlier run that stopped before filing it.

@@ -19,12 +19,12 @@ public struct CorrectionMeasure: Sendable, Equatable {
         a.confirmed == b.confirmed && a.kept.map(\.count) == b.kept.map(\.count)
     }
 
-    /// Reads every confirmed expense's corrections from `store`.
-    public static func measure(_ store: any ReceiptStore) async throws -> CorrectionMeasure {
-        let confirmed = try await store.expenses(ExpenseQuery(status: .confirmed))
+    /// Reads the corrections of every confirmed expense in `scope` from `store`.
+    public static func measure(_ store: any ReceiptStore, in scope: Scope) async throws -> CorrectionMeasure {
+        let confirmed = try await store.expenses(ExpenseQuery(status: .confirmed), in: scope)
         var changed = [String: Int]()
         for expense in confirmed {
-            for (field, _) in try await store.corrections(ofExpense: expense.id).objectValue ?? [] {
+            for (field, _) in try await store.corrections(ofExpense: expense.id, in: scope).objectValue ?? [] {
                 changed[field, default: 0] += 1
             }
         }

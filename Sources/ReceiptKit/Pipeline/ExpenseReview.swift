@@ -8,12 +8,13 @@ extension ReceiptStore {
     /// Without it, the correction applies to the expense as stored when it is saved (it is applied
     /// again when another correction lands in between, never over a version nobody read).
     /// Returns the expense as saved (as it was when the correction changes nothing).
-    /// Throws `.notFound` for an unknown expense.
+    /// Throws `.notFound` for an expense not in `scope`. `author` is who makes the change (kept in
+    /// the expense's history, and as `confirmedBy` when it confirms it).
     @discardableResult
-    public func correct(expenseId id: UUID, with correction: ExpenseCorrection, taxonomy: Taxonomy,
-                        ifMatch: String? = nil, now: Date = Date()) async throws -> Expense {
+    public func correct(expenseId id: UUID, with correction: ExpenseCorrection, taxonomy: Taxonomy, by author: ChangeAuthor,
+                        in scope: Scope, ifMatch: String? = nil, now: Date = Date()) async throws -> Expense {
         for _ in 0..<5 {
-            guard let current = try await expense(id: id) else {
+            guard let current = try await expense(id: id, in: scope) else {
                 throw ReceiptError(.notFound, "no expense with id \(id.uuidString.lowercased())", file: location)
             }
             if let ifMatch, !current.matches(ifMatch: ifMatch) {
@@ -23,11 +24,12 @@ extension ReceiptStore {
             let (corrected, changed) = correction.applied(to: current, taxonomy: taxonomy)
             if corrected == current { return current }
             do {
-                _ = try await correct(corrected, changed: changed.map { ($0.field, $0.before) }, now: now, expectedVersion: current.etag)
+                _ = try await correct(corrected, changed: changed.map { ($0.field, $0.before) }, by: author, in: scope, now: now,
+                                      expectedVersion: current.etag)
             } catch let error as ReceiptError where error.code == .preconditionFailed && ifMatch == nil {
                 continue
             }
-            return try await expense(id: id) ?? corrected
+            return try await expense(id: id, in: scope) ?? corrected
         }
         throw ReceiptError(.invalidState, "expense \(id.uuidString.lowercased()) is being corrected by others at this moment; try again",
                            file: location)

@@ -8,11 +8,15 @@ import ServiceLifecycle
 /// ```swift
 /// let pipeline = try ReceiptPipeline(storePath: "/var/lib/myapp/receipts.sqlite",
 ///                                    processor: processor, logger: logger)
-/// let receipt = try await pipeline.submit(imageData: upload, filename: "IMG_0042.jpg")
+/// let receipt = try await pipeline.submit(imageData: upload, filename: "IMG_0042.jpg",
+///                                          as: Ownership(owner: "admin", externalUser: "u-42"))
 /// // in a ServiceGroup: pipeline.run() runs the workers until shutdown
-/// let done = try await pipeline.waitForCompletion(of: receipt.id)
-/// let expense = try await pipeline.expense(forReceipt: done.id)
+/// let done = try await pipeline.waitForCompletion(of: receipt.id, in: .externalUser("u-42", of: "admin"))
+/// let expense = try await pipeline.expense(forReceipt: done.id, in: .externalUser("u-42", of: "admin"))
 /// ```
+///
+/// Every receipt has an owner (a user of the store; a new store has one, `admin`), and every read
+/// says whose receipts it may see (`Scope`): `.everyone` only where that is meant.
 ///
 /// State lives in the store: a pending receipt survives a crash and is processed on the next run.
 /// Image bytes are kept in `images/` beside the database, so the caller's file or buffer may go away
@@ -87,31 +91,34 @@ public final class ReceiptPipeline: Service, Sendable {
 
     // MARK: Submitting
 
-    /// Submits an image file; returns the pending receipt. The same bytes submitted before return
+    /// Submits an image file for `ownership` (its owner must be a user of the store); returns the
+    /// pending receipt. The same bytes submitted before by the same owner (and end user) return
     /// the existing receipt (not processed again) unless `force`; when that receipt failed, it is
     /// put back in the queue (attempts reset) and processed again. A file that cannot be read
     /// becomes a `failed` receipt whose `lastError` names the file and the cause.
     @discardableResult
-    public func submit(imageAt path: String, force: Bool = false) async throws -> Receipt {
-        try await queue.submit(path: path, force: force).receipt
+    public func submit(imageAt path: String, as ownership: Ownership, force: Bool = false) async throws -> Receipt {
+        try await queue.submit(path: path, as: ownership, force: force).receipt
     }
 
     /// Submits image bytes held in memory (kept durably before this returns); `filename` names the
-    /// receipt in `filePath` and errors. Known bytes are handled as in `submit(imageAt:force:)`.
+    /// receipt in `filePath` and errors. Known bytes are handled as in `submit(imageAt:as:force:)`.
+    /// `source` says where the bytes came from (the e-mail message), kept in the new receipt's record.
     @discardableResult
-    public func submit(imageData: Data, filename: String, force: Bool = false) async throws -> Receipt {
-        try await queue.submit(data: imageData, displayPath: filename, force: force).receipt
+    public func submit(imageData: Data, filename: String, as ownership: Ownership, force: Bool = false,
+                       source: ReceiptSource? = nil) async throws -> Receipt {
+        try await queue.submit(data: imageData, displayPath: filename, as: ownership, force: force, source: source).receipt
     }
 
-    /// Returns the receipt once it is completed or failed (processed by this process's workers or
-    /// any other process's). Throws `ReceiptError.notFound` for an unknown id, `CancellationError`
-    /// when the task is cancelled.
-    public func waitForCompletion(of id: UUID) async throws -> Receipt {
+    /// Returns the receipt in `scope` once it is completed or failed (processed by this process's
+    /// workers or any other process's). Throws `ReceiptError.notFound` for an id unknown in
+    /// `scope`, `CancellationError` when the task is cancelled.
+    public func waitForCompletion(of id: UUID, in scope: Scope) async throws -> Receipt {
         let poll = Duration.milliseconds(Int64(configuration.pollInterval * 1000))
         while true {
             try Task.checkCancellation()
             let generation = queue.finished.generation
-            guard let receipt = try await store.receipt(id: id) else {
+            guard let receipt = try await store.receipt(id: id, in: scope) else {
                 throw ReceiptError(.notFound, "no receipt with id \(id.uuidString.lowercased())", file: store.location)
             }
             if receipt.ocrStatus == .completed || receipt.ocrStatus == .failed { return receipt }
@@ -121,33 +128,33 @@ public final class ReceiptPipeline: Service, Sendable {
 
     // MARK: Queries
 
-    public func receipt(id: UUID) async throws -> Receipt? { try await store.receipt(id: id) }
+    public func receipt(id: UUID, in scope: Scope) async throws -> Receipt? { try await store.receipt(id: id, in: scope) }
 
-    public func receipts(_ query: ReceiptQuery = ReceiptQuery()) async throws -> [Receipt] {
-        try await store.receipts(query)
+    public func receipts(_ query: ReceiptQuery = ReceiptQuery(), in scope: Scope) async throws -> [Receipt] {
+        try await store.receipts(query, in: scope)
     }
 
-    public func expense(forReceipt id: UUID) async throws -> Expense? { try await store.expense(receiptId: id) }
+    public func expense(forReceipt id: UUID, in scope: Scope) async throws -> Expense? { try await store.expense(receiptId: id, in: scope) }
 
-    public func expenses(_ query: ExpenseQuery = ExpenseQuery()) async throws -> [Expense] {
-        try await store.expenses(query)
+    public func expenses(_ query: ExpenseQuery = ExpenseQuery(), in scope: Scope) async throws -> [Expense] {
+        try await store.expenses(query, in: scope)
     }
 
     // MARK: Retrying
 
-    /// Puts a failed receipt back in the queue (attempts reset). Throws `ReceiptError` `.invalidState`
-    /// when it is not failed.
+    /// Puts a failed receipt in `scope` back in the queue (attempts reset). Throws `ReceiptError`
+    /// `.invalidState` when it is not failed, `.notFound` when it is not in `scope`.
     @discardableResult
-    public func retry(_ id: UUID) async throws -> Receipt {
-        let receipt = try await store.requeue(id: id, now: Date())
+    public func retry(_ id: UUID, in scope: Scope) async throws -> Receipt {
+        let receipt = try await store.requeue(id: id, in: scope, now: Date())
         queue.workAvailable.notifyAll()
         return receipt
     }
 
-    /// Puts every failed receipt back in the queue.
+    /// Puts every failed receipt in `scope` back in the queue.
     @discardableResult
-    public func retryFailed() async throws -> [Receipt] {
-        let receipts = try await store.requeueFailed(now: Date())
+    public func retryFailed(in scope: Scope) async throws -> [Receipt] {
+        let receipts = try await store.requeueFailed(in: scope, now: Date())
         if !receipts.isEmpty { queue.workAvailable.notifyAll() }
         return receipts
     }
@@ -177,17 +184,17 @@ public final class ReceiptPipeline: Service, Sendable {
         logger.debug("Queue workers stopped", metadata: ["store.path": "\(store.location)"])
     }
 
-    /// Processes a batch and reports each receipt as soon as it is completed or failed, in the
-    /// order they finish. Receipts already completed (same bytes) are reported at once, unless
-    /// `force`; failed ones are processed again (and not reported as duplicates).
-    /// Files that cannot be read are reported as failed. The stream ends when every item is
-    /// reported; it throws a `ReceiptError` when the store cannot be used. Ending the iteration
-    /// early cancels the batch (receipts in hand go back to pending).
-    public func process(_ items: [BatchItem], force: Bool = false) -> AsyncThrowingStream<ReceiptOutcome, Error> {
+    /// Processes a batch filed as `ownership` and reports each receipt as soon as it is completed
+    /// or failed, in the order they finish. Receipts already completed (same bytes, same owner)
+    /// are reported at once, unless `force`; failed ones are processed again (and not reported as
+    /// duplicates). Files that cannot be read are reported as failed. The stream ends when every
+    /// item is reported; it throws a `ReceiptError` when the store cannot be used. Ending the
+    /// iteration early cancels the batch (receipts in hand go back to pending).
+    public func process(_ items: [BatchItem], as ownership: Ownership, force: Bool = false) -> AsyncThrowingStream<ReceiptOutcome, Error> {
         AsyncThrowingStream { continuation in
             let task = Task {
                 do {
-                    try await self.process(items, force: force) { continuation.yield($0) }
+                    try await self.process(items, as: ownership, force: force) { continuation.yield($0) }
                     continuation.finish()
                 } catch {
                     continuation.finish(throwing: error)
@@ -197,14 +204,16 @@ public final class ReceiptPipeline: Service, Sendable {
         }
     }
 
-    /// `process(_:force:)` for image files (paths as given).
-    public func process(files: [String], force: Bool = false) -> AsyncThrowingStream<ReceiptOutcome, Error> {
-        process(files.map(BatchItem.file), force: force)
+    /// `process(_:as:force:)` for image files (paths as given).
+    public func process(files: [String], as ownership: Ownership, force: Bool = false) -> AsyncThrowingStream<ReceiptOutcome, Error> {
+        process(files.map(BatchItem.file), as: ownership, force: force)
     }
 
     /// Processes a batch, calling `onOutcome` for each receipt as soon as it is completed or failed.
-    public func process(_ items: [BatchItem], force: Bool = false,
+    /// `.receipt(id)` items must be `ownership.owner`'s.
+    public func process(_ items: [BatchItem], as ownership: Ownership, force: Bool = false,
                         onOutcome: @escaping @Sendable (ReceiptOutcome) async -> Void) async throws {
+        let scope = Scope.owner(ownership.owner)
         try await queue.reclaim()
         let tracker = BatchTracker()
         let queue = self.queue
@@ -218,17 +227,17 @@ public final class ReceiptPipeline: Service, Sendable {
                     let isNew: Bool
                     switch item {
                     case let .file(path):
-                        (receipt, isNew) = try await queue.submit(path: path, force: force)
+                        (receipt, isNew) = try await queue.submit(path: path, as: ownership, force: force)
                     case let .data(data, filename):
-                        (receipt, isNew) = try await queue.submit(data: data, displayPath: filename, force: force)
+                        (receipt, isNew) = try await queue.submit(data: data, displayPath: filename, as: ownership, force: force)
                     case let .receipt(id):
-                        guard let found = try await store.receipt(id: id) else {
+                        guard let found = try await store.receipt(id: id, in: scope) else {
                             throw ReceiptError(.notFound, "no receipt with id \(id.uuidString.lowercased())", file: store.location)
                         }
                         (receipt, isNew) = (found, true)
                     }
                     if receipt.ocrStatus == .completed || receipt.ocrStatus == .failed {
-                        let expense = try await store.expense(receiptId: receipt.id)
+                        let expense = try await store.expense(receiptId: receipt.id, in: scope)
                         await onOutcome(ReceiptOutcome(source: name, receipt: receipt, expense: expense, isDuplicate: !isNew))
                     } else {
                         await tracker.add(receipt.id, source: .init(name: name, isDuplicate: !isNew))

@@ -45,6 +45,8 @@ public struct ReceiptProcessor: ReceiptProcessing {
     }
 
     public func process(imageData: Data, displayPath: String) async throws -> ProcessedReceipt {
+        // An e-mail's body (ReceiptMail), read without OCR: ReceiptProcessor+EReceipt.swift.
+        if let eReceipt = EReceipt(data: imageData) { return try await process(eReceipt, displayPath: displayPath) }
         let clock = ContinuousClock()
         let start = clock.now
         let session = engine.session(imageData: imageData, file: displayPath, maxPasses: maxPasses)

@@ -95,7 +95,7 @@ extension ReceiptQueue {
                         await tracker.postpone(id, until: Date().addingTimeInterval(configuration.pollInterval))
                     }
                 case let .finished(receipt):
-                    let expense = try await store.expense(receiptId: receipt.id)
+                    let expense = try await store.expense(receiptId: receipt.id, in: .everyone)
                     await report(receipt, expense: expense, tracker: tracker, emit: emit)
                 case let .notDue(_, until):
                     await tracker.postpone(id, until: until)

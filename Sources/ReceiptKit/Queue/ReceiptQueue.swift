@@ -35,20 +35,22 @@ final class ReceiptQueue: Sendable {
     /// reset) and counts as new. Submitting them again is how a user says the cause is fixed (the
     /// API key, the quota, the network); a completed receipt is returned as it is. `process`,
     /// `watch` and the library all submit through here, so they agree on this.
-    func submit(data: Data, displayPath: String, force: Bool) async throws -> (receipt: Receipt, isNew: Bool) {
+    func submit(data: Data, displayPath: String, as ownership: Ownership, force: Bool,
+                source: ReceiptSource? = nil) async throws -> (receipt: Receipt, isNew: Bool) {
         let hash = try await BlockingIO.run { ContentHash.hex(of: data) }
         let imagePath = try await images.store(data, hash: hash)
         let now = Date()
-        let receipt = Receipt(filePath: displayPath, contentHash: hash, uploadTimestamp: now, createdAt: now, updatedAt: now)
+        let receipt = Receipt(filePath: displayPath, contentHash: hash, uploadTimestamp: now, createdAt: now, updatedAt: now,
+                              ownership: ownership, source: source)
         var result = try await store.insert(receipt, imagePath: imagePath, deduplicate: !force)
         let metadata: Logger.Metadata = ["receipt.id": "\(result.receipt.id.uuidString.lowercased())", "receipt.file": "\(displayPath)"]
         if !result.isNew, result.receipt.ocrStatus == .failed {
             do {
-                result = (try await store.requeue(id: result.receipt.id, now: now), true)
+                result = (try await store.requeue(id: result.receipt.id, in: .owner(ownership.owner), now: now), true)
                 logger.info("Failed receipt submitted again; back in the queue", metadata: metadata)
             } catch let error as ReceiptError where error.code == .invalidState {
                 // Put back (or finished) by someone else since the insert: take it as it is now.
-                result.receipt = try await store.receipt(id: result.receipt.id) ?? result.receipt
+                result.receipt = try await store.receipt(id: result.receipt.id, in: .owner(ownership.owner)) ?? result.receipt
             }
         } else if result.isNew {
             logger.debug("Receipt submitted", metadata: metadata)
@@ -60,15 +62,15 @@ final class ReceiptQueue: Sendable {
     }
 
     /// Reads and submits a file. A file that cannot be read becomes a `failed` receipt naming the cause.
-    func submit(path: String, force: Bool) async throws -> (receipt: Receipt, isNew: Bool) {
+    func submit(path: String, as ownership: Ownership, force: Bool) async throws -> (receipt: Receipt, isNew: Bool) {
         switch try await BlockingIO.run({ BlockingIO.readImage(at: path) }) {
         case let .success(data):
-            return try await submit(data: data, displayPath: path, force: force)
+            return try await submit(data: data, displayPath: path, as: ownership, force: force)
         case let .failure(error):
             let now = Date()
             let error = configuration.advice.apply(to: error)
             let receipt = Receipt(filePath: path, uploadTimestamp: now, ocrStatus: .failed, lastError: error.description,
-                                  createdAt: now, updatedAt: now)
+                                  createdAt: now, updatedAt: now, ownership: ownership)
             let result = try await store.insert(receipt, imagePath: nil, deduplicate: false)
             logger.debug("Receipt failed", metadata: ["receipt.id": "\(receipt.id.uuidString.lowercased())", "receipt.file": "\(path)",
                                                      "error.message": "\(error.description)"])

@@ -30,15 +30,30 @@ enum HTML {
         HTTPField.Name("X-Content-Type-Options")!: "nosniff",
     ]
 
-    static func page(title: String, csrf: String?, active: String, status: HTTPResponse.Status = .ok, pageName: String = "",
+    /// Who is signed in, for the header: their name, whether they administer (they see everyone's
+    /// receipts), and whether their token may only look.
+    struct Who {
+        var user: String
+        var admin: Bool
+        var viewerOnly: Bool
+    }
+
+    static func page(title: String, csrf: String?, who: Who? = nil, active: String, status: HTTPResponse.Status = .ok, pageName: String = "",
                      data: [String: String] = [:], body: String) -> Response {
+        var data = data
+        if let who {
+            data["user"] = who.user
+            if who.admin { data["admin"] = "true" }
+        }
         let attributes = data.sorted { $0.key < $1.key }.map { " data-\($0.key)=\"\(escape($0.value))\"" }.joined()
+        let user = who.map { "<span class=\"user\" id=\"user\">\(escape($0.user))\($0.admin ? " · admin" : "")</span>" } ?? ""
         let nav = csrf.map { csrf in
             """
             <header class="top">
               <a class="brand" href="/">Receipts</a>
               <nav><a href="/"\(active == "inbox" ? " aria-current=\"page\"" : "")>Inbox</a>
                    <a href="/expenses"\(active == "expenses" ? " aria-current=\"page\"" : "")>Expenses</a></nav>
+              \(user)
               <form method="post" action="/signout" class="signout"><input type="hidden" name="csrf" value="\(escape(csrf))"><button type="submit" id="signout">Sign out</button></form>
             </header>
             """

@@ -19,33 +19,46 @@ extension ReceiptServer {
         router.post("/signout") { request, context in try await self.signOut(request, context) }
         router.get("/") { request, _ in
             _ = try QueryParameters(request, allowed: [])
-            return try await self.signedIn(request) { csrf in try await self.inboxPage(csrf: csrf) }
+            return try await self.signedIn(request) { page in try await self.inboxPage(page) }
         }
         router.get("/review/:id") { request, context in
             _ = try QueryParameters(request, allowed: [])
             let id = try self.id(context)
-            return try await self.signedIn(request) { csrf in try await self.reviewPage(id: id, csrf: csrf) }
+            return try await self.signedIn(request) { page in try await self.reviewPage(id: id, page) }
         }
         router.get("/expenses") { request, _ in
-            try await self.signedIn(request) { csrf in try await self.expensesPage(request, csrf: csrf) }
+            try await self.signedIn(request) { page in try await self.expensesPage(request, page) }
         }
         router.get("/receipts/:id/view") { request, context in
             _ = try QueryParameters(request, allowed: [])
             let id = try self.id(context)
-            return try await self.signedIn(request) { _ in try await self.viewableImage(id) }
+            return try await self.signedIn(request) { page in try await self.viewableImage(id, page.principal) }
         }
         router.get("/assets/app.js") { _, _ in WebAssets.response(WebAssets.javaScript, type: "text/javascript; charset=utf-8") }
         router.get("/assets/app.css") { _, _ in WebAssets.response(WebAssets.css, type: "text/css; charset=utf-8") }
     }
 
+    /// Who a page is for: the signed-in user (and what they may see) and the session's CSRF token.
+    struct PageContext {
+        var principal: Principal
+        var csrf: String
+
+        /// The user's name and role for the page's header.
+        var who: HTML.Who {
+            HTML.Who(user: principal.user.name, admin: principal.user.isAdmin,
+                     viewerOnly: principal.token.map { !TokenScope.allows($0.scopes, .review) } ?? false)
+        }
+    }
+
     /// The page for a signed-in browser whose token may read (403 otherwise), or a redirect to the
-    /// sign-in page.
-    private func signedIn(_ request: Request, _ page: (String) async throws -> Response) async throws -> Response {
+    /// sign-in page. The page shows what the token's user may see.
+    private func signedIn(_ request: Request, _ page: (PageContext) async throws -> Response) async throws -> Response {
         guard let signedIn = try await WebAuth.session(request, sessions: sessions, store: store) else {
             return Response(status: .seeOther, headers: [.location: "/signin"])
         }
         try await gate.authorize(signedIn.token, for: .read, route: "the review pages")
-        var response = try await page(signedIn.session.csrf)
+        let principal = try await Principal.resolve(token: signedIn.token, externalUser: nil, store: store)
+        var response = try await page(PageContext(principal: principal, csrf: signedIn.session.csrf))
         response.headers[.cacheControl] = response.headers[.cacheControl] ?? "no-store"
         return response
     }
@@ -105,8 +118,8 @@ extension ReceiptServer {
 
     // MARK: Pages
 
-    private func inboxPage(csrf: String) async throws -> Response {
-        let measure = try await CorrectionMeasure.measure(store)
+    private func inboxPage(_ page: PageContext) async throws -> Response {
+        let measure = try await CorrectionMeasure.measure(store, in: page.principal.scope)
         var panel = "<p>Confirm receipts to see how often each drafted field was right on your own receipts.</p>"
         if measure.confirmed > 0 {
             panel = "<p>\(measure.confirmed) confirmed: the drafted value was kept</p><table class=\"kept\">"
@@ -115,7 +128,11 @@ extension ReceiptServer {
                     return "<tr><th>\(HTML.escape(label))</th><td>\(count)/\(measure.confirmed)</td><td><meter min=\"0\" max=\"100\" value=\"\(share)\"></meter> \(share)%</td></tr>"
                 }.joined() + "</table>"
         }
-        return HTML.page(title: "Inbox", csrf: csrf, active: "inbox", pageName: "inbox", body: """
+        let owners = page.principal.user.isAdmin
+            ? "<label class=\"owner-filter\">Owner <select id=\"owner-filter\"><option value=\"\">everyone</option>"
+                + (try await store.users()).map { "<option>\(HTML.escape($0.name))</option>" }.joined() + "</select></label>"
+            : ""
+        return HTML.page(title: "Inbox", csrf: page.csrf, who: page.who, active: "inbox", pageName: "inbox", body: """
             <main>
               <section id="counts" class="counts" aria-live="polite"></section>
               <section id="drop" class="drop" tabindex="0">
@@ -123,20 +140,25 @@ extension ReceiptServer {
                 <input id="files" type="file" multiple accept="image/*,.heic,.heif,.pdf,application/pdf" hidden>
                 <ul id="uploads"></ul>
               </section>
+              \(owners)
               <section id="receipts" class="receipts" aria-live="polite"><p>Loading…</p></section>
               <aside class="panel" id="measure"><h2>What you corrected</h2>\(panel)</aside>
             </main>
             """)
     }
 
-    private func reviewPage(id: UUID, csrf: String) async throws -> Response {
+    private func reviewPage(id: UUID, _ page: PageContext) async throws -> Response {
+        let principal = page.principal
+        guard let receipt = try await pipeline.receipt(id: id, in: principal.scope) else { throw Self.unknown(id) }
+        let readOnly = !principal.mayChange(receipt) || page.who.viewerOnly
         let categories = taxonomy.names.map { "<option>\(HTML.escape($0))</option>" }.joined()
         let key = id.uuidString.lowercased()
         var data = ["id": key]
+        if readOnly { data["read-only"] = "true" }
         var picture = "/receipts/\(key)/view", pageTools = ""
         // A PDF is shown a page at a time; the page sizes (in points) place OCR's word boxes,
         // which are in the pages stacked one below the other, on the page shown.
-        if let pages = await pdfPageSizes(id), !pages.isEmpty {
+        if let pages = await pdfPageSizes(id, in: principal.scope), !pages.isEmpty {
             data["pages"] = String(pages.count)
             data["page-sizes"] = pages.map { "\($0.width)x\($0.height)" }.joined(separator: ",")
             picture = "/v1/receipts/\(key)/pages/1"
@@ -146,7 +168,11 @@ extension ReceiptServer {
                   <button type="button" id="page-next" title="Next page (])"\(pages.count > 1 ? "" : " disabled")>›</button></span>
                 """
         }
-        return HTML.page(title: "Review", csrf: csrf, active: "inbox", pageName: "review", data: data, body: """
+        let owner = receipt.ownership.owner == principal.user.name ? ""
+            : "<p class=\"owner\" id=\"owner\">\(HTML.escape(receipt.ownership.owner))'s receipt"
+                + (receipt.ownership.group.map { " · shared with \(HTML.escape($0))" } ?? "")
+                + (readOnly ? " · you may view it, not change it" : "") + "</p>"
+        return HTML.page(title: "Review", csrf: page.csrf, who: page.who, active: "inbox", pageName: "review", data: data, body: """
             <main class="review">
               <section class="viewer">
                 <div class="tools">
@@ -163,6 +189,7 @@ extension ReceiptServer {
               </section>
               <section class="fields">
                 <h1 id="file"></h1>
+                \(owner)
                 <p id="status" class="status" aria-live="polite"></p>
                 <form id="fields" autocomplete="off" hidden>
                   <datalist id="categories">\(categories)</datalist>
@@ -191,7 +218,7 @@ extension ReceiptServer {
             """)
     }
 
-    private func expensesPage(_ request: Request, csrf: String) async throws -> Response {
+    private func expensesPage(_ request: Request, _ page: PageContext) async throws -> Response {
         let query = try QueryParameters(request, allowed: ["from", "to", "category", "status"])
         var filter = ExpenseQuery(from: try query.date("from"), to: try query.date("to"))
         if let category = query["category"], !category.isEmpty { filter.category = category }
@@ -199,7 +226,7 @@ extension ReceiptServer {
             guard let parsed = ExpenseStatus(rawValue: status) else { throw Problem(.badRequest, "status must be draft or confirmed (got '\(status)')") }
             filter.status = parsed
         }
-        let expenses = try await pipeline.expenses(filter)
+        let expenses = try await pipeline.expenses(filter, in: page.principal.scope)
         let summary = ExpenseSummary(expenses)
         var exportQuery: [String] = []
         for name in ["from", "to", "category", "status"] {
@@ -219,7 +246,7 @@ extension ReceiptServer {
             <td>\(e.currency ?? "")</td><td>\(e.status.rawValue)\(e.needsReview ? " · review" : "")</td></tr>
             """
         }.joined(separator: "\n")
-        return HTML.page(title: "Expenses", csrf: csrf, active: "expenses", pageName: "expenses", body: """
+        return HTML.page(title: "Expenses", csrf: page.csrf, who: page.who, active: "expenses", pageName: "expenses", body: """
             <main class="expenses">
               <form class="filters" method="get" action="/expenses">
                 <label>From <input type="date" name="from" value="\(HTML.escape(query["from"] ?? ""))"></label>
@@ -237,9 +264,9 @@ extension ReceiptServer {
     }
 
     /// The sizes of a stored PDF's pages, or nil for an image (or a PDF that cannot be read).
-    private func pdfPageSizes(_ id: UUID) async -> [PDFPageSize]? {
+    private func pdfPageSizes(_ id: UUID, in scope: Scope) async -> [PDFPageSize]? {
         guard let engine = processor.ocrEngine,
-              let reference = try? await pipeline.store.imagePath(ofReceipt: id),
+              let reference = try? await pipeline.store.imagePath(ofReceipt: id, in: scope),
               let data = try? await pipeline.images.load(reference), ImageFormat.sniff(data) == .pdf else { return nil }
         return try? await engine.pdfPageSizes(data, file: "receipt \(id.uuidString.lowercased())")
     }
@@ -247,11 +274,14 @@ extension ReceiptServer {
     /// The receipt's image as a browser shows it: JPEG, PNG, GIF, WebP and BMP as stored; HEIC,
     /// AVIF, TIFF and PDF made into a JPEG (upright, at most 2400 pixels on its long side) on an
     /// OCR thread.
-    private func viewableImage(_ id: UUID) async throws -> Response {
-        guard let reference = try await pipeline.store.imagePath(ofReceipt: id),
+    private func viewableImage(_ id: UUID, _ principal: Principal) async throws -> Response {
+        guard try await pipeline.receipt(id: id, in: principal.scope) != nil else { throw Self.unknown(id) }
+        guard let reference = try await pipeline.store.imagePath(ofReceipt: id, in: principal.scope),
               let data = try? await pipeline.images.load(reference) else {
             throw Problem(.notFound, "the image of receipt \(id.uuidString.lowercased()) is no longer stored")
         }
+        // An e-mail's body read as rows is shown as those rows (ReceiptServer+Email.swift).
+        if let eReceipt = try await eReceiptPicture(id, in: principal.scope) { return eReceipt }
         let format = ImageFormat.sniff(data)
         var headers: HTTPFields = [.cacheControl: "private, max-age=86400"]
         if let format, ["image/jpeg", "image/png", "image/gif", "image/webp", "image/bmp"].contains(format.mimeType) {

@@ -51,10 +51,14 @@ extension WebAssets {
 
         // MARK: Inbox
 
+        const me = document.body.dataset.user ?? "";
+        const isAdmin = document.body.dataset.admin === "true";
+
         async function inbox() {
-          const list = $("#receipts"), counts = $("#counts"), uploads = $("#uploads");
+          const list = $("#receipts"), counts = $("#counts"), uploads = $("#uploads"), ownerFilter = $("#owner-filter");
           async function refresh() {
-            const records = inboxOrder(await allReceipts());
+            const owner = ownerFilter?.value ?? "";
+            const records = inboxOrder(await allReceipts(owner ? `&owner=${encodeURIComponent(owner)}` : ""));
             const tally = { review: 0, failed: 0, reading: 0, done: 0, confirmed: 0 };
             for (const r of records) tally[state(r)]++;
             counts.replaceChildren(...Object.entries(tally).map(([k, n]) => el("span", { "data-count": k }, el("b", {}, String(n)), labels[k])));
@@ -67,7 +71,8 @@ extension WebAssets {
               thumb.addEventListener("error", () => thumb.removeAttribute("src"));
               return el("a", { class: "row", href: `/review/${r.receiptId}`, "data-id": r.receiptId, "data-state": s },
                 thumb,
-                el("span", { class: "meta" }, el("div", {}, title), el("div", { class: "file" }, s === "failed" ? r.error ?? "" : `${e?.date ?? ""} ${r.file}`)),
+                el("span", { class: "meta" }, el("div", {}, title), el("div", { class: "file" }, s === "failed" ? r.error ?? "" : `${e?.date ?? ""} ${r.file}`),
+                  r.owner && r.owner !== me ? el("div", { class: "owner", "data-owner": r.owner }, `${r.owner}${r.group ? " · " + r.group : ""}`) : null),
                 el("span", { class: "side" }, amount ? el("span", { class: "amount" }, amount) : null, el("span", { class: `badge ${s}` }, labels[s])));
             }));
           }
@@ -105,6 +110,7 @@ extension WebAssets {
               request.send(file);
             });
           }
+          ownerFilter?.addEventListener("change", refresh);
           const input = $("#files"), drop = $("#drop");
           input.addEventListener("change", () => { for (const f of input.files) upload(f); input.value = ""; });
           drop.addEventListener("dragover", (e) => { e.preventDefault(); drop.classList.add("over"); });
@@ -137,6 +143,8 @@ extension WebAssets {
 
         async function review() {
           const id = document.body.dataset.id;
+          // A receipt the user may only look at (a group's, as a viewer): fields shown, nothing changed.
+          const readOnly = document.body.dataset.readOnly === "true";
           let record = await (await api("GET", `/v1/receipts/${id}`)).json();
           if (record.status === 404) { $("#status").textContent = record.detail; return; }
           $("#file").textContent = record.file;
@@ -157,6 +165,7 @@ extension WebAssets {
           if (record.ocrStatus === "failed") {
             $("#failed").hidden = false;
             $("#error-line").textContent = record.error ?? record.lastError ?? "failed";
+            $("#retry").hidden = readOnly;
             $("#retry").addEventListener("click", async () => {
               const response = await api("POST", `/v1/receipts/${id}/retry`);
               if (!response.ok) { $("#error-line").textContent = await problem(response); return; }
@@ -179,6 +188,7 @@ extension WebAssets {
                                 placeholder: field.placeholder ?? "" });
               input.value = field.money ? money(value) : value === null || value === undefined ? "" : String(value);
               input.dataset.drafted = input.value;
+              if (readOnly) input.disabled = true;
               const c = confidence[field.confidence];
               const badge = el("span", { class: `conf ${c === undefined ? "" : c >= 0.94 ? "high" : "low"}`, title: "confidence" },
                                c === undefined ? "" : `${Math.round(c * 100)}%`);
@@ -188,8 +198,11 @@ extension WebAssets {
               form.append(row);
             }
             form.hidden = false;
-            $("#status").textContent = expense.status === "confirmed" ? "Confirmed." : expense.needsReview ? "Needs review: check the fields, then Enter." : "Drafted: check, then Enter.";
-            $("#f-vendor").focus();
+            const by = expense.confirmedBy ? ` by ${expense.confirmedBy}` : "";
+            $("#status").textContent = expense.status === "confirmed" ? `Confirmed${by}.`
+              : readOnly ? "You may view this receipt, not change it."
+              : expense.needsReview ? "Needs review: check the fields, then Enter." : "Drafted: check, then Enter.";
+            if (readOnly) document.body.dataset.readOnlyShown = "true"; else $("#f-vendor").focus();
           }
 
           // follow: show the page of a PDF the words are on (not when a page was turned by hand).
@@ -224,7 +237,7 @@ extension WebAssets {
           $("#image").addEventListener("load", () => { if (focused) highlight(focused, false); });
 
           async function confirm() {
-            if (!expense) return;
+            if (!expense || readOnly) return;
             const body = {};
             for (const field of FIELDS) {
               const input = $(`#f-${field.key}`);

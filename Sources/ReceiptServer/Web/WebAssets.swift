@@ -24,6 +24,11 @@ enum WebAssets {
         .top nav { display: flex; gap: .8rem; flex: 1; }
         .top nav a[aria-current] { font-weight: 700; }
         .signout button { background: transparent; color: inherit; }
+        .top .user { opacity: .8; }
+        .owner-filter { display: inline-flex; gap: .4rem; align-items: center; margin-bottom: .6rem; }
+        .owner-filter select { width: auto; }
+        .receipts .owner, p.owner { font-size: .85em; opacity: .75; }
+        input:disabled, select:disabled { opacity: .8; background: transparent; }
         main { padding: 1rem; max-width: 1200px; margin: 0 auto; }
         .signin { max-width: 26rem; }
         .signin form { display: grid; gap: .5rem; }

@@ -19,12 +19,15 @@ struct DeleteCommand: AsyncParsableCommand {
     var force = false
 
     @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var userOptions: ReadingUserOptions
 
     func run() async throws {
         do {
             let store = try await storeOptions.openStore()
-            let receipt = try await store.receipt(idPrefix: id)
-            if let image = try await store.deleteReceipt(id: receipt.id, force: force) {
+            let scope = try await userOptions.scope(store)
+            let receipt = try await store.receipt(idPrefix: id, in: scope)
+            try await userOptions.checkMayChange(receipt, store, deleting: true)
+            if let image = try await store.deleteReceipt(id: receipt.id, in: scope, force: force) {
                 try? FileManager.default.removeItem(atPath: image)
             }
             FileHandle.standardError.write(Data("deleted receipt \(receipt.id.uuidString.lowercased()) (\(receipt.filePath))\n".utf8))

@@ -75,7 +75,7 @@ struct EvalCommand: AsyncParsableCommand {
     func run() async throws {
         let logger = logging.bootstrap()
         if corrections {
-            let measure = try await CorrectionMeasure.measure(try await storeOptions.openStore())
+            let measure = try await CorrectionMeasure.measure(try await storeOptions.openStore(), in: .everyone)
             print(format == .json ? measure.json.prettySerialized() : measure.text, terminator: format == .json ? "\n" : "")
             return
         }

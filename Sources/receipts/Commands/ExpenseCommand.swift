@@ -56,6 +56,7 @@ struct ExpenseCommand: AsyncParsableCommand {
         var taxonomy: String?
 
         @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup var userOptions: ReadingUserOptions
 
         func run() async throws {
             var fields: [(String, JSONValue)] = []
@@ -73,7 +74,7 @@ struct ExpenseCommand: AsyncParsableCommand {
             text("taxDeductiblePercentage", deductiblePercentage, nullable: false)
             if confirm { fields.append(("status", .string("confirmed"))) }
             guard !fields.isEmpty else { throw ValidationError("nothing to change: give a field to correct, or --confirm") }
-            try await ExpenseCommand.save(.object(fields), id: id, taxonomyFile: taxonomy, storeOptions: storeOptions)
+            try await ExpenseCommand.save(.object(fields), id: id, taxonomyFile: taxonomy, storeOptions: storeOptions, userOptions: userOptions)
         }
     }
 
@@ -84,14 +85,17 @@ struct ExpenseCommand: AsyncParsableCommand {
         var id: String
 
         @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup var userOptions: ReadingUserOptions
 
         func run() async throws {
-            try await ExpenseCommand.save(.object([("status", .string("confirmed"))]), id: id, taxonomyFile: nil, storeOptions: storeOptions)
+            try await ExpenseCommand.save(.object([("status", .string("confirmed"))]), id: id, taxonomyFile: nil, storeOptions: storeOptions,
+                                          userOptions: userOptions)
         }
     }
 
     /// Checks the fields (exit 2 naming the field), saves them, prints the expense and its corrections.
-    static func save(_ fields: JSONValue, id: String, taxonomyFile: String?, storeOptions: StoreOptions) async throws {
+    static func save(_ fields: JSONValue, id: String, taxonomyFile: String?, storeOptions: StoreOptions,
+                     userOptions: ReadingUserOptions) async throws {
         let taxonomy = try loadTaxonomy(taxonomyFile)
         let correction: ExpenseCorrection
         do {
@@ -102,9 +106,12 @@ struct ExpenseCommand: AsyncParsableCommand {
         }
         do {
             let store = try await storeOptions.openStore()
-            let expense = try await find(id, in: store)
-            let saved = try await store.correct(expenseId: expense.id, with: correction, taxonomy: taxonomy)
-            let record = JSONValue.object([("expense", saved.json), ("corrections", try await store.corrections(ofExpense: saved.id))])
+            let scope = try await userOptions.scope(store)
+            let expense = try await find(id, in: store, scope: scope)
+            if let receipt = try await store.receipt(id: expense.receiptId, in: scope) { try await userOptions.checkMayChange(receipt, store) }
+            let saved = try await store.correct(expenseId: expense.id, with: correction, taxonomy: taxonomy,
+                                                by: try await userOptions.author(store), in: scope)
+            let record = JSONValue.object([("expense", saved.json), ("corrections", try await store.corrections(ofExpense: saved.id, in: scope))])
             print(record.prettySerialized())
         } catch let error as ReceiptError {
             printError(error)
@@ -113,13 +120,13 @@ struct ExpenseCommand: AsyncParsableCommand {
     }
 
     /// The expense named by its id, or by its receipt's id or id prefix.
-    static func find(_ id: String, in store: any ReceiptStore) async throws -> Expense {
+    static func find(_ id: String, in store: any ReceiptStore, scope: Scope) async throws -> Expense {
         if let uuid = UUID(uuidString: id) {
-            if let expense = try await store.expense(id: uuid) { return expense }
-            if let expense = try await store.expense(receiptId: uuid) { return expense }
+            if let expense = try await store.expense(id: uuid, in: scope) { return expense }
+            if let expense = try await store.expense(receiptId: uuid, in: scope) { return expense }
         }
-        let receipt = try await store.receipt(idPrefix: id)
-        guard let expense = try await store.expense(receiptId: receipt.id) else {
+        let receipt = try await store.receipt(idPrefix: id, in: scope)
+        guard let expense = try await store.expense(receiptId: receipt.id, in: scope) else {
             throw ReceiptError(.notFound, "receipt \(receipt.id.uuidString.lowercased()) has no expense (it is \(receipt.ocrStatus.rawValue))",
                                file: store.location)
         }

@@ -12,6 +12,7 @@ struct ExpensesCommand: AsyncParsableCommand {
             """)
 
     @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var userOptions: ReadingUserOptions
 
     @Option(help: "First receipt date, YYYY-MM-DD (inclusive).")
     var from: String?
@@ -42,9 +43,10 @@ struct ExpensesCommand: AsyncParsableCommand {
         let query = ExpenseQuery(from: try StoreOptions.date(from, option: "--from"),
                                  to: try StoreOptions.date(to, option: "--to"), category: category)
         var records: [JSONValue] = []
-        for expense in try await store.expenses(query) {
+        let scope = try await exitingOnReceiptError { try await userOptions.scope(store) }
+        for expense in try await store.expenses(query, in: scope) {
             var pairs = expense.json.objectValue ?? []
-            let file = try await store.receipt(id: expense.receiptId)?.filePath
+            let file = try await store.receipt(id: expense.receiptId, in: scope)?.filePath
             pairs.insert(("receiptFile", .optionalString(file)), at: 2)
             records.append(.object(pairs))
         }

@@ -22,6 +22,7 @@ struct ExportCommand: AsyncParsableCommand {
     }
 
     @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var userOptions: ReadingUserOptions
 
     @Option(help: "csv or json.")
     var format: Format = .csv
@@ -47,7 +48,8 @@ struct ExportCommand: AsyncParsableCommand {
         let store = try await storeOptions.openStore()
         let query = ExpenseQuery(from: try StoreOptions.date(from, option: "--from"),
                                  to: try StoreOptions.date(to, option: "--to"), category: category)
-        let records = try await ExpenseExport.records(query, store: store)
+        let scope = try await exitingOnReceiptError { try await userOptions.scope(store) }
+        let records = try await ExpenseExport.records(query, in: scope, store: store)
         let text = format == .csv ? ExpenseExport.csv(records) : JSONValue.array(records).prettySerialized() + "\n"
         if let output {
             do {

@@ -12,6 +12,7 @@ struct ListCommand: AsyncParsableCommand {
             """)
 
     @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var userOptions: ReadingUserOptions
 
     @Option(help: "Only receipts in this state: pending, processing, completed or failed.")
     var status: OCRStatus?
@@ -22,13 +23,15 @@ struct ListCommand: AsyncParsableCommand {
     @Option(help: "Show at most this many receipts.")
     var limit: Int?
 
-    static let tableColumns = ["id", "ocrStatus", "filePath", "attempts", "analyzer", "lastError"]
+    static let tableColumns = ["id", "ocrStatus", "filePath", "owner", "attempts", "analyzer", "lastError"]
     static let csvColumns = ["id", "filePath", "contentHash", "ocrStatus", "lastError", "attempts", "analyzer",
-                             "uploadTimestamp", "createdAt", "updatedAt", "isUploaded", "expenseId"]
+                             "uploadTimestamp", "createdAt", "updatedAt", "isUploaded", "expenseId", "owner", "group", "externalUser"]
 
     func run() async throws {
         let store = try await storeOptions.openStore()
-        let receipts = try await store.receipts(ReceiptQuery(status: status, limit: limit))
+        let receipts = try await exitingOnReceiptError {
+            try await store.receipts(ReceiptQuery(status: status, limit: limit), in: try await userOptions.scope(store))
+        }
         let format = self.format?.value ?? .automatic
         let formatter = RecordFormatter(format: format, columns: format == .table ? Self.tableColumns : Self.csvColumns)
         FileHandle.standardOutput.write(Data(formatter.render(receipts.map { $0.json() }).utf8))

@@ -54,6 +54,7 @@ struct ProcessCommand: AsyncParsableCommand {
 
     @OptionGroup var pipeline: PipelineOptions
     @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var userOptions: FilingUserOptions
     @OptionGroup var logging: LoggingOptions
 
     func validate() throws {
@@ -86,11 +87,14 @@ struct ProcessCommand: AsyncParsableCommand {
         return files
     }
 
-    private func openPipeline(_ processor: ReceiptProcessor, logger: Logger) async throws -> ReceiptPipeline {
+    /// The pipeline on the store, and whose the receipts become (`--user`).
+    private func openPipeline(_ processor: ReceiptProcessor, logger: Logger) async throws -> (ReceiptPipeline, Ownership) {
         do {
-            return try await ReceiptPipeline.open(
-                try storeOptions.location(), imagesDirectory: storeOptions.images, drivers: StoreOptions.drivers, processor: processor,
-                configuration: .init(taxonomy: processor.options.taxonomy, workers: pipeline.workers).advised, logger: logger)
+            let configuration = ReceiptPipeline.Configuration(taxonomy: processor.options.taxonomy, workers: pipeline.workers).advised
+            let opened = try await storeOptions.open(maximumConnections: configuration.workers + 4, logger: logger)
+            let ownership = try await userOptions.ownership(opened.store)
+            return (ReceiptPipeline(store: opened.store, images: opened.images, processor: processor, configuration: configuration,
+                                    logger: logger), ownership)
         } catch {
             printError(error)
             throw ExitCode(1)
@@ -98,14 +102,14 @@ struct ProcessCommand: AsyncParsableCommand {
     }
 
     private func process(_ files: [String], with processor: ReceiptProcessor, logger: Logger) async throws {
-        let receiptPipeline = try await openPipeline(processor, logger: logger)
+        let (receiptPipeline, ownership) = try await openPipeline(processor, logger: logger)
         let started = ContinuousClock.now
         let writer = RecordWriter(format: format?.value ?? .automatic, columns: Self.columns, baseFolders: paths)
         let progress = ProgressBar(total: files.count)
         writer.begin()
         var summary = Summary()
         do {
-            for try await outcome in receiptPipeline.process(files: files, force: force) {
+            for try await outcome in receiptPipeline.process(files: files, as: ownership, force: force) {
                 let failed = outcome.receipt.ocrStatus == .failed
                 summary.count(outcome)
                 progress.clear()
@@ -126,15 +130,15 @@ struct ProcessCommand: AsyncParsableCommand {
 
     /// `--no-work`: each file stored as pending (or found known), its record printed.
     private func submitOnly(_ files: [String], processor: ReceiptProcessor, logger: Logger) async throws {
-        let receiptPipeline = try await openPipeline(processor, logger: logger)
+        let (receiptPipeline, ownership) = try await openPipeline(processor, logger: logger)
         let started = ContinuousClock.now
         let writer = RecordWriter(format: format?.value ?? .automatic, columns: Self.columns, baseFolders: paths)
         writer.begin()
         var summary = Summary()
         do {
             for file in files {
-                let receipt = try await receiptPipeline.submit(imageAt: file, force: force)
-                let expense = try await receiptPipeline.expense(forReceipt: receipt.id)
+                let receipt = try await receiptPipeline.submit(imageAt: file, as: ownership, force: force)
+                let expense = try await receiptPipeline.expense(forReceipt: receipt.id, in: .owner(ownership.owner))
                 let outcome = ReceiptOutcome(source: file, receipt: receipt, expense: expense, isDuplicate: false)
                 summary.count(outcome)
                 writer.write(outcome.record.json)

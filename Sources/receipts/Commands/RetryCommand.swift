@@ -12,6 +12,7 @@ struct RetryCommand: AsyncParsableCommand {
             """)
 
     @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var userOptions: ReadingUserOptions
 
     @Argument(help: "The receipt id (or its first 4+ characters).")
     var id: String?
@@ -27,10 +28,12 @@ struct RetryCommand: AsyncParsableCommand {
         let store = try await storeOptions.openStore()
         let requeued: [Receipt]
         if failed {
-            requeued = try await store.requeueFailed(now: Date())
+            requeued = try await store.requeueFailed(in: try await userOptions.scope(store), now: Date())
         } else {
-            let receipt = try await store.receipt(idPrefix: id!)
-            requeued = [try await store.requeue(id: receipt.id, now: Date())]
+            let scope = try await userOptions.scope(store)
+            let receipt = try await store.receipt(idPrefix: id!, in: scope)
+            try await userOptions.checkMayChange(receipt, store)
+            requeued = [try await store.requeue(id: receipt.id, in: scope, now: Date())]
         }
         for receipt in requeued { print(receipt.id.uuidString.lowercased()) }
         let noun = requeued.count == 1 ? "receipt" : "receipts"

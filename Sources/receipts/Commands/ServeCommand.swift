@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import ReceiptKit
+import ReceiptMail
 import ReceiptServer
 import ReceiptServerStore
 import ServiceLifecycle
@@ -37,7 +38,10 @@ struct ServeCommand: AsyncParsableCommand {
             "mimeType": "image/jpeg"} in, the analysis out; nothing stored unless store=true (then with \
             receiptId and expenseId). At most one image per OCR thread at once (--max-analyses), within \
             --max-pixels of decoded images: others get 429 with Retry-After.
-              GET    /healthz (the process is up), /readyz (the store can be read), /metrics (Prometheus; \
+              POST   /v1/inbound-email   a raw e-mail (Content-Type: message/rfc822, as mail providers' \
+            inbound webhooks send it) filed as `receipts mail` files one: 201 once stored, 200 when known.
+              GET    /healthz (the process is up), /readyz (the store can be read; with --mail-config, each \
+            mailbox's state), /metrics (Prometheus; \
             served from memory while the store is down), /openapi.yaml (OpenAPI 3.1 of all of this)
 
             A query parameter a route does not take is refused (400); a method a path does not serve \
@@ -123,11 +127,17 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("webhook-max-retry-delay"), help: ArgumentHelp("Most seconds between a webhook's retries.", visibility: .hidden))
     var webhookMaxRetryDelay: Double = 600
 
+    @Option(name: .customLong("mail-config"), help: ArgumentHelp(
+        "Poll these mailboxes beside the server, as `receipts mail` does (a JSON file: see docs/email.md); /readyz reports them.",
+        valueName: "FILE"))
+    var mailConfig: String?
+
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var pipeline: PipelineOptions
     @OptionGroup var logging: LoggingOptions
 
     func validate() throws {
+        if let mailConfig { _ = try MailConfigFile.load(mailConfig) }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535.") }
         guard maxUploadMB > 0 else { throw ValidationError("--max-upload-mb must be positive.") }
         guard maxWait >= 0, maxWait.isFinite else { throw ValidationError("--max-wait must be 0 or more seconds.") }
@@ -207,21 +217,22 @@ struct ServeCommand: AsyncParsableCommand {
             printError(error)
             throw ExitCode(2)
         }
-        let sender = webhook.flatMap(URL.init(string:)).map { url in
-            WebhookSender(configuration: .init(url: url, secret: secret ?? "", firstRetryDelay: .milliseconds(Int64(webhookRetryDelay * 1000)),
-                                               maxRetryDelay: .milliseconds(Int64(webhookMaxRetryDelay * 1000)),
-                                               deadAfter: .milliseconds(Int64((Self.seconds(webhookDeadAfter) ?? 86400) * 1000)),
-                                               keepDelivered: .milliseconds(Int64((Self.seconds(webhookKeep) ?? 30 * 86400) * 1000)),
-                                               pollInterval: .seconds(5)),
-                          store: opened.store, logger: logger)
-        }
+        // Always running: users' own webhooks (POST /v1/webhooks) are delivered by every server;
+        // the server-wide one only with --webhook.
+        let sender = WebhookSender(configuration: .init(url: webhook.flatMap(URL.init(string:)), secret: secret ?? "",
+                                                        firstRetryDelay: .milliseconds(Int64(webhookRetryDelay * 1000)),
+                                                        maxRetryDelay: .milliseconds(Int64(webhookMaxRetryDelay * 1000)),
+                                                        deadAfter: .milliseconds(Int64((Self.seconds(webhookDeadAfter) ?? 86400) * 1000)),
+                                                        keepDelivered: .milliseconds(Int64((Self.seconds(webhookKeep) ?? 30 * 86400) * 1000)),
+                                                        pollInterval: .seconds(5)),
+                                   store: opened.store, logger: logger)
         // A receipt's webhook event is in the store before this is called: the sender looks now.
         queueConfiguration.onFinished = { [queueLogger] outcome in
             metrics.observe(outcome)
-            sender?.wake()
+            sender.wake()
             ReceiptLogLine.log(outcome, to: queueLogger)
         }
-        if sender != nil {
+        if webhook != nil {
             // On before any receipt can finish here: from now on every process records the events.
             do { try await opened.store.setWebhooksEnabled(true) } catch let error as ReceiptError {
                 printError(error)
@@ -233,12 +244,24 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let pipeline = ReceiptPipeline(store: opened.store, images: opened.images, processor: processor,
                                        configuration: queueConfiguration, logger: queueLogger)
+        let filer = MailFiler(pipeline: pipeline, store: opened.store, logger: queueLogger)
+        var mailboxes: [MailboxPoller] = []
+        for var mailbox in try mailConfig.map(MailConfigFile.load) ?? [] {
+            do {
+                mailbox.ownership = try await FilingUserOptions.ownership(ofUser: mailbox.user, in: opened.store)
+            } catch let error as ReceiptError {
+                printError("--mail-config \(mailConfig ?? ""): \(mailbox.account.name): \(error.message)")
+                throw ExitCode(2)
+            }
+            mailboxes.append(MailboxPoller(configuration: mailbox, filer: filer, store: opened.store, logger: queueLogger))
+        }
         let server = ReceiptServer(
             pipeline: pipeline, store: opened.store, processor: processor,
             configuration: .init(host: host, port: port, maxUploadBytes: Int(maxUploadMB * 1_048_576), maxWaitSeconds: maxWait, maxPending: maxPending,
                                  maxConcurrentAnalyses: maxAnalyses ?? 0, advice: .flags, rateLimit: try RateLimit.parse(rateLimit)),
             metrics: metrics,
             logger: logger,
+            mailboxes: mailboxes,
             onListening: { [logger] host, port in
                 logger.info("Listening", metadata: ["http.url": "http://\(host):\(port)", "store.path": "\(location)"])
             })
@@ -247,8 +270,8 @@ struct ServeCommand: AsyncParsableCommand {
         var configuration = ServiceGroupConfiguration(
             // Shut down in reverse order: the server stops accepting, the workers finish, then the
             // OCR threads end.
-            services: [.init(service: processor.engine)] + (sender.map { [.init(service: $0)] } ?? [])
-                + workers + [.init(service: server)],
+            services: [.init(service: processor.engine), .init(service: sender)] + workers + mailboxes.map { .init(service: $0) }
+                + [.init(service: server)],
             gracefulShutdownSignals: [.sigterm, .sigint], cancellationSignals: [], logger: queueLogger)
         configuration.maximumGracefulShutdownDuration = .seconds(12)
         do {

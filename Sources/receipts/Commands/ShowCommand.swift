@@ -9,6 +9,7 @@ struct ShowCommand: AsyncParsableCommand {
         discussion: "ID may be the first characters of the id (at least 4), as `receipts list` prints it.")
 
     @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var userOptions: ReadingUserOptions
 
     @Argument(help: "The receipt id (or its first 4+ characters).")
     var id: String
@@ -18,14 +19,15 @@ struct ShowCommand: AsyncParsableCommand {
 
     func run() async throws {
         let store = try await storeOptions.openStore()
-        let receipt = try await store.receipt(idPrefix: id)
+        let scope = try await exitingOnReceiptError { try await userOptions.scope(store) }
+        let receipt = try await store.receipt(idPrefix: id, in: scope)
         var pairs = receipt.json(includeDetails: true).objectValue ?? []
-        pairs.append(("imagePath", .optionalString(try await store.imagePath(ofReceipt: receipt.id))))
-        let expense = try await store.expense(receiptId: receipt.id)
+        pairs.append(("imagePath", .optionalString(try await store.imagePath(ofReceipt: receipt.id, in: scope))))
+        let expense = try await store.expense(receiptId: receipt.id, in: scope)
         pairs.append(("expense", expense?.json ?? .null))
         // What the analyzer had drafted for each field a person corrected.
         var corrections = JSONValue.null
-        if let expense { corrections = try await store.corrections(ofExpense: expense.id) }
+        if let expense { corrections = try await store.corrections(ofExpense: expense.id, in: scope) }
         pairs.append(("corrections", corrections))
         let record = JSONValue.object(pairs)
         print(compact ? record.serialized() : record.prettySerialized())

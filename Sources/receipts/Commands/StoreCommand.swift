@@ -13,14 +13,14 @@ struct StoreCommand: AsyncParsableCommand {
     struct Migrate: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "migrate",
-            abstract: "Copy a SQLite store (receipts, statuses, expenses, images) into a PostgreSQL store.",
+            abstract: "Copy a SQLite store (users, groups, tokens, receipts, statuses, expenses, images) into a PostgreSQL store.",
             discussion: """
                 For a user who outgrows one machine: afterwards `receipts worker`, `process`, `watch` \
                 and `serve` with --store postgres://… carry on where the SQLite store left off. \
                 Receipts keep their ids, statuses, attempts, times, drafted expenses and corrections; \
                 their images go into the database (or --images DIR). A receipt that was processing \
-                comes in pending. API tokens are not copied (only their hashes were kept): create new \
-                ones with `receipts token create --store postgres://…`.
+                comes in pending. Users, groups and their members, API tokens (they keep working: their \
+                hashes are copied) and users' webhooks come along; each receipt stays its owner's.
 
                 Idempotent: receipts already in the target are skipped, so an interrupted copy is \
                 finished by running it again. The source is only read. Into a store that has receipts \
@@ -80,9 +80,11 @@ struct StoreCommand: AsyncParsableCommand {
                     }
                 }
                 let same = summary.sameImage.isEmpty ? "" : ", \(summary.sameImage.count) with the same image as a receipt already there"
+                let accounts = summary.accounts
                 FileHandle.standardError.write(Data("""
                     \(summary.copied) receipts copied into \(targetStore.location), \(summary.alreadyThere) already there\(same), \
-                    \(summary.images) images
+                    \(summary.images) images; \(accounts.users) users, \(accounts.groups) groups, \(accounts.tokens) tokens, \
+                    \(accounts.webhooks) webhooks
 
                     """.utf8))
             } catch let error as ReceiptError {

@@ -13,17 +13,24 @@ struct TokenCommand: AsyncParsableCommand {
             token is active (not revoked; an expired one counts), every /v1 route needs \
             `Authorization: Bearer <token>`, and the server may listen on addresses other than loopback.
 
+            A token belongs to a user (--user, default: the store's first administrator) and sees and \
+            changes only what that user may (`receipts user`, `receipts group`); its scopes limit what \
+            it does within that.
+
             Scopes (--scope, comma-separated), each route's is in /openapi.yaml (x-required-scope):
               read     GET /v1/receipts…, images, pages, thumbnails, /v1/expenses…, the CSV export, the review pages
               upload   POST /v1/receipts, POST /v1/analyze (not reading: a scanner may only drop receipts in)
               review   PATCH /v1/expenses/{id} (correct, confirm), POST /v1/receipts/{id}/retry; grants read
-              admin    everything, DELETE /v1/receipts/{id} too; grants every scope (the default, and what \
-            tokens made before scopes existed have)
+              admin    everything, DELETE /v1/receipts/{id} too; grants every scope but act-as (the default, \
+            and what tokens made before scopes existed have)
+              act-as   a backend's service token: it may name an end user of its own with the header \
+            Receipts-External-User: ID, and then uploads and sees only that end user's receipts
             A route the token's scopes do not grant is answered 403 naming the scope; an expired token 401.
 
             Examples:
-              receipts token create --name scanner --scope upload --expires 90d
-              receipts token create --name bookkeeper --scope review --rate-limit 120/min
+              receipts token create --name scanner --user alice --scope upload --expires 90d
+              receipts token create --name bookkeeper --user carol --scope review --rate-limit 120/min
+              receipts token create --name app-backend --user backend --scope admin,act-as
               receipts token list
             """,
         subcommands: [Create.self, List.self, Revoke.self])
@@ -32,7 +39,10 @@ struct TokenCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Create a token and print it (once).")
         @Option(help: "A name for the token (who or what uses it).")
         var name: String
-        @Option(help: ArgumentHelp("What it may do: read, upload, review, admin, comma-separated (admin grants all; review grants read).",
+        @Option(help: ArgumentHelp("The user it acts for (see `receipts user list`); default: the store's first administrator.",
+                                   valueName: "NAME"))
+        var user: String?
+        @Option(help: ArgumentHelp("What it may do: read, upload, review, admin, act-as, comma-separated (admin grants all but act-as; review grants read).",
                                    valueName: "SCOPES"))
         var scope = "admin"
         @Option(help: ArgumentHelp("When it stops working: a duration from now (90d, 12h, 2w, 30min), a date (2027-01-31: "
@@ -65,11 +75,13 @@ struct TokenCommand: AsyncParsableCommand {
             try await exitingOnReceiptError {
                 let scopes = try TokenScope.parse(scope)
                 let expiresAt = try expires.map { try APIToken.expiry($0, now: now) }
-                let secret = try await store.createToken(name: name, scopes: scopes, expiresAt: expiresAt,
+                var owner = user ?? ""
+                if user == nil { owner = try await store.firstAdmin().name }
+                let secret = try await store.createToken(name: name, user: owner, scopes: scopes, expiresAt: expiresAt,
                                                          rateLimit: try rateLimit.map(RateLimit.parse), now: now)
                 print(secret)
                 let until = expiresAt.map { ", until " + ISO8601DateFormatter().string(from: $0) } ?? ""
-                FileHandle.standardError.write(Data("token '\(name)' created (scopes \(TokenScope.text(scopes))\(until)); it is shown only now: keep it\n".utf8))
+                FileHandle.standardError.write(Data("token '\(name)' created for \(owner) (scopes \(TokenScope.text(scopes))\(until)); it is shown only now: keep it\n".utf8))
             }
         }
     }
@@ -80,7 +92,7 @@ struct TokenCommand: AsyncParsableCommand {
             discussion: """
                 Columns: name, created, state (active, expired, revoked TIME), scopes, expires (TIME or \
                 never), last used (TIME or never; noted at most once a minute per server), rate limit \
-                (N/PERIOD, off, or default: receipts serve's --rate-limit). Times are ISO 8601, UTC.
+                (N/PERIOD, off, or default: receipts serve's --rate-limit), user. Times are ISO 8601, UTC.
                 """)
         @OptionGroup var storeOptions: StoreOptions
 
@@ -94,7 +106,7 @@ struct TokenCommand: AsyncParsableCommand {
                        token.scopes.isEmpty ? "none" : TokenScope.text(token.scopes),
                        token.expiresAt.map(formatter.string(from:)) ?? "never",
                        token.lastUsedAt.map(formatter.string(from:)) ?? "never",
-                       token.rateLimit?.description ?? "default"].joined(separator: "\t"))
+                       token.rateLimit?.description ?? "default", token.user].joined(separator: "\t"))
             }
         }
     }

@@ -54,6 +54,7 @@ struct WatchCommand: AsyncParsableCommand {
     var directory: String
 
     @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var userOptions: FilingUserOptions
 
     @Option(help: ArgumentHelp("Where completed images and their .json go (default: DIR/processed).", valueName: "DIR"))
     var processed: String?
@@ -104,11 +105,14 @@ struct WatchCommand: AsyncParsableCommand {
         let processor = try self.pipeline.makeProcessor(logger: queueLogger)
         let location: StoreLocation
         let pipeline: ReceiptPipeline
+        let ownership: Ownership
         do {
             location = try storeOptions.location()
-            pipeline = try await ReceiptPipeline.open(
-                location, imagesDirectory: storeOptions.images, drivers: StoreOptions.drivers, processor: processor,
-                configuration: .init(taxonomy: processor.options.taxonomy, workers: self.pipeline.workers).advised, logger: queueLogger)
+            let configuration = ReceiptPipeline.Configuration(taxonomy: processor.options.taxonomy, workers: self.pipeline.workers).advised
+            let opened = try await storeOptions.open(maximumConnections: configuration.workers + 4, logger: queueLogger)
+            ownership = try await userOptions.ownership(opened.store)
+            pipeline = ReceiptPipeline(store: opened.store, images: opened.images, processor: processor, configuration: configuration,
+                                       logger: queueLogger)
         } catch let error as ReceiptError {
             printError(error)
             throw ExitCode(2)
@@ -123,9 +127,9 @@ struct WatchCommand: AsyncParsableCommand {
             directory: directory, processedDirectory: processed, failedDirectory: failed, keep: keep,
             recursive: !noRecursive, pollInterval: poll, stabilityDelay: stable, rescanInterval: rescan,
             ignorePatterns: ignore, excludedPaths: excluded, once: once, maxInFlight: max(4, self.pipeline.workers * 2),
-            receiptLogLevel: .info, failureLogLevel: .error),
+            receiptLogLevel: .info, failureLogLevel: .error, ownership: ownership),
             logger: logger)
-        logger.info("Watching folder", metadata: ["intake.folder": "\(directory)", "store.path": "\(location)"])
+        logger.info("Watching folder", metadata: ["intake.folder": "\(directory)", "store.path": "\(location)", "user.name": "\(ownership.owner)"])
 
         var configuration = ServiceGroupConfiguration(
             // Shut down in reverse order: the intake stops taking files, the workers finish, then

@@ -6,7 +6,8 @@ import ReceiptEvaluation
 
 /// The `receipts process` contract, checked on the real binary's real output.
 @Suite struct ProcessCommandTests {
-    static let recordKeys = ["file", "receiptId", "ocrStatus", "analysis", "expense", "error", "attempts", "lastError", "createdAt", "updatedAt"]
+    static let recordKeys = ["file", "receiptId", "ocrStatus", "analysis", "expense", "error", "attempts", "lastError", "createdAt", "updatedAt",
+                             "owner", "group", "externalUser", "metadata"]
     static let analysisKeys = ["vendor", "date", "total", "tax", "currency", "category", "lineItems", "confidence", "analyzer"]
 
     @Test func aBatchWithBadFilesCompletesTheGoodOnesAndNamesEachFailure() async throws {

@@ -38,7 +38,9 @@ import Testing
             let columns = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
             return (columns[0], columns)
         })
-        #expect(rows["scanner"]?.count == 7, "\(listed.out)")
+        #expect(rows["scanner"]?.count == 8, "\(listed.out)")
+        // Made without --user: the store's first administrator's.
+        #expect(rows["scanner"]?.last == "admin", "\(listed.out)")
         #expect(rows["scanner"].map { [$0[2], $0[3], $0[5], $0[6]] } == ["active", "upload", "never", "120/min"], "\(listed.out)")
         #expect(rows["full"].map { [$0[2], $0[3], $0[4], $0[6]] } == ["active", "admin", "never", "default"], "\(listed.out)")
         #expect(rows["dated"].map { [$0[3], $0[4], $0[6]] } == ["read,review", "2099-02-01T00:00:00Z", "off"], "\(listed.out)")

@@ -50,7 +50,7 @@ import Testing
     }
 
     private func storedReceipts(_ storePath: String) async throws -> [Receipt] {
-        try await SQLiteReceiptStore(path: storePath).receipts(ReceiptQuery())
+        try await SQLiteReceiptStore(path: storePath).receipts(ReceiptQuery(), in: .everyone)
     }
 
     private func names(_ folder: String) -> [String] {

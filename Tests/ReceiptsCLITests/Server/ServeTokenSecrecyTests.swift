@@ -27,7 +27,7 @@ import ReceiptServerStore
         // An expired token cannot be made with the command (the time would be past): through the store.
         let store = try SQLiteReceiptStore(path: dir.storePath)
         let now = Date()
-        let expired = try await store.createToken(name: "expired", scopes: [.admin], expiresAt: now.addingTimeInterval(-60),
+        let expired = try await store.createToken(name: "expired", user: Ownership.defaultAdmin, scopes: [.admin], expiresAt: now.addingTimeInterval(-60),
                                                   rateLimit: nil, now: now.addingTimeInterval(-3600))
         let unknown = APIToken.newSecret()
         let secrets = [good, reader, revoked, expired, unknown]
@@ -80,6 +80,7 @@ import ReceiptServerStore
         }
         let listed = try await ReceiptsCLI.run(["token", "list", "--store", dir.storePath])
         let goodRow = listed.out.split(separator: "\n").first { $0.hasPrefix("good\t") }.map(String.init) ?? ""
-        #expect(goodRow.split(separator: "\t").count == 7 && !goodRow.contains("\tnever\t6/min"), "last used is noted: \(listed.out)")
+        #expect(goodRow.split(separator: "\t").count == 8 && !goodRow.contains("\tnever\t6/min"), "last used is noted: \(listed.out)")
+        #expect(goodRow.hasSuffix("\tadmin"), "a token made without --user is the store's first admin's: \(listed.out)")
     }
 }

@@ -1,0 +1,255 @@
+import Foundation
+import Testing
+@testable import ReceiptKit
+@testable import TestHelpers
+@testable import TestSupport
+
+/// Who may do what to whose receipts (OWASP API1, broken object-level authorization), route by
+/// route, against a real `receipts serve` on each store: SQLite, and PostgreSQL where it can run.
+///
+/// The cast: alice owns the receipts and shares them with her household `home`, where carol is a
+/// viewer and dave an editor; bob is another user; `admin` administers; `svc` is a backend's
+/// service user whose token has `act-as`, sent with and without `Receipts-External-User: u-42`.
+/// Every operation of the served OpenAPI document must have a row here: one added without a row
+/// fails `everyRouteOfTheDocumentHasARow`.
+@Suite(.serialized, .enabled(if: FileManager.default.isExecutableFile(atPath: ReceiptsCLI.binary.path)))
+struct AuthorizationMatrixTests {
+    enum Role: String, CaseIterable, Sendable {
+        case owner, viewer, editor, other, admin, service, endUser = "service for u-42"
+    }
+
+    /// What each role gets. `list` rows answer 200 to everyone; `sees` says who finds alice's
+    /// receipt in them (by id).
+    struct Row: Sendable {
+        var expected: [Role: Int]
+        var listSees: Set<Role>?
+
+        static func all(_ status: Int) -> Row { Row(expected: Dictionary(uniqueKeysWithValues: Role.allCases.map { ($0, status) })) }
+        /// A route on alice's receipt: those who see it get `seen`, the others 404.
+        static func object(seen: Int, viewer: Int? = nil, editor: Int? = nil) -> Row {
+            Row(expected: [.owner: seen, .viewer: viewer ?? seen, .editor: editor ?? seen, .other: 404, .admin: seen,
+                           .service: 404, .endUser: 404])
+        }
+        static let list = Row(expected: Dictionary(uniqueKeysWithValues: Role.allCases.map { ($0, 200) }),
+                              listSees: [.owner, .viewer, .editor, .admin])
+    }
+
+    /// "METHOD /path" as the OpenAPI document names it → what each role must get.
+    static let matrix: [String: Row] = [
+        "GET /healthz": .all(200), "GET /readyz": .all(200), "GET /metrics": .all(200), "GET /openapi.yaml": .all(200),
+        "POST /v1/receipts": .all(200),
+        "GET /v1/receipts": .list,
+        "GET /v1/receipts/{id}": .object(seen: 200),
+        "DELETE /v1/receipts/{id}": .object(seen: 204, viewer: 403, editor: 403),
+        "GET /v1/receipts/{id}/image": .object(seen: 200),
+        "GET /v1/receipts/{id}/pages/{page}": .object(seen: 200),
+        "GET /v1/receipts/{id}/thumbnail": .object(seen: 200),
+        "POST /v1/receipts/{id}/retry": .object(seen: 202, viewer: 403),
+        "GET /v1/expenses": .list,
+        "GET /v1/expenses/export.csv": .list,
+        "GET /v1/expenses/{id}": .object(seen: 200),
+        "PATCH /v1/expenses/{id}": .object(seen: 200, viewer: 403),
+        "POST /v1/analyze": .all(200),
+        // Each user's copy of one message is their own (201: new to them), never "seen before".
+        "POST /v1/inbound-email": .all(201),
+        "GET /v1/me": .all(200),
+        "GET /v1/webhooks": .all(200),
+        "POST /v1/webhooks": .all(201),
+        // A webhook is its user's own: nobody else finds it, an administrator neither.
+        "DELETE /v1/webhooks/{id}": Row(expected: [.owner: 204, .viewer: 404, .editor: 404, .other: 404, .admin: 404,
+                                                   .service: 404, .endUser: 404]),
+    ]
+
+    /// The cast's tokens and headers on one server.
+    struct Cast: Sendable {
+        let server: ServeCommandTests.Server
+        let tokens: [String: String]
+
+        func headers(_ role: Role, _ extra: [String: String] = [:]) -> [String: String] {
+            let user: String = switch role {
+            case .owner: "alice"
+            case .viewer: "carol"
+            case .editor: "dave"
+            case .other: "bob"
+            case .admin: "admin"
+            case .service, .endUser: "svc"
+            }
+            var headers = ["Authorization": "Bearer \(tokens[user]!)"].merging(extra) { $1 }
+            if role == .endUser { headers["Receipts-External-User"] = "u-42" }
+            return headers
+        }
+
+        func send(_ role: Role, _ method: String, _ path: String, body: Data? = nil, headers: [String: String] = [:]) async throws
+            -> (status: Int, headers: [String: String], body: Data) {
+            try await server.send(method, path, body: body, headers: self.headers(role, headers))
+        }
+
+        func json(_ role: Role, _ method: String, _ path: String, body: Data? = nil, headers: [String: String] = [:]) async throws
+            -> (Int, JSONValue) {
+            let answer = try await send(role, method, path, body: body, headers: headers)
+            return (answer.status, (try? JSONValue.parse(answer.body)) ?? .null)
+        }
+
+        /// Uploads a TestReceipt as `role` and waits for its result.
+        func upload(_ role: Role, _ name: String, query: String = "") async throws -> JSONValue {
+            let data = try Data(contentsOf: URL(fileURLWithPath: ReceiptsCLI.testReceipt(name)))
+            let (status, record) = try await json(role, "POST", "/v1/receipts?wait=\(Int(60 * testTimeScale))\(query)", body: data,
+                                                  headers: ["Content-Type": "application/octet-stream"])
+            #expect(status == 200, "\(role) uploading \(name): \(record)")
+            return record
+        }
+    }
+
+    /// Users, a group and tokens made with the CLI, as an administrator would; then the server.
+    static func cast(store: String) async throws -> Cast {
+        func cli(_ arguments: [String]) async throws -> ReceiptsCLI.Result {
+            let result = try await ReceiptsCLI.run(arguments + ["--store", store])
+            #expect(result.status == 0, "receipts \(arguments.joined(separator: " ")): \(result.err)")
+            return result
+        }
+        for user in ["alice", "bob", "carol", "dave", "svc"] { _ = try await cli(["user", "add", user]) }
+        _ = try await cli(["group", "add", "home", "--member", "alice", "--member", "carol:viewer", "--member", "dave:editor"])
+        var tokens: [String: String] = [:]
+        for user in ["alice", "bob", "carol", "dave", "admin"] {
+            tokens[user] = try await cli(["token", "create", "--name", "\(user)-token", "--user", user]).out
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        tokens["svc"] = try await cli(["token", "create", "--name", "svc-token", "--user", "svc", "--scope", "admin,act-as"]).out
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let server = try await ServeCommandTests.Server(store: store, arguments: ["--workers", "1"])
+        return Cast(server: server, tokens: tokens)
+    }
+
+    static var stores: [StoreKindArgument] { StoreKindArgument.available }
+
+    @Test(arguments: stores)
+    func everyRouteAnswersEachRoleAsTheMatrixSays(_ kind: StoreKindArgument) async throws {
+        let dir = try TemporaryDirectory()
+        let cast = try await Self.cast(store: try await kind.location(dir))
+        defer { _ = try? cast.server.process.isRunning ? kill(cast.server.process.processIdentifier, SIGTERM) : 0 }
+
+        // alice's receipts, shared with home: a photo (its expense), a PDF (its pages), a broken one.
+        let photo = try await cast.upload(.owner, "uk-parking.jpg", query: "&group=home")
+        #expect(photo["owner"]?.stringValue == "alice" && photo["group"]?.stringValue == "home", "\(photo)")
+        let id = try #require(photo["receiptId"]?.stringValue)
+        let expense = try #require(photo["expense"]?["id"]?.stringValue)
+        let pdf = try #require(try await cast.upload(.owner, "scan-parking.pdf", query: "&group=home")["receiptId"]?.stringValue)
+        let broken = try await cast.upload(.owner, "bad/truncated.jpg", query: "&group=home")
+        #expect(broken["ocrStatus"]?.stringValue == "failed", "\(broken)")
+        let failed = try #require(broken["receiptId"]?.stringValue)
+        let image = try Data(contentsOf: URL(fileURLWithPath: ReceiptsCLI.testReceipt("us-diner.jpg")))
+
+        var cells = 0
+        for (route, row) in Self.matrix.sorted(by: { $0.key < $1.key }) {
+            let parts = route.split(separator: " ", maxSplits: 1).map(String.init)
+            let (method, pattern) = (parts[0], parts[1])
+            for role in Role.allCases {
+                let expected = try #require(row.expected[role])
+                var path = pattern.replacingOccurrences(of: "{page}", with: "1")
+                var body: Data?
+                var headers: [String: String] = [:]
+                switch (method, pattern) {
+                case ("DELETE", "/v1/receipts/{id}"):
+                    // Each deletion on a receipt of its own: alice's, shared with home.
+                    let fresh = try await freshReceipt(cast, dir: dir, tag: "\(route)-\(role)")
+                    path = "/v1/receipts/\(fresh)"
+                case ("POST", "/v1/receipts/{id}/retry"):
+                    // The broken receipt is failed again before each retry.
+                    #expect(try await eventuallyAsync(timeout: 60 * testTimeScale) {
+                        try await cast.json(.owner, "GET", "/v1/receipts/\(failed)").1["ocrStatus"]?.stringValue == "failed"
+                    })
+                    path = "/v1/receipts/\(failed)/retry"
+                case (_, "/v1/receipts/{id}/pages/{page}"):
+                    path = "/v1/receipts/\(pdf)/pages/1"
+                case (_, let p) where p.hasPrefix("/v1/receipts/{id}"):
+                    path = p.replacingOccurrences(of: "{id}", with: id)
+                case ("PATCH", "/v1/expenses/{id}"):
+                    path = "/v1/expenses/\(expense)"
+                    body = Data(#"{"category": "Other"}"#.utf8)
+                    headers["Content-Type"] = "application/json"
+                case (_, "/v1/expenses/{id}"):
+                    path = "/v1/expenses/\(expense)"
+                case ("POST", "/v1/receipts"):
+                    path = "/v1/receipts?wait=\(Int(60 * testTimeScale))"
+                    body = image
+                    headers["Content-Type"] = "image/jpeg"
+                case ("POST", "/v1/analyze"):
+                    body = try JSONValue.object([("image", .string(image.base64EncodedString()))]).serialized().data(using: .utf8)
+                    headers["Content-Type"] = "application/json"
+                case ("POST", "/v1/inbound-email"):
+                    body = try Data(contentsOf: URL(fileURLWithPath: ReceiptsCLI.testReceipt("email/parking-app-jsonld.eml")))
+                    headers["Content-Type"] = "message/rfc822"
+                case ("POST", "/v1/webhooks"):
+                    body = Data(#"{"url": "http://127.0.0.1:9/hook"}"#.utf8)
+                    headers["Content-Type"] = "application/json"
+                case ("DELETE", "/v1/webhooks/{id}"):
+                    let (status, made) = try await cast.json(.owner, "POST", "/v1/webhooks", body: Data(#"{"url": "http://127.0.0.1:9/a"}"#.utf8),
+                                                             headers: ["Content-Type": "application/json"])
+                    #expect(status == 201)
+                    path = "/v1/webhooks/\(try #require(made["id"]?.stringValue))"
+                default:
+                    break
+                }
+                let answer = try await cast.send(role, method, path, body: body, headers: headers)
+                cells += 1
+                #expect(answer.status == expected, "\(kind) \(route) as \(role.rawValue): \(answer.status), not \(expected): \(String(decoding: answer.body, as: UTF8.self).prefix(300))")
+                if let sees = row.listSees {
+                    let text = String(decoding: answer.body, as: UTF8.self)
+                    let needle = route.hasPrefix("GET /v1/expenses") ? (route.hasSuffix(".csv") ? id : expense) : id
+                    #expect(text.contains(needle) == sees.contains(role),
+                            "\(kind) \(route) as \(role.rawValue): alice's \(needle) is \(text.contains(needle) ? "listed" : "missing")")
+                }
+            }
+        }
+        #expect(cells == Self.matrix.count * Role.allCases.count)
+        print("authorization matrix on \(kind): \(Self.matrix.count) routes × \(Role.allCases.count) roles = \(cells) requests")
+        #expect(try await cast.server.stop())
+    }
+
+    /// A receipt of alice's, shared with home, of bytes never sent before (the same bytes are one
+    /// receipt): the parking ticket with the tag after its end-of-image marker, which decoders ignore.
+    private func freshReceipt(_ cast: Cast, dir: TemporaryDirectory, tag: String) async throws -> String {
+        var data = try Data(contentsOf: URL(fileURLWithPath: ReceiptsCLI.testReceipt("uk-parking.jpg")))
+        data.append(Data(tag.utf8))
+        let (status, record) = try await cast.json(.owner, "POST", "/v1/receipts?group=home&wait=\(Int(60 * testTimeScale))", body: data,
+                                                   headers: ["Content-Type": "image/jpeg"])
+        #expect([200, 202].contains(status), "\(record)")
+        return try #require(record["receiptId"]?.stringValue)
+    }
+
+    /// The served document's operations are exactly the matrix's rows: a route added to the
+    /// document without a row here fails, as does a row for a route that is gone.
+    @Test func everyRouteOfTheDocumentHasARow() async throws {
+        let dir = try TemporaryDirectory()
+        let server = try await ServeCommandTests.Server(store: dir.storePath, arguments: ["--workers", "0"])
+        let yaml = String(decoding: try await server.send("GET", "/openapi.yaml").body, as: UTF8.self)
+        #expect(try await server.stop())
+        var documented: Set<String> = [], path: String?
+        for line in yaml.split(separator: "\n", omittingEmptySubsequences: false).drop(while: { $0 != "paths:" }) {
+            if line.hasPrefix("  /"), line.hasSuffix(":") { path = String(line.dropFirst(2).dropLast()) }
+            else if let path, line.hasPrefix("    "), !line.hasPrefix("     "), line.hasSuffix(":") {
+                documented.insert(line.trimmingCharacters(in: .whitespaces).dropLast().uppercased() + " " + path)
+            }
+        }
+        #expect(!documented.isEmpty)
+        #expect(documented.subtracting(Self.matrix.keys).isEmpty, "routes without a row in the matrix: \(documented.subtracting(Self.matrix.keys).sorted())")
+        #expect(Set(Self.matrix.keys).subtracting(documented).isEmpty, "rows for routes the document lacks: \(Set(Self.matrix.keys).subtracting(documented).sorted())")
+    }
+}
+
+/// A store kind as a test argument: SQLite always, PostgreSQL where it can run.
+enum StoreKindArgument: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case sqlite, postgres
+
+    static var available: [StoreKindArgument] { PostgresTestServer.available ? [.sqlite, .postgres] : [.sqlite] }
+
+    var testDescription: String { rawValue }
+
+    /// A new, empty store: a file in `dir`, or a fresh database of the tests' PostgreSQL server.
+    func location(_ dir: TemporaryDirectory) async throws -> String {
+        switch self {
+        case .sqlite: dir.storePath
+        case .postgres: try await #require(PostgresTestServer.shared).freshDatabase()
+        }
+    }
+}
