@@ -80,8 +80,27 @@ def vat_included(gross: Decimal, rate: int) -> Decimal:
     return m(gross * rate / (100 + rate))
 
 
-def num(d: Decimal) -> str:
-    return f"{d:.2f}"
+def num(d: Decimal, places: int = 2) -> str:
+    return f"{d:.{places}f}"
+
+
+# ISO 4217 minor units of the currencies here that have none in practice (JPY has none; IDR has two
+# on paper and none on any receipt): their money is written whole, in the ground truth as printed.
+WHOLE_UNITS = {"JPY", "IDR"}
+
+
+def places(currency: str) -> int:
+    return 0 if currency in WHOLE_UNITS else 2
+
+
+def yen(d: Decimal) -> str:
+    """5160 -> '¥5,160'."""
+    return f"¥{d:,.0f}"
+
+
+def rupiah(d: Decimal) -> str:
+    """224400 -> '224.400' (Indonesian thousands dots, no minor units)."""
+    return f"{d:,.0f}".replace(",", ".")
 
 
 def gbp(d: Decimal) -> str:
@@ -105,9 +124,9 @@ class Item:
     unit_price: str
     amount: Decimal
 
-    def json(self) -> dict:
+    def json(self, currency: str = "GBP") -> dict:
         return {"description": self.description, "quantity": self.quantity,
-                "unitPrice": self.unit_price, "amount": num(self.amount)}
+                "unitPrice": self.unit_price, "amount": num(self.amount, places(currency))}
 
 
 @dataclass
@@ -127,11 +146,11 @@ class Truth:
         return {
             "vendor": self.vendor,
             "date": self.date.isoformat(),
-            "total": num(self.total),
-            "tax": None if self.tax is None else num(self.tax),
+            "total": num(self.total, places(self.currency)),
+            "tax": None if self.tax is None else num(self.tax, places(self.currency)),
             "currency": self.currency,
             "category": self.category,
-            "lineItems": [i.json() for i in self.items],
+            "lineItems": [i.json(self.currency) for i in self.items],
         }
 
 
@@ -904,6 +923,81 @@ def photo_lowres_carwash(rng: random.Random):
                         [Item("MINI VALET", "1", num(total), total)], "05/04/2024", num(total))
 
 
+def jp_fuel_yen(rng: random.Random):
+    """A phone photo of a Japanese fuel receipt in yen: no minor units (`¥5,160`), year-first date,
+    consumption tax 10% included (rounded down, as tills there do), cash and change."""
+    price = D(172)
+    litres = D(rng.randint(2500, 3800)) / 100
+    fuel = (litres * price).quantize(D(1), ROUND_HALF_UP)
+    wash = D(800)
+    total = fuel + wash
+    tax = (total * 10 / 110).quantize(D(1), rounding="ROUND_FLOOR")
+    cash = D(10000)
+    r = Receipt(cols=34, size=27)
+    r.center("KAWASEMI FUEL", "T")
+    r.center("Kawasemi Service Station")
+    r.center("3-14-2 Minato-cho, Yokohama")
+    r.center("TEL 045-555-0142")
+    r.center("Reg. No. T4020001077461")
+    r.rule()
+    r.lr("2024/09/18 (WED)", "14:26")
+    r.lr(f"Pump 3", f"Slip {rng.randint(1000, 9999)}")
+    r.rule()
+    r.lr("Regular Gasoline", yen(fuel))
+    r.text(f"  {litres} L x {yen(price)}/L")
+    r.lr("Car Wash Standard", yen(wash))
+    r.rule()
+    r.lr("TOTAL", yen(total), "B")
+    r.lr("(Incl. Tax 10%", f"{yen(tax)})")
+    r.lr("CASH", yen(cash))
+    r.lr("CHANGE", yen(cash - total))
+    r.rule()
+    r.center("Thank you. Drive safely!", "b")
+    photo = photograph(r.render(paper=247, ink=30), rng, angle=2.0, persp=0.02, sigma=6.0, dark=0.3,
+                       blur=0.6, bg=(88, 84, 92))
+    items = [Item("Regular Gasoline", str(litres), "172", fuel), Item("Car Wash Standard", "1", "800", wash)]
+    return photo, Truth("Kawasemi Fuel", date(2024, 9, 18), total, tax, "JPY", "Fuel", items,
+                        "2024/09/18", f"{total:,.0f}")
+
+
+def id_garage_rupiah(rng: random.Random):
+    """An Indonesian garage's bill in rupiah: thousands dots and no minor units (`Rp 224.400`),
+    PPN (VAT) 11% added to the subtotal, a day-first date, cash and change."""
+    parts = [("Oli Mesin Sintetik", 2, D(65000)), ("Filter Oli", 1, D(45000)), ("Busi Iridium", 4, D(18500)),
+             ("Jasa Servis Berkala", 1, D(75000))]
+    items = [Item(d, str(q), str(p), p * q) for d, q, p in parts]
+    subtotal = sum((i.amount for i in items), D(0))
+    tax = (subtotal * D("0.11")).quantize(D(1), ROUND_HALF_UP)
+    total = subtotal + tax
+    cash = ((total // 50000) + 1) * 50000
+    r = Receipt(cols=38, size=25)
+    r.center("BENGKEL MAJU MOTOR", "T")
+    r.center("Jl. Cihampelas No. 45, Bandung")
+    r.center("Telp. (022) 555-0187")
+    r.center("NPWP 01.234.567.8-901.000")
+    r.rule()
+    r.lr("Tanggal: 12/08/2024", "Jam: 10:15")
+    r.lr(f"No. Nota: 2408-{rng.randint(1000, 9999)}", "Kasir: Dedi")
+    r.rule()
+    for d, q, p in parts:
+        if q == 1:
+            r.lr(d, rupiah(p * q))
+        else:
+            r.lr(d, "")
+            r.lr(f"  {q} x {rupiah(p)}", rupiah(p * q))
+    r.rule()
+    r.lr("Subtotal", f"Rp {rupiah(subtotal)}")
+    r.lr("PPN 11%", f"Rp {rupiah(tax)}")
+    r.lr("TOTAL", f"Rp {rupiah(total)}", "B")
+    r.lr("TUNAI", f"Rp {rupiah(cash)}")
+    r.lr("KEMBALI", f"Rp {rupiah(cash - total)}")
+    r.rule()
+    r.center("Terima kasih atas kunjungan Anda", "b")
+    img = thermal(r.render(), rng)
+    return img, Truth("Bengkel Maju Motor", date(2024, 8, 12), total, tax, "IDR", "Maintenance", items,
+                      "12/08/2024", rupiah(total))
+
+
 def scan_a4_pub(rng: random.Random):
     """A flatbed scan: an A4 page at 600 dpi (4960 x 7016 px) with a small receipt in the middle."""
     menu = [("STEAK & ALE PIE", D("16.95")), ("FISH & CHIPS", D("15.50")), ("PINT BITTER", D("4.80")),
@@ -1005,6 +1099,8 @@ SPECS = [
     Spec("photo-us-gas-station", photo_us_gas_station, "photo: US fuel, gallons, no tax line", "jpeg", "jpg", {"quality": 85}),
     Spec("photo-lowres-carwash", photo_lowres_carwash, "low-resolution photo, 300 px wide, JPEG q70", "jpeg", "jpg", {"quality": 70}),
     Spec("scan-a4-pub", scan_a4_pub, "A4 flatbed scan 4960x7016 (600 dpi), receipt in the middle", "jpeg", "jpg", {"quality": 80, "dpi": (600, 600)}),
+    Spec("jp-fuel-yen", jp_fuel_yen, "photo: Japanese fuel in yen, no minor units, tax included", "jpeg", "jpg", {"rgb": True, "quality": 86}),
+    Spec("id-garage-rupiah", id_garage_rupiah, "Indonesian garage in rupiah: thousands dots, PPN 11% added", "jpeg", "jpg", {"quality": 88, "dpi": (203, 203)}),
     Spec("exif-orientation-6", exif_autospares, "JPEG stored turned 90 degrees with EXIF Orientation=6", "jpeg-exif6", "jpg", {"quality": 88, "dpi": (203, 203)}),
 ]
 
@@ -1083,8 +1179,9 @@ def consistent(name: str, t: Truth) -> None:
     """The ground truth must add up: items to the total (VAT included) or items + tax to the total."""
     assert t.total == m(t.total) and (t.tax is None or (D(0) <= t.tax < t.total)), name
     assert t.category in ("Fuel", "Insurance", "Maintenance", "Vehicle Tax", "Other"), name
+    unit = D(1) if places(t.currency) == 0 else CENT
     for i in t.items:
-        assert m(D(i.quantity) * D(i.unit_price)) == i.amount, f"{name}: {i}"
+        assert (D(i.quantity) * D(i.unit_price)).quantize(unit, ROUND_HALF_UP) == i.amount, f"{name}: {i}"
     if t.items:
         items = sum((i.amount for i in t.items), D(0))
         assert items == t.total or items + (t.tax or 0) == t.total, f"{name}: items {items} vs total {t.total}"
@@ -1255,6 +1352,10 @@ def found(needle: str, text: str) -> bool:
 
 
 def printed_amount(d: Decimal, currency: str) -> str:
+    if currency == "IDR":
+        return rupiah(d)
+    if currency == "JPY":
+        return f"{d:,.0f}"
     return eu(d) if currency == "EUR" else f"{d:,.2f}"
 
 

@@ -4,6 +4,9 @@ import ReceiptModel
 /// The fields `receipts eval` scores.
 public enum EvaluatedField: String, Sendable, CaseIterable, Hashable {
     case vendor, date, total, tax, currency, category
+    /// The line items: right when their amounts are exactly the labelled ones (`ItemScore` has
+    /// the items' precision, recall and F1).
+    case items
 }
 
 /// One wrong (or missing) field.
@@ -61,6 +64,7 @@ public struct EvaluationScorer: Sendable {
     public private(set) var scores: [EvaluatedField: FieldScore] = [:]
     public private(set) var misses: [EvaluationMiss] = []
     public private(set) var review = ReviewScore()
+    public private(set) var items = ItemScore()
 
     public init(folder: String) {
         self.folder = folder
@@ -79,6 +83,9 @@ public struct EvaluationScorer: Sendable {
                 if total && date { review.right += 1 }
             }
         }
+        if let labelled = truth.items {
+            items.add(truth: labelled, read: analysis?.lineItems ?? [])
+        }
         for field in EvaluatedField.allCases {
             guard let expected = EvaluationScorer.expectedText(field, truth) else { continue }
             let right = analysis.map { EvaluationScorer.matches(field, truth: truth, analysis: $0) } ?? false
@@ -93,7 +100,7 @@ public struct EvaluationScorer: Sendable {
     }
 
     public var report: FolderReport {
-        FolderReport(folder: folder, receipts: receipts, failed: failed, scores: scores, misses: misses, review: review)
+        FolderReport(folder: folder, receipts: receipts, failed: failed, scores: scores, misses: misses, review: review, items: items)
     }
 
     /// True when the analysis has the field right (only meaningful when the truth is not null).
@@ -110,6 +117,9 @@ public struct EvaluationScorer: Sendable {
         case .category:
             guard let a = analysis.category, let t = truth.category else { return false }
             return a.caseInsensitiveCompare(t) == .orderedSame
+        case .items:
+            guard let labelled = truth.items else { return false }
+            return ItemScore.exact(truth: labelled, read: analysis.lineItems)
         }
     }
 
@@ -124,6 +134,7 @@ public struct EvaluationScorer: Sendable {
         case .tax: return truth.tax?.moneyString
         case .currency: return truth.currency
         case .category: return truth.category
+        case .items: return truth.items.map { $0.map(\.amount.plainString).joined(separator: " ") }
         }
     }
 
@@ -136,6 +147,7 @@ public struct EvaluationScorer: Sendable {
         case .tax: text = analysis.tax?.plainString
         case .currency: text = analysis.currency
         case .category: text = analysis.category
+        case .items: text = analysis.lineItems.map { $0.amount?.plainString ?? "?" }.joined(separator: " ")
         }
         return text ?? "null"
     }
@@ -149,6 +161,7 @@ public struct FolderReport: Sendable, Equatable {
     public var scores: [EvaluatedField: FieldScore]
     public var misses: [EvaluationMiss]
     public var review = ReviewScore()
+    public var items = ItemScore()
 
     public func score(_ field: EvaluatedField) -> FieldScore { scores[field] ?? FieldScore() }
 
@@ -170,6 +183,7 @@ public struct FolderReport: Sendable, Equatable {
             ("review", .object([("receipts", .int(review.receipts)), ("unflagged", .int(review.unflagged)),
                                 ("right", .int(review.right))])),
         ]
+        if items.receipts > 0 { pairs.append(("items", items.json)) }
         if includeMisses {
             pairs.append(("misses", .array(misses.map { m in
                 .object([("file", .string(m.file)), ("field", .string(m.field.rawValue)),
@@ -185,8 +199,10 @@ public struct FolderReport: Sendable, Equatable {
         for field in EvaluatedField.allCases {
             let s = score(field)
             guard let accuracy = s.accuracy else { continue }
+            guard field != .items else { continue }
             parts.append("\(field.rawValue) " + String(format: "%.1f%%", accuracy * 100) + " (\(s.correct)/\(s.scored))")
         }
+        if let items = items.summary { parts.append(items) }
         return parts.joined(separator: "  ")
     }
 }

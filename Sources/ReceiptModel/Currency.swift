@@ -28,13 +28,16 @@ public enum Currency {
         code.flatMap { minorUnits[$0.uppercased()] } ?? defaultMinorUnits
     }
 
-    private static let zeroDecimals = "BIF CLP DJF GNF ISK JPY KMF KRW PYG RWF UGX UYI VND VUV XAF XOF XPF"
+    /// ISO 4217's currencies without minor units, and IDR: ISO gives it two, but the sen has not
+    /// circulated for decades and receipts print whole rupiah (`Rp 224.400`), so its money is read,
+    /// kept and printed whole.
+    private static let zeroDecimals = "BIF CLP DJF GNF IDR ISK JPY KMF KRW PYG RWF UGX UYI VND VUV XAF XOF XPF"
     private static let threeDecimals = "BHD IQD JOD KWD LYD OMR TND"
     private static let fourDecimals = "CLF UYW"
     private static let twoDecimals = """
         AED AFN ALL AMD ANG AOA ARS AUD AWG AZN BAM BBD BDT BGN BMD BND BOB BOV BRL BSD BTN BWP BYN BZD CAD CDF \
         CHE CHF CHW CNY COP COU CRC CUC CUP CVE CZK DKK DOP DZD EGP ERN ETB EUR FJD FKP GBP GEL GHS GIP GMD GTQ \
-        GYD HKD HNL HTG HUF IDR ILS INR IRR JMD KES KGS KHR KPW KYD KZT LAK LBP LKR LRD LSL MAD MDL MGA MKD MMK \
+        GYD HKD HNL HTG HUF ILS INR IRR JMD KES KGS KHR KPW KYD KZT LAK LBP LKR LRD LSL MAD MDL MGA MKD MMK \
         MNT MOP MRU MUR MVR MWK MXN MXV MYR MZN NAD NGN NIO NOK NPR NZD PAB PEN PGK PHP PKR PLN QAR RON RSD RUB \
         SAR SBD SCR SDG SEK SGD SHP SLE SLL SOS SRD SSP STN SVC SYP SZL THB TJS TMT TOP TRY TTD TWD TZS UAH USD \
         USN UYU UZS VED VES WST XCD XCG YER ZAR ZMW ZWG ZWL

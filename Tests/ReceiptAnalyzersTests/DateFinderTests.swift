@@ -89,3 +89,46 @@ let testToday = CalendarDate(year: 2026, month: 1, day: 1)!
         #expect(date("SKU A48.2016") == nil)
     }
 }
+
+/// A month's name read with OCR's confusions (a digit for the letter it looks like, a dropped
+/// letter) is still that month where the day and the year are intact: a general rule, tested on
+/// made-up rows.
+@Suite struct MisreadMonthTests {
+    func date(_ text: String) -> String? {
+        DateFinder.find(ReceiptDocument(text: text), orderHint: nil, defaultOrder: .dayFirst, today: testToday)?.date.description
+    }
+
+    @Test(arguments: [
+        ("Date: 22-A0G-2024", "2024-08-22"),          // 0 for U
+        ("Sale 03/0CT/2023 18:02", "2023-10-03"),      // 0 for O
+        ("14 5EP 2022 09:15", "2022-09-14"),           // 5 for S
+        ("Issued 2.N0V.2021", "2021-11-02"),           // 0 for O, dots
+        ("09-JU1-2020 12:00", "2020-07-09"),           // 1 for L
+        ("11 0EC 2019", "2019-12-11"),                 // 0 for D
+        ("Date 12 AUGST 2024", "2024-08-12"),          // a letter dropped
+        ("Date 5 FEBRUAY 2023", "2023-02-05"),         // a letter dropped
+        ("A0G 22, 2024 7:45 PM", "2024-08-22"),        // month first
+        ("14/DUN/2017", "2017-06-14"),                 // one letter misread (as before)
+    ])
+    func readsTheMonthItStandsFor(line: String, expected: String) {
+        #expect(date(line) == expected)
+    }
+
+    @Test func confusionsOfNoMonthOrOfTwoAreNoDate() {
+        // Codes between numbers that no month's name is within OCR's confusions of.
+        #expect(date("Ref 12-AB3-2024") == nil)
+        #expect(date("Table 12 P0S 2024") == nil)
+        // Fewer than two letters: no month at all.
+        #expect(date("Lot 12-000-2024") == nil)
+        // One letter from JUN and from JUL: neither.
+        #expect(DateFinder.fuzzyMonth("JUX") == nil)
+        #expect(DateFinder.fuzzyMonth("JUM") == nil)
+        #expect(DateFinder.fuzzyMonth("A0G") == 8)
+        #expect(DateFinder.fuzzyMonth("5EPT") == 9)
+    }
+
+    @Test func aDateReadCleanlyOnTheRowWins() {
+        // The misread month is a last resort on its row: a clean date there is kept.
+        #expect(date("12/08/2024 REF 22-A0G-2019") == "2024-08-12")
+    }
+}

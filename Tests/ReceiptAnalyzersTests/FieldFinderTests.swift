@@ -209,3 +209,22 @@ import ReceiptAnalyzers
         #expect(found.name == "Meals")
     }
 }
+
+/// The currencies whose money has no minor units are found from their marks on whole numbers
+/// (`¥5,160`, `Rp 224.400`, `12,312원`, `48.000đ`): the amounts themselves are read only once the
+/// currency is known. Made-up rows.
+@Suite struct WholeUnitCurrencyTests {
+    func currency(_ text: String) -> String? {
+        let doc = ReceiptDocument(text: text)
+        return CurrencyDetector.detect(doc, amounts: AmountLine.build(doc))?.code
+    }
+
+    @Test(arguments: [
+        ("TOTAL ¥5,160", "JPY"), ("合計 7,324円", "JPY"), ("TOTAL Rp 224.400", "IDR"), ("합계 12,312원", "KRW"),
+        ("TONG CONG 48.000đ", "VND"), ("TOTAL 48.000 VND", "VND"),
+    ])
+    func marksOnWholeNumbers(text: String, expected: String) {
+        #expect(currency(text) == expected)
+    }
+}
+

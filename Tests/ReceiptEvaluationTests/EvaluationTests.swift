@@ -92,4 +92,46 @@ import ReceiptEvaluation
         scorer.add(file: "b.jpg", truth: GroundTruth(total: 1), analysis: ReceiptAnalysis(total: 1, category: "Other", analyzer: "h"))
         #expect(scorer.report.score(.category) == FieldScore(scored: 1, correct: 1))
     }
+
+    /// Line items are scored against the labelled items' amounts as multisets (each labelled item
+    /// matched once): precision, recall, F1, receipts with exactly the labelled amounts, and how
+    /// alike matched items' descriptions are; WildReceipt's prices are read as transcribed.
+    @Test func itemsAreScoredAsMultisetsOfAmounts() throws {
+        let truth = try GroundTruth(json: JSONValue.parse(#"""
+            {"vendor": "DINER", "total": "20.00", "raw": {"Prod_item_value": ["Coffee", "Coffee", "BLTSalad"],
+             "Prod_price_value": ["$2.50", "2,50", "15.00T"]}}
+            """#), file: "t.json")
+        #expect(truth.items?.map(\.amount) == [Decimal(string: "2.50")!, Decimal(string: "2.50")!, 15])
+        #expect(truth.items?.map(\.description) == ["Coffee", "Coffee", "BLTSalad"])
+        var scorer = EvaluationScorer(folder: "wild")
+        // Exactly the labelled amounts: right, whatever the order.
+        scorer.add(file: "a.jpg", truth: truth, analysis: ReceiptAnalysis(lineItems: [
+            LineItem(description: "BLT Salad", amount: 15), LineItem(description: "COFFEE", amount: Decimal(string: "2.50")),
+            LineItem(description: "Cofee", amount: Decimal(string: "2.50"))], analyzer: "h"))
+        // One coffee missed and a total read as an item.
+        scorer.add(file: "b.jpg", truth: truth, analysis: ReceiptAnalysis(lineItems: [
+            LineItem(description: "Coffee", amount: Decimal(string: "2.50")), LineItem(description: "BLT Salad", amount: 15),
+            LineItem(description: "TOTAL", amount: 20)], analyzer: "h"))
+        // Nothing labelled: not scored.
+        scorer.add(file: "c.jpg", truth: GroundTruth(total: 1), analysis: ReceiptAnalysis(lineItems: [LineItem(description: "X", amount: 1)], analyzer: "h"))
+        let report = scorer.report
+        #expect(report.items.receipts == 2 && report.items.exact == 1)
+        #expect(report.items.read == 6 && report.items.labelled == 6 && report.items.matched == 5)
+        #expect(report.items.f1 == 10.0 / 12.0)
+        #expect(report.score(.items) == FieldScore(scored: 2, correct: 1))
+        #expect(report.misses.contains(EvaluationMiss(file: "b.jpg", field: .items, expected: "2.5 2.5 15", got: "2.5 15 20")))
+        // `Cofee` against `Coffee`: one letter of six.
+        #expect(abs(ItemScore.similarity("Cofee", "Coffee") - 5.0 / 6.0) < 1e-9)
+        #expect(report.summaryLine.contains("items F1 0.83 (P 0.83, R 0.83), exact 1/2"))
+        let json = try JSONValue.parse(EvaluationReport(folders: [report]).json().serialized())
+        #expect(json["folders"]?.arrayValue?.first?["items"]?["exact"]?.doubleValue == 1)
+    }
+
+    /// TestReceipts label their items in `lineItems`; an empty list is known (the receipt prints none).
+    @Test func testReceiptsLabelTheirItems() throws {
+        let truth = try GroundTruth(json: JSONValue.parse(#"{"total": "7.50", "lineItems": []}"#), file: "p.expected.json")
+        #expect(truth.items == [])
+        #expect(try GroundTruth(json: JSONValue.parse(#"{"total": "7.50"}"#), file: "q.json").items == nil)
+    }
 }
+

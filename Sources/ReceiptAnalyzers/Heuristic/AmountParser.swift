@@ -19,7 +19,10 @@ package struct AmountToken: Sendable, Equatable {
 /// Accepted shapes: `12.34`, `12,34`, `1,234.56`, `1.234,56`, `1 234.56` after a currency mark,
 /// with a currency prefix (`RM12.34`, `$ 12.34`, `£12.34`, `US$12.34`, `EUR 12,34`), a trailing tax
 /// code (`9.00SR`, `4.50 T`), a sign (`-1.50`, `1.50-`, `(1.50)`). Whole numbers without
-/// decimals are not amounts (they are quantities, codes and counts far more often).
+/// decimals are not amounts (they are quantities, codes and counts far more often), except on a
+/// receipt in a currency without minor units (`wholeUnits`: yen, won, rupiah, dong…), where
+/// `224,400`, `Rp 224.400`, `¥5,160`, `12,312원` and `48.000đ` are whole amounts (the separators
+/// group thousands), and so is a plain number with a currency mark (`¥800`, `Rp 5000`).
 package enum AmountParser {
     package static let currencyMarks: [String] = [
         "US$", "USD", "AU$", "A$", "AUD", "C$", "CA$", "CAD", "S$", "SGD", "HK$", "HKD", "NZ$", "NZD",
@@ -29,7 +32,7 @@ package enum AmountParser {
     ]
 
     /// All amounts in a row, left to right. Percentages are skipped.
-    package static func amounts(in text: String) -> [AmountToken] {
+    package static func amounts(in text: String, wholeUnits: Bool = false) -> [AmountToken] {
         // No digit, no amount.
         // (Or a currency mark before letters read for digits: "RMS. OO".)
         guard text.utf8.contains(where: { $0 >= 0x30 && $0 <= 0x39 })
@@ -82,7 +85,8 @@ package enum AmountParser {
                 i += 2
                 continue
             }
-            if var amount = parse(token) {
+            if var amount = parse(token, wholeUnits: wholeUnits, marked: pendingMark != nil || wholeUnits && i + 1 < tokens.count
+                                   && wholeUnitSuffixes.contains(tokens[i + 1].uppercased())) {
                 amount.tokenIndex = i
                 if amount.currencyMark == nil { amount.currencyMark = pendingMark }
                 result.append(amount)
@@ -97,8 +101,14 @@ package enum AmountParser {
         return result
     }
 
-    /// Reads one token as an amount, or nil.
-    package static func parse(_ token: String) -> AmountToken? {
+    /// Marks written after a whole amount: `7,324円`, `12,312원`, `48.000đ`, `48.000 VND`, `224.400,-`.
+    package static let wholeUnitSuffixes: Set<String> = ["円", "원", "₫", "đ", "Đ", "VND", "VNĐ", "DONG", ",-", ".-", "YEN", "WON"]
+
+    /// Reads one token as an amount, or nil. With `wholeUnits`, a number whose separators group
+    /// thousands is a whole amount, and so is a plain number when `marked` (a currency mark stands
+    /// before it or after it) or when the token carries a mark of its own.
+    package static func parse(_ token: String, wholeUnits: Bool = false, marked: Bool = false) -> AmountToken? {
+        if wholeUnits, let whole = parseWhole(token, marked: marked) { return whole }
         var s = Substring(token)
         var mark: String? = nil
         var negative = false
@@ -161,6 +171,36 @@ package enum AmountParser {
         guard shape(mapped), var value = Money.parse(mapped) else { return nil }
         if negative { value.negate() }
         return AmountToken(value: value, tokenIndex: 0, currencyMark: mark, repaired: repaired)
+    }
+
+    /// `224,400`, `¥5,160`, `Rp224.400`, `12,312원`, `224.400,-`; `¥800` or `800` after a mark.
+    private static func parseWhole(_ token: String, marked: Bool) -> AmountToken? {
+        var s = Substring(token)
+        var mark: String? = nil
+        var negative = false
+        while let c = s.first, "([{:=*#~'\"“‘><_«»|".contains(c) { s.removeFirst() }
+        if let c = s.first, c == "-" || c == "−" { negative = true; s.removeFirst() }
+        let upper = s.uppercased()
+        for m in ["¥", "￥", "₩", "RP.", "RP", "IDR", "JPY", "KRW", "VND", "₫"] where upper.hasPrefix(m) {
+            mark = m == "RP." ? "RP" : m
+            s = s.dropFirst(m.count).drop(while: { $0 == " " || $0 == "." && m != "RP." })
+            break
+        }
+        var suffixMarked = false
+        for suffix in wholeUnitSuffixes.sorted(by: { $0.count > $1.count }) where s.uppercased().hasSuffix(suffix) && s.count > suffix.count {
+            s = s.dropLast(suffix.count)
+            suffixMarked = true
+            break
+        }
+        while let c = s.last, c == ")" || c == "," || c == "." && !suffixMarked { s.removeLast() }
+        guard let first = s.first, first.isASCIIDigit, s.allSatisfy({ $0.isASCIIDigit || $0 == "." || $0 == "," }) else { return nil }
+        let groups = s.split(separator: s.contains(",") ? "," : ".", omittingEmptySubsequences: false)
+        let grouped = groups.count >= 2 && !(s.contains(",") && s.contains("."))
+            && (1...3).contains(groups[0].count) && groups.dropFirst().allSatisfy { $0.count == 3 }
+        let plain = groups.count == 1 && (2...9).contains(s.count) && first != "0" && (marked || mark != nil || suffixMarked)
+        guard grouped || plain, var value = Decimal(string: String(s.filter(\.isASCIIDigit))) else { return nil }
+        if negative { value.negate() }
+        return AmountToken(value: value, tokenIndex: 0, currencyMark: mark ?? (suffixMarked ? "WHOLE" : nil))
     }
 
     /// The digit an OCR engine may have read as this letter.

@@ -108,6 +108,7 @@ package struct AmountLine: Sendable {
                                                    "IDNR", "STNR", "UID", "TIN", "GSTIN", "ABN", "REGNO", "VATNO", "STEUERNR"]
     private static let ratePattern = Pattern(#"(\d{1,2}(?:[.,]\d{1,3})?)\s?%"#)
     private static let bareNumber = Pattern(#"^\d{3,6}$"#)
+    private static let wholeNumber = Pattern(#"^[1-9]\d{1,8}$"#)
 
     /// "starts 1 May 2025", "gültig bis Dez. 2026": a year after a month name is no amount.
     private static func hasMonthAndYear(_ text: String) -> Bool {
@@ -122,14 +123,16 @@ package struct AmountLine: Sendable {
 
     /// The row's amounts, each row's label deciding their role. A label row without an amount
     /// takes the amounts of the next row when that row has no label of its own.
-    package static func build(_ document: ReceiptDocument) -> [AmountLine] {
+    /// - Parameter wholeUnits: the receipt's currency has no minor units (`AmountParser`): its
+    ///   amounts are whole numbers, and a bare number on a total's row is whole, not cents.
+    package static func build(_ document: ReceiptDocument, wholeUnits: Bool = false) -> [AmountLine] {
         var result: [AmountLine] = []
         for line in document.lines {
-            let amounts = AmountParser.amounts(in: line.text)
+            let amounts = AmountParser.amounts(in: line.text, wholeUnits: wholeUnits)
             var label = LabelText(labelPart(of: line.text, without: amounts))
             let role = AmountRole.classify(label)
             var found = amounts
-            if found.isEmpty, role.totalStrength >= 7 || role == .subtotal || role.isPayment || role == .tax,
+            if found.isEmpty, !wholeUnits, role.totalStrength >= 7 || role == .subtotal || role.isPayment || role == .tax,
                !label.hasAny(registrationWords), role != .card, !line.text.contains("*"),
                !hasMonthAndYear(line.text) {
                 // "TOTAL 1000": the decimal point was lost; read the last bare number as cents.
@@ -154,6 +157,15 @@ package struct AmountLine: Sendable {
                           let m = oneDecimal.firstMatch(in: tokens[i]), let value = m[1].flatMap(Money.parse) {
                     // "18.8\"": the last decimal was lost or misread.
                     found = [AmountToken(value: value, tokenIndex: i, repaired: true)]
+                    label = LabelText(labelPart(of: line.text, without: found))
+                }
+            }
+            if found.isEmpty, wholeUnits, role.totalStrength >= 7 || role == .subtotal || role.isPayment || role == .tax,
+               !label.hasAny(registrationWords), !hasMonthAndYear(line.text) {
+                // "TOTAL 20000": with no minor units, a bare number on a total's row is the amount.
+                let tokens = line.text.split(whereSeparator: \.isWhitespace).map(String.init)
+                if let i = tokens.lastIndex(where: { wholeNumber.matches($0) }), let value = Decimal(string: tokens[i]) {
+                    found = [AmountToken(value: value, tokenIndex: i)]
                     label = LabelText(labelPart(of: line.text, without: found))
                 }
             }

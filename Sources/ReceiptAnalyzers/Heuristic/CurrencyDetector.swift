@@ -54,6 +54,20 @@ package enum CurrencyDetector {
     /// A Canadian postal code (`M4S 2C6`, `H3B 4W8`).
     private static let canadianPostcode = Pattern(#"\b[ABCEGHJ-NPRSTVXY]\d[A-Z]\s?\d[A-Z]\d\b"#, caseInsensitive: false)
 
+    /// Marks of currencies without minor units written against whole numbers (`¥5,160`, `7,324円`,
+    /// `Rp 224.400`, `12,312원`, `48.000đ`): the amounts themselves are read as such only once the
+    /// currency is known (`AmountParser`), so the marks are found in the text.
+    private static let wholeUnitMarks: [(Pattern, String)] = [
+        (Pattern(#"[¥￥]\s?\d{1,3}(?:,\d{3})+(?![.,]?\d)|[¥￥]\s?\d{2,7}(?![\d.,])|\d(?:,\d{3})*\s?円|\bJPY\b|\bYEN\b"#), "JPY"),
+        (Pattern(#"₩\s?\d|\d\s?원|\bKRW\b"#), "KRW"),
+        (Pattern(#"\bRP\.?\s?\d{1,3}(?:\.\d{3})+(?![\d]|[.,]\d)|\bIDR\b"#), "IDR"),
+        (Pattern(#"\d(?:[.,]\d{3})+\s?(?:Đ|₫|VNĐ|VND)(?![A-Z])|\bVND\b"#), "VND"),
+    ]
+    private static let indonesia = ["INDONESIA", "NPWP", "JAKARTA", "PPN"]
+    private static let japan = ["JAPAN", "日本", "東京"]
+    private static let korea = ["KOREA", "SEOUL", "대한민국"]
+    private static let vietnam = ["VIETNAM", "VIET NAM", "HA NOI", "HANOI", "HO CHI MINH", "TP HCM", "MST"]
+
     package static func detect(_ document: ReceiptDocument, amounts: [AmountLine]) -> CurrencyFinding? {
         var votes: [String: Double] = [:]
         var dollar = 0
@@ -75,6 +89,10 @@ package enum CurrencyDetector {
             votes[word == "EUROS" ? "EUR" : word, default: 0] += 1
         }
         if text.contains("US$") { votes["USD", default: 0] += 2 }
+        for (pattern, code) in wholeUnitMarks {
+            let found = pattern.matches(in: text).count
+            if found > 0 { votes[code, default: 0] += min(4, 2 * Double(found)) }
+        }
         let explicit = votes.filter { $0.value >= 1 }
         // Evidence of the country.
         var country: [String: Double] = [:]
@@ -95,6 +113,10 @@ package enum CurrencyDetector {
         country["USD"] = Double(DateFinder.usStateAndZip.matches(in: text).count * 2 + usa.filter { all.has($0) }.count)
             + (DateFinder.northAmericanPhone.matches(text) ? 0.5 : 0)
         country["CAD"] = Double(canada.filter { all.has($0) }.count + canadianPostcode.matches(in: text).count * 2)
+        country["IDR"] = Double(indonesia.filter { all.has($0) }.count) * 0.5
+        country["JPY"] = Double(japan.filter { all.has($0) || text.contains($0) }.count) * 0.5
+        country["KRW"] = Double(korea.filter { all.has($0) || text.contains($0) }.count) * 0.5
+        country["VND"] = Double(vietnam.filter { all.has($0) }.count) * 0.5
         for (code, weight) in country where weight > 0 {
             // A bare `$` counts for the dollar countries (and Malaysia, where tills print `$` for RM).
             let dollarBonus = dollar > 0 && (dollarCurrencies.contains(code) || code == "MYR") ? 1.0 : 0
@@ -113,6 +135,7 @@ package enum CurrencyDetector {
     package static func order(for code: String) -> DateOrder? {
         if monthFirstCurrencies.contains(code) { return .monthFirst }
         if code == "CAD" || code == "CNY" || code == "JPY" || code == "KRW" { return nil }
+        if code == "VND" || code == "IDR" { return .dayFirst }
         return .dayFirst
     }
 }

@@ -81,10 +81,14 @@ package enum DateFinder {
     private static let noisyNumericPattern = Pattern(#"(?<![\d.,])(\d{1,2})\s?[-/.,'`]{1,3}\s?(\d{1,2})\s?[-/.,'`]{1,3}\s?((?:19|20)\d{2})(?!\d)"#)
     /// `JUNO3'14`: the day's leading zero read as the letter O after a month name.
     private static let monthThenLetterO = Pattern(#"\b(JAN|FEB|MAR|APR|MAY|JUN|JUL|AUG|SEP|OCT|NOV|DEC)O(\d)"#, caseInsensitive: false)
-    /// `14/JUM/2017`, `14/DURI/2017`: a word between a day and a year, separated on both sides the
-    /// same way, where a month name stands; read when one letter of it was misread (`fuzzyMonth`).
-    private static let misreadMonthPattern = Pattern(#"(?<![\d])(\d{1,2})\s?([-/.])\s?([A-Z]{3,4})\s?\2\s?((?:19|20)\d{2}|\d{2})(?!\d)"#,
+    /// `14/JUM/2017`, `14/DURI/2017`, `22-A0G-2025`, `3 0CT 2019`: a word between a day and a year
+    /// (separated on both sides the same way, or by spaces) where a month name stands; read when
+    /// it is a month misread (`fuzzyMonth`).
+    private static let misreadMonthPattern = Pattern(#"(?<![\d])(\d{1,2})\s?([-/.\s])\s?([A-Z0-9|!$§]{2,9})\.?\s?\2\s?((?:19|20)\d{2}|\d{2})(?!\d)"#,
                                                      caseInsensitive: false)
+    /// `A0G 22, 2025`, `0CT 3 2019`: a misread month name, then the day and a four-digit year.
+    private static let misreadMonthFirstPattern = Pattern(
+        #"(?<![A-Z0-9])([A-Z0-9|!$§]{3,9})\.?\s?(\d{1,2})(?:ST|ND|RD|TH)?[\s,.'’]+((?:19|20)\d{2})(?![\d:])"#, caseInsensitive: false)
     /// `22 4UG'16`, `224PR'16`: the A of AUG or APR read as a 4 after the day, a year after it
     /// (not a price: `124PR 16.99`).
     private static let monthWithAAsFour = Pattern(#"(?<![\dA-Z])(\d{1,2})\s?4(UG|PR)(?=[\s\-/.,'’°"]*(?:19|20)?\d{2}(?![\d.,]\d))"#,
@@ -358,12 +362,23 @@ package enum DateFinder {
         }
     }
 
-    /// `14/JUM/2017`: a month name with one letter misread (`fuzzyMonth`), when no date was read
-    /// on the row.
+    /// `14/JUM/2017`, `22-A0G-2025`, `A0G 22, 2025`: a misread month name (`fuzzyMonth`) with the
+    /// day and the year intact, when no date was read on the row.
     private static func misreadMonthNameDates(_ row: inout Row) {
-        guard row.found.isEmpty && row.hasWords && row.hasSeparators else { return }
-        for m in misreadMonthPattern.matches(in: row.text) where month(m.groups[3]!) == nil {
-            if let d = Int(m.groups[1]!), let mo = fuzzyMonth(m.groups[3]!), let y = year(m.groups[4]!),
+        guard row.found.isEmpty && row.hasWords else { return }
+        // The prepared text (digits mended around the day and year), then the row as read (a
+        // month's letters a digit stood beside are as printed).
+        for text in row.text == row.upper ? [row.text] : [row.text, row.upper] where row.found.isEmpty {
+            for m in misreadMonthPattern.matches(in: text) where month(m.groups[3]!) == nil {
+                if let d = Int(m.groups[1]!), let mo = fuzzyMonth(m.groups[3]!), let y = year(m.groups[4]!),
+                   let date = CalendarDate(year: y, month: mo, day: d) {
+                    row.add(date, quality: 0.5)
+                }
+            }
+        }
+        guard row.found.isEmpty else { return }
+        for m in misreadMonthFirstPattern.matches(in: row.upper) where month(m.groups[1]!) == nil {
+            if let mo = fuzzyMonth(m.groups[1]!), let d = Int(m.groups[2]!), let y = year(m.groups[3]!),
                let date = CalendarDate(year: y, month: mo, day: d) {
                 row.add(date, quality: 0.5)
             }
@@ -496,14 +511,41 @@ package enum DateFinder {
         return nil
     }
 
-    /// The month a misread abbreviation stands for: `RI` and `RN` read for `N` and `M` undone,
-    /// then the one three-letter abbreviation that differs from it in one letter (`DUN` → JUN;
-    /// `JUX`, one letter from JUN and JUL, stands for none).
+    /// Characters OCR takes for one another in a month's name: a digit for the letter it looks
+    /// like (`A0G`, `5EP`, `0CT`, `N0V`, `JU1`, `8`/`B`), and the letters among themselves.
+    private static let confusions: [Set<Character>] = [
+        ["0", "O", "U", "D", "Q"], ["1", "I", "L", "|", "!"], ["5", "S", "$", "§"], ["8", "B"], ["2", "Z"], ["6", "G"],
+    ]
+
+    /// Two characters are the same or OCR confuses them.
+    private static func confusable(_ a: Character, _ b: Character) -> Bool {
+        a == b || confusions.contains { $0.contains(a) && $0.contains(b) }
+    }
+
+    /// The month a misread name stands for, when exactly one month fits it: its characters those of
+    /// a month's name or confused with them (`A0G` AUG, `5EP` SEP, `0CT` OCT, `JU1` JUL), or one
+    /// letter of a name of four or more dropped (`AUGST`) where no name of the word's length fits;
+    /// else, for three letters, `RI` and `RN` read for `N` and `M` undone, then the one
+    /// abbreviation that differs from it in one letter (`DUN` → JUN; `JUX`, one letter from JUN and
+    /// JUL, stands for none). A word with fewer than two letters is no month.
     package static func fuzzyMonth(_ word: String) -> Int? {
-        let w = Array(word.uppercased().replacingOccurrences(of: "RI", with: "N").replacingOccurrences(of: "RN", with: "M"))
-        guard w.count == 3 else { return nil }
-        let months = Set(monthNames.filter { $0.0.count == 3 && zip(Array($0.0), w).filter { $0 != $1 }.count == 1 }.map(\.1))
-        return months.count == 1 ? months.first : nil
+        let w = Array(word.uppercased())
+        guard w.filter(\.isLetter).count >= 2 else { return nil }
+        // Names of the word's length first; a dropped letter only where none fits.
+        let sameLength = Set(monthNames.filter { name, _ in
+            name.count == w.count && zip(Array(name), w).allSatisfy { confusable($0, $1) }
+        }.map(\.1))
+        if !sameLength.isEmpty { return sameLength.count == 1 ? sameLength.first : nil }
+        let dropped = Set(monthNames.filter { name, _ in
+            let n = Array(name)
+            return n.count >= 4 && w.count == n.count - 1
+                && n.indices.contains { i in zip(n[..<i] + n[(i + 1)...], w).allSatisfy { confusable($0, $1) } }
+        }.map(\.1))
+        if !dropped.isEmpty { return dropped.count == 1 ? dropped.first : nil }
+        let mended = Array(String(w).replacingOccurrences(of: "RI", with: "N").replacingOccurrences(of: "RN", with: "M"))
+        guard mended.count == 3, mended.allSatisfy(\.isLetter) else { return nil }
+        let near = Set(monthNames.filter { $0.0.count == 3 && zip(Array($0.0), mended).filter { $0 != $1 }.count == 1 }.map(\.1))
+        return near.count == 1 ? near.first : nil
     }
 
     /// Two-digit years: up to 50 are 20YY, later ones 19YY.

@@ -10,6 +10,8 @@ package struct Reading {
     package var vendor: VendorFinding?
     package var currency: CurrencyFinding?
     package var lineItems: [LineItem]
+    /// The receipt's money has no minor units (yen, rupiah…): its amounts are read whole.
+    package private(set) var wholeUnits = false
     /// A further pass read the first pass's total too.
     package private(set) var confirmedByReread = false
     /// The first pass's total.
@@ -21,19 +23,27 @@ package struct Reading {
     /// The amount rows of further passes, for a tax the first pass did not read.
     package private(set) var otherRows: [[AmountLine]] = []
 
-    package init(ocr: OCRResult, options: AnalysisOptions, isPartial: Bool = false) {
-        self.init(document: ReceiptDocument(ocr: ocr), options: options, isPartial: isPartial)
+    package init(ocr: OCRResult, options: AnalysisOptions, isPartial: Bool = false, wholeUnits: Bool? = nil) {
+        self.init(document: ReceiptDocument(ocr: ocr), options: options, isPartial: isPartial, wholeUnits: wholeUnits)
     }
 
-    /// - Parameter isPartial: the reading is of a few rows (a close-up): only its amounts count.
-    package init(document: ReceiptDocument, options: AnalysisOptions, isPartial: Bool = false) {
+    /// - Parameters:
+    ///   - isPartial: the reading is of a few rows (a close-up): only its amounts count.
+    ///   - wholeUnits: the receipt's money has no minor units (found on the whole page for a
+    ///     close-up); nil to decide from this reading's currency, or the default currency.
+    package init(document: ReceiptDocument, options: AnalysisOptions, isPartial: Bool = false, wholeUnits: Bool? = nil) {
         self.document = document
         rows = AmountLine.build(document)
+        let detected = isPartial ? nil : CurrencyDetector.detect(document, amounts: rows)
+        let whole = wholeUnits ?? (Currency.decimals(of: detected?.code ?? options.defaultCurrency) == 0
+                                   && (detected?.code ?? options.defaultCurrency) != nil)
+        if whole { rows = AmountLine.build(document, wholeUnits: true) }
+        self.wholeUnits = whole
         lineItems = isPartial ? [] : LineItemParser.parse(rows)
         let itemSum = !lineItems.isEmpty ? lineItems.compactMap(\.amount).reduce(0, +) : nil
         total = TotalFinder.find(rows, lineItemSum: itemSum)
         firstTotal = total
-        currency = isPartial ? nil : CurrencyDetector.detect(document, amounts: rows)
+        currency = isPartial ? nil : whole ? CurrencyDetector.detect(document, amounts: rows) : detected
         date = isPartial ? nil : DateFinder.find(document, orderHint: dateOrderHint, defaultOrder: options.dateOrder, today: options.today ?? .today())
         vendor = isPartial ? nil : VendorFinder.find(document, rows: rows)
         firstDate = date
