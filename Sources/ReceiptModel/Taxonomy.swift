@@ -80,7 +80,9 @@ extension Taxonomy {
                             "antifreeze", "oil filter", "air filter", "wiper blade", "wiper blades",
                             "inspektion", "werkstatt", "reifen", "ölwechsel", "bremsen", "entretien", "vidange",
                             "pneus", "pneumatiques", "neumaticos", "neumáticos", "tagliando", "officina",
-                            "onderhoud", "banden"],
+                            "onderhoud", "banden",
+                            // Malay and Indonesian
+                            "bengkel", "servis", "suku cadang", "ganti oli", "oli mesin", "busi", "kampas rem"],
                  patterns: [],
                  taxDeductiblePercentage: 100),
         Category(name: "Vehicle Tax",
