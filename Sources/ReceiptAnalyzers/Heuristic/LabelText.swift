@@ -165,22 +165,11 @@ package struct LabelText: Sendable {
 
     /// Levenshtein distance over any elements (characters' scalars, words).
     package static func editDistance<T: Equatable>(_ a: [T], _ b: [T]) -> Int {
-        if a.isEmpty { return b.count }
-        if b.isEmpty { return a.count }
-        var previous = Array(0...b.count)
-        var current = [Int](repeating: 0, count: b.count + 1)
-        for i in 1...a.count {
-            current[0] = i
-            for j in 1...b.count {
-                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-            }
-            swap(&previous, &current)
-        }
-        return previous[b.count]
+        editDistance(a, b, limit: Int.max)
     }
 
-    /// Levenshtein distance over bytes; stops early once every path exceeds `limit`.
-    package static func editDistance(_ a: [UInt8], _ b: [UInt8], limit: Int) -> Int {
+    /// Levenshtein distance (over bytes, scalars or words); stops early once every path exceeds `limit`.
+    package static func editDistance<T: Equatable>(_ a: [T], _ b: [T], limit: Int) -> Int {
         if a.isEmpty { return b.count }
         if b.isEmpty { return a.count }
         var previous = Array(0...b.count)
