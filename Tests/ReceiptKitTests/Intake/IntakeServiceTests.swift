@@ -36,22 +36,40 @@ import Testing
 
     @Test func aFileWrittenSlowlyIsNotTakenBeforeItIsComplete() async throws {
         let h = try IntakeHarness()
-        // Pauses of 0.25 s against a 2.5 s delay: a busy machine (the whole suite on 2 cores, OCR
-        // included) has stretched a pause past 1 s, never past 2.
-        let running = try h.start { $0.stabilityDelay = 2.5 * testTimeScale }
+        let delay = 5 * testTimeScale
+        let running = try h.start { $0.stabilityDelay = delay }
         let content = ScriptedProcessor.image(vendor: "Slowly Written Motors", total: "64.00")
         let path = h.inbox + "/slow.jpg"
         #expect(FileManager.default.createFile(atPath: path, contents: nil))
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-        // About 3 s of writing in 12 pieces.
+        // About 3 s of writing in 12 pieces, 0.25 s apart, on a thread of its own: the suite's
+        // other tests can hold the concurrency pool for seconds, which would stretch the pauses.
         let pieces = stride(from: 0, to: content.count, by: max(1, content.count / 12)).map {
             content[$0..<min(content.count, $0 + max(1, content.count / 12))]
         }
-        for piece in pieces {
-            try handle.write(contentsOf: piece)
-            try await Task.sleep(for: .milliseconds(250))
-            #expect(h.names(in: "processed").isEmpty, "taken while still being written")
+        let checks: [(longestPause: Double, taken: Bool)] = try await withCheckedThrowingContinuation { done in
+            Thread.detachNewThread {
+                var checks: [(Double, Bool)] = []
+                var longestPause = 0.0
+                var lastWrite = Date()
+                do {
+                    for piece in pieces {
+                        longestPause = max(longestPause, Date().timeIntervalSince(lastWrite))
+                        try handle.write(contentsOf: piece)
+                        lastWrite = Date()
+                        Thread.sleep(forTimeInterval: 0.25)
+                        checks.append((max(longestPause, Date().timeIntervalSince(lastWrite)), !h.names(in: "processed").isEmpty))
+                    }
+                    done.resume(returning: checks)
+                } catch {
+                    done.resume(throwing: error)
+                }
+            }
         }
+        // A pause as long as the delay (the machine stalled the writer) makes taking it right.
+        let meaningful = checks.filter { $0.longestPause < delay }
+        #expect(meaningful.count > 0, "every pause was longer than the delay: \(checks)")
+        #expect(meaningful.allSatisfy { !$0.taken }, "taken while still being written: \(checks)")
         try handle.close()
         #expect(try await eventually { h.names(in: "processed") == ["slow.jpg", "slow.json"] })
         try await running.stop()
