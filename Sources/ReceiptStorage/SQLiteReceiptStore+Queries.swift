@@ -9,9 +9,7 @@ extension SQLiteReceiptStore {
         return try await write { db in
             try Self.checkOwnership(ownership, db, file: location)
             if deduplicate, let hash = receipt.contentHash,
-               let row = try Row.fetchOne(db, sql: """
-                    SELECT * FROM receipt WHERE owner = ? AND contentHash = ? AND externalUser IS ? ORDER BY createdAt, rowid LIMIT 1
-                    """, arguments: [ownership.owner, hash, ownership.externalUser]) {
+               let row = try Row.fetchOne(db, sql: Self.duplicateLookup, arguments: [ownership.owner, hash, ownership.externalUser]) {
                 return (StoreRows.receipt(row), false)
             }
             try StoreRows.insert(receipt, imagePath: imagePath, db)
@@ -24,6 +22,14 @@ extension SQLiteReceiptStore {
             return (stored ?? receipt, true)
         }
     }
+
+    /// The receipt an owner (and end user) already has of some bytes. By the bytes' index (a
+    /// handful of rows at most): left to itself, SQLite walks the owner's index in createdAt order,
+    /// every receipt of theirs on every submission.
+    package static let duplicateLookup = """
+        SELECT * FROM receipt INDEXED BY receipt_on_contentHash
+        WHERE owner = ? AND contentHash = ? AND externalUser IS ? ORDER BY createdAt, rowid LIMIT 1
+        """
 
     /// A receipt's owner must be a user, and its group a group: `.notFound` otherwise.
     package static func checkOwnership(_ ownership: Ownership, _ db: Database, file: String) throws {
@@ -69,7 +75,10 @@ extension SQLiteReceiptStore {
     public func receipt(contentHash: String, in scope: Scope) async throws -> Receipt? {
         let (condition, arguments) = StoreRows.condition(scope)
         return try await read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM receipt WHERE contentHash = ? AND \(condition) ORDER BY createdAt, rowid LIMIT 1",
+            try Row.fetchOne(db, sql: """
+                SELECT * FROM receipt INDEXED BY receipt_on_contentHash WHERE contentHash = ? AND \(condition)
+                ORDER BY createdAt, rowid LIMIT 1
+                """,
                              arguments: [contentHash] + arguments).map(StoreRows.receipt)
         }
     }

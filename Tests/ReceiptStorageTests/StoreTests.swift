@@ -17,9 +17,22 @@ import ReceiptStorage
              try db.tableExists("receipt") && db.tableExists("expense"),
              try String.fetchOne(db, sql: "PRAGMA journal_mode"))
         }
-        #expect(versions == ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8"])
+        #expect(versions == ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9"])
         #expect(tables)
         #expect(mode == "wal")
+    }
+
+    /// Every submission asks whether its owner already has these bytes: by the bytes' index, not
+    /// by walking the owner's receipts (which made each submission slower as the store grew).
+    @Test func theDuplicateLookupOfASubmissionUsesTheBytesIndex() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.path("receipts.sqlite")
+        _ = try SQLiteReceiptStore(path: path)
+        let plan = try DatabaseQueue(path: path).read { db in
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + SQLiteReceiptStore.duplicateLookup, arguments: ["admin", "ab12", nil])
+                .map { $0["detail"] as String? ?? "" }.joined(separator: "; ")
+        }
+        #expect(plan.contains("receipt_on_contentHash (contentHash=?)"), "\(plan)")
     }
 
     /// The schema of the first release, as an older binary created it.
@@ -72,7 +85,7 @@ import ReceiptStorage
         let versions = try await DatabaseQueue(path: path).read { db in
             try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier")
         }
-        #expect(versions == ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8"])
+        #expect(versions == ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9"])
     }
 
     /// v5: an API token made before scopes existed keeps doing everything (admin), with no expiry,
