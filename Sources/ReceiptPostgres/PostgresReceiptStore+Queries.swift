@@ -8,40 +8,53 @@ extension PostgresReceiptStore {
         let hasWork = receipt.ocrStatus == .pending
         let location = self.location
         return try await transaction { connection in
-            try await Self.checkOwnership(receipt.ownership, connection, self.logger, file: location)
-            if let hash = receipt.contentHash {
-                // The first receipt of these bytes, of this owner and end user, is their primary
-                // copy; the unique index decides (two hosts submitting the same bytes at once: one
-                // insert wins, the other sees it). Another user's receipt of the same bytes is
-                // neither found nor in the way.
+            do {
+                if let hash = receipt.contentHash {
+                    // The first receipt of these bytes, of this owner and end user, is their primary
+                    // copy; the unique index decides (two hosts submitting the same bytes at once: one
+                    // insert wins, the other sees it). Another user's receipt of the same bytes is
+                    // neither found nor in the way.
+                    let rows = try await connection.query(
+                        PostgresRows.insertReceipt(receipt, imageRef: imagePath, primaryCopy: true,
+                                                   onConflictDoNothing: PostgresRows.primaryCopyConflict),
+                        logger: self.logger).collect()
+                    if let row = rows.first {
+                        if hasWork { try await Self.notify(Self.workChannel, connection, self.logger) }
+                        return (try PostgresRows.receipt(row), true)
+                    }
+                    if deduplicate {
+                        let o = receipt.ownership
+                        let existing = try await connection.query("""
+                            SELECT * FROM receipts.receipt WHERE owner = \(o.owner) AND coalesce(external_user, '') = \(o.externalUser ?? "")
+                                AND content_hash = \(hash) AND primary_copy
+                            """, logger: self.logger).collect()
+                        if let row = existing.first { return (try PostgresRows.receipt(row), false) }
+                    }
+                }
                 let rows = try await connection.query(
-                    PostgresRows.insertReceipt(receipt, imageRef: imagePath, primaryCopy: true,
-                                               onConflictDoNothing: PostgresRows.primaryCopyConflict),
-                    logger: self.logger).collect()
-                if let row = rows.first {
-                    if hasWork { try await Self.notify(Self.workChannel, connection, self.logger) }
-                    return (try PostgresRows.receipt(row), true)
+                    PostgresRows.insertReceipt(receipt, imageRef: imagePath, primaryCopy: false), logger: self.logger).collect()
+                if hasWork { try await Self.notify(Self.workChannel, connection, self.logger) }
+                let stored = try PostgresRows.receipt(rows[0])
+                // A receipt stored failed (its file could not be read) is finished from the start.
+                if stored.ocrStatus == .failed {
+                    try await Self.recordWebhookEvent(stored, expense: nil, now: receipt.updatedAt, connection, self.logger)
+                    try await Self.notify(Self.finishedChannel, connection, self.logger)
                 }
-                if deduplicate {
-                    let o = receipt.ownership
-                    let existing = try await connection.query("""
-                        SELECT * FROM receipts.receipt WHERE owner = \(o.owner) AND coalesce(external_user, '') = \(o.externalUser ?? "")
-                            AND content_hash = \(hash) AND primary_copy
-                        """, logger: self.logger).collect()
-                    if let row = existing.first { return (try PostgresRows.receipt(row), false) }
-                }
+                return (stored, true)
+            } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23503" {
+                // The owner or the group is not there: the foreign keys say so (and lock the owner
+                // until the commit, as `checkOwnership` does) without a query of their own.
+                throw Self.missingOwnership(receipt.ownership, error, file: location)
             }
-            let rows = try await connection.query(
-                PostgresRows.insertReceipt(receipt, imageRef: imagePath, primaryCopy: false), logger: self.logger).collect()
-            if hasWork { try await Self.notify(Self.workChannel, connection, self.logger) }
-            let stored = try PostgresRows.receipt(rows[0])
-            // A receipt stored failed (its file could not be read) is finished from the start.
-            if stored.ocrStatus == .failed {
-                try await Self.recordWebhookEvent(stored, expense: nil, now: receipt.updatedAt, connection, self.logger)
-                try await Self.notify(Self.finishedChannel, connection, self.logger)
-            }
-            return (stored, true)
         }
+    }
+
+    /// The error for a receipt whose owner (or group) the foreign keys did not find.
+    static func missingOwnership(_ ownership: Ownership, _ error: PSQLError, file: String) -> ReceiptError {
+        if let group = ownership.group, error.serverInfo?[.constraintName]?.contains("group") == true {
+            return ReceiptError(.notFound, "no group named '\(group)' (see `receipts group list`)", file: file)
+        }
+        return ReceiptError(.notFound, "no user named '\(ownership.owner)' (see `receipts user list`)", file: file)
     }
 
     /// A receipt's owner must be a user, and its group a group: `.notFound` otherwise (the foreign
