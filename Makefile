@@ -76,11 +76,12 @@ test: deps neural
 	scripts/schemathesis-serve .build/debug/receipts
 	scripts/browser-test .build/debug/receipts --screenshots docs/images
 	scripts/browser-test .build/debug/receipts --tls --only phone
+	scripts/client-build-check
 	swift test --skip-build --filter AccuracyGateTests
 
-# ReceiptsClient built alone in a build folder of its own (.build-client): fails when its build names a
-# server library (Tesseract, OpenVINO, SQLite, PostgreSQL…). On demand: a build of its
-# packages from nothing had not finished after 40 minutes here (see docs/client.md).
+# An app's package that depends on ReceiptsClient only (made in a temporary folder), built: fails when
+# that build compiles or links a server module (Tesseract, OpenVINO, SQLite, PostgreSQL, NIO…).
+# Also run by `make test` (about 75 s here).
 client-check:
 	scripts/client-build-check
 
@@ -201,7 +202,7 @@ openapi:
 	grep -v -E '  # (taxonomy|iso-4217)$$' $(OPENAPI) > .build-openapi/input/openapi.yaml
 	.build-openapi/debug/swift-openapi-generator generate .build-openapi/input/openapi.yaml \
 	  --config $(OPENAPI_CONFIG) --output-directory $(OPENAPI_OUT)
-	{ echo '// Written by `make openapi` with Types.swift and Client.swift: the SHA-256 of the OpenAPI document and'; \
+	{ echo '// Written by `make openapi` with the other files of this folder: the SHA-256 of the OpenAPI document and'; \
 	  echo '// the generator configuration they were generated from (ReceiptsClientTests compares it with the files).'; \
 	  echo "enum GeneratedFrom { static let sha256 = \"$$(cat $(OPENAPI) $(OPENAPI_CONFIG) | sha256sum | cut -d' ' -f1)\" }"; \
 	} > $(OPENAPI_OUT)/GeneratedFrom.swift
