@@ -35,40 +35,20 @@ import GRDB
 /// Money is TEXT holding the exact decimal (`23.45`); receipt dates are TEXT `YYYY-MM-DD`
 /// calendar dates; timestamps are GRDB's UTC text `YYYY-MM-DD HH:MM:SS.SSS` (they sort as text).
 package enum StoreSchema {
+    /// The migrations in order: each a version and the SQL that makes it.
+    private static let migrations = [("v1", v1), ("v2", v2), ("v3", v3), ("v4", v4), ("v5", v5), ("v6", v6),
+                                     ("v7", v7), ("v8", v8), ("v9", v9)]
+
     package static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1") { db in
-            try db.execute(sql: v1)
-        }
-        migrator.registerMigration("v2") { db in
-            try db.execute(sql: v2)
-        }
-        migrator.registerMigration("v3") { db in
-            try db.execute(sql: v3)
-        }
-        migrator.registerMigration("v4") { db in
-            try db.execute(sql: v4)
-        }
-        migrator.registerMigration("v5") { db in
-            try db.execute(sql: v5)
-        }
-        migrator.registerMigration("v6") { db in
-            try db.execute(sql: v6)
-        }
-        migrator.registerMigration("v7") { db in
-            try db.execute(sql: v7)
-        }
-        migrator.registerMigration("v8") { db in
-            try db.execute(sql: v8)
-        }
-        migrator.registerMigration("v9") { db in
-            try db.execute(sql: v9)
+        for (version, sql) in migrations {
+            migrator.registerMigration(version) { db in try db.execute(sql: sql) }
         }
         return migrator
     }
 
     /// The newest migration this build knows.
-    package static let latestVersion = "v9"
+    package static var latestVersion: String { migrations.last!.0 }
 
     /// A store file as an older release made it: migrated up to `version` only, then `sql` run
     /// (rows as that release wrote them). For the tests that upgrade a store made by a release.
