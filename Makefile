@@ -31,7 +31,7 @@ export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH := 6
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 RECEIPTS := .build/release/receipts
 
-.PHONY: run test client-check test-analyzers test-sanitize fuzz soak deps neural build bench bench-store bench-mail eval train clean openapi
+.PHONY: run test client-check test-analyzers test-sanitize fuzz soak deps neural build bench bench-store bench-mail eval train train-items clean openapi
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -183,6 +183,14 @@ train: build
 	python3 scripts/train.py .build/candidates-both.ndjson --modes both,neural \
 	  --out $(MODEL) --examples $(EXAMPLES) --report .build/learned-model-readers.md
 	{ cat .build/learned-model-readers.md; printf '\n## tesseract\n'; tail -n +2 .build/learned-model-tesseract.md; } > docs/learned-model.md
+
+# The line items' model alone (`train.py --items-only`): both readers' candidates, the items' ranker
+# and keep threshold fitted for the models of both readers and of the neural reader, every other
+# field's parameters in learned-model.json kept as they are.
+train-items: build
+	python3 -m pip install -q -r scripts/requirements-train.txt
+	$(RECEIPTS) eval $(TRAIN_SETS) --reader both --ocr-cache .build/ocr-cache --dump-candidates .build/candidates-both.ndjson
+	python3 scripts/train.py .build/candidates-both.ndjson --modes both,neural --items-only --out $(MODEL) --report .build/learned-model-items.md
 
 # ReceiptsClient's generated code (Sources/ReceiptsClient/Generated, committed), from the OpenAPI
 # document the server serves, by swift-openapi-generator's command-line tool (a package of its own,

@@ -327,6 +327,190 @@ def reliability(held_field):
     return [(b / 10, (b + 1) / 10, n, ok) for b, (n, ok) in sorted(bins.items())]
 
 
+# ---------------------------------------------------------------------------------------------
+# Line items: each candidate is one amount read on one printed row ("row"); a row's candidates are
+# its readings' amounts when they differ. The ranker scores every candidate; of each row the best is
+# kept when its calibrated probability reaches KEEP_FROM, which is chosen (like the review
+# thresholds) on out-of-fold probabilities, here for the items' F1. The items are scored as
+# `receipts eval` scores them: the amounts as multisets against the labelled ones.
+
+
+def item_rows(receipts, key="fit"):
+    """Per receipt with labelled items: (receipt index, feature matrix, labels, row ids)."""
+    out = []
+    for i, r in enumerate(receipts):
+        if not r["known"].get("item"):
+            continue
+        cands = [c for c in r[key] if c["field"] == "item"]
+        X = np.array([c["features"] for c in cands], dtype=float) if cands else np.zeros((0, 0))
+        y = np.array([1 if c["right"] else 0 for c in cands], dtype=int)
+        out.append((i, X, y, [c.get("row", j) for j, c in enumerate(cands)]))
+    return out
+
+
+def fit_item_calibration(pairs):
+    """Platt scaling of an item candidate's score alone: [a, 0, c] (the Swift side's calibration
+    has the margin's weight in the middle)."""
+    if len(pairs) < 10 or len({r for _, r in pairs}) < 2:
+        return [1.0, 0.0, 0.0]
+    lr = LogisticRegression(C=10.0, max_iter=5000)
+    lr.fit(np.array([[s] for s, _ in pairs]), np.array([r for _, r in pairs]))
+    return [float(lr.coef_[0][0]), 0.0, float(lr.intercept_[0])]
+
+
+def item_probs(ranker, cal, X):
+    if len(X) == 0:
+        return np.zeros(0)
+    s = ranker.scores(X)
+    return 1 / (1 + np.exp(-np.clip(cal[0] * s + cal[2], -50, 50)))
+
+
+def fit_items(rows, groups, k):
+    """The ranker on every row given, its calibration fitted on out-of-fold scores, and those
+    out-of-fold probabilities (row position -> per-candidate probabilities), for the threshold."""
+    pairs, oof = [], {}
+    usable = [j for j, (_, X, _, _) in enumerate(rows) if len(X)]
+    for train, test in folds(np.arange(len(usable)), [groups[j] for j in usable], k):
+        r = Ranker().fit([rows[usable[j]][:3] for j in train])
+        for j in test:
+            _, X, y, _ = rows[usable[j]]
+            s = r.scores(X)
+            pairs += list(zip(s, y))
+            oof[usable[j]] = s
+    cal = fit_item_calibration(pairs)
+    oof = {j: item_probs_from_scores(cal, s) for j, s in oof.items()}
+    return Ranker().fit([x[:3] for x in rows if len(x[1])]), cal, oof
+
+
+def item_probs_from_scores(cal, s):
+    return 1 / (1 + np.exp(-np.clip(cal[0] * np.asarray(s) + cal[2], -50, 50)))
+
+
+def kept_items(cands, probs, t):
+    """The amounts kept: of each row the likeliest candidate, when its probability reaches t."""
+    best = {}
+    for c, p in zip(cands, probs):
+        row = c.get("row")
+        if row not in best or p > best[row][1]:
+            best[row] = (c, p)
+    return [c["value"] for c, p in best.values() if p >= t]
+
+
+def item_counts(pred, truth):
+    """(matched, read, labelled, exact) for amounts as multisets."""
+    left = defaultdict(int)
+    for v in truth:
+        left[float(v)] += 1
+    matched = 0
+    for v in pred:
+        if left[float(v)] > 0:
+            left[float(v)] -= 1
+            matched += 1
+    return matched, len(pred), len(truth), matched == len(truth) == len(pred)
+
+
+def f1_of(counts):
+    m = sum(c[0] for c in counts); n = sum(c[1] for c in counts) + sum(c[2] for c in counts)
+    return 2 * m / n if n else 0.0
+
+
+def best_item_threshold(receipts, rows, probs):
+    """The keep threshold with the best F1 over the receipts' items (out-of-fold probabilities)."""
+    best = (0.5, -1)
+    for t in [x / 100 for x in range(5, 96)]:
+        counts = []
+        for j, (i, X, y, _) in enumerate(rows):
+            cands = [c for c in receipts[i]["fit"] if c["field"] == "item"]
+            pred = kept_items(cands, probs.get(j, []), t) if len(X) else []
+            counts.append(item_counts(pred, receipts[i]["items"]))
+        f = f1_of(counts)
+        if f > best[1] + 1e-12:
+            best = (t, f)
+    return best[0]
+
+
+def held_out_items(receipts, k):
+    """Receipt index -> the amounts kept held out: rankers, calibration and the keep threshold all
+    chosen on the other folds (grouped by shop)."""
+    rows = item_rows(receipts)
+    seen = item_rows(receipts, "candidates")
+    groups = [receipts[i]["group"] for i, *_ in rows]
+    out = {}
+    for train, test in folds(np.arange(len(rows)), groups, k):
+        part = [rows[j] for j in train]
+        ranker, cal, oof = fit_items(part, [receipts[i]["group"] for i, *_ in part], k)
+        t = best_item_threshold(receipts, part, oof)
+        for j in test:
+            i, X, _, _ = seen[j]
+            cands = [c for c in receipts[i]["candidates"] if c["field"] == "item"]
+            out[i] = kept_items(cands, item_probs(ranker, cal, X), t) if len(X) else []
+    return out
+
+
+def rules_items(receipts, i):
+    """The amounts of the items as chosen before the model: Tesseract's rules' items whenever
+    Tesseract reads any, else the neural reader's."""
+    names = FEATURES["item"]
+    cands = [c for c in receipts[i]["candidates"] if c["field"] == "item"]
+    def rules(prefix):
+        if prefix + "rulesItem" not in names:
+            return []
+        k, own = names.index(prefix + "rulesItem"), (names.index("in" + prefix[:-1].capitalize()) if prefix else None)
+        return [c["value"] for c in cands if c["features"][k] == 1 and (own is None or c["features"][own] == 1)]
+    if "tesseract.rulesItem" not in names:
+        return rules("")
+    return rules("tesseract.") or rules("neural.")
+
+
+def item_table(receipts, held, say):
+    sets = sorted({r["set"] for r in receipts if r["known"].get("item")})
+    fams = sorted({r["family"] for r in receipts if r["known"].get("item") and r["family"] == "WildReceipt"})
+    say("Line items (amounts as multisets against the labelled ones; WildReceipt's `Prod_price_value`, TestReceipts' `lineItems`):")
+    say()
+    say("| set | receipts | rules F1 / exact | learned (held out) precision | recall | F1 | exact receipts |")
+    say("|---|---|---|---|---|---|---|")
+    for name, members in [(s, [s]) for s in sets] + [(f, None) for f in fams]:
+        ids = [i for i in held if (receipts[i]["set"] in members if members else receipts[i]["family"] == name)]
+        if not ids:
+            continue
+        counts = [item_counts(held[i], receipts[i]["items"]) for i in ids]
+        rules = [item_counts(rules_items(receipts, i), receipts[i]["items"]) for i in ids]
+        m, n, l = sum(c[0] for c in counts), sum(c[1] for c in counts), sum(c[2] for c in counts)
+        say(f"| {name} | {len(ids)} | {f1_of(rules):.2f} / {sum(c[3] for c in rules)} | {m / max(1, n):.2f} | "
+            f"{m / max(1, l):.2f} | {f1_of(counts):.2f} | {sum(c[3] for c in counts)} ({sum(c[3] for c in counts) / len(ids) * 100:.0f}%) |")
+    say()
+    # The misses by kind: a labelled amount no candidate of the receipt has (the reading), one a
+    # candidate had but the choice left out (the choice), and amounts kept that are not labelled.
+    say("Items' misses held out, by kind (labelled amounts not kept: not read by either reading / read but not chosen; amounts kept that are not labelled):")
+    say()
+    say("| set | labelled | not read | not chosen | kept, not labelled |")
+    say("|---|---|---|---|---|")
+    for name, members in [(s, [s]) for s in sets] + [(f, None) for f in fams]:
+        ids = [i for i in held if (receipts[i]["set"] in members if members else receipts[i]["family"] == name)]
+        if not ids:
+            continue
+        labelled = unread = unchosen = extra = 0
+        for i in ids:
+            left = defaultdict(int)
+            for v in receipts[i]["items"]:
+                left[float(v)] += 1
+            labelled += len(receipts[i]["items"])
+            for v in held[i]:
+                if left[float(v)] > 0:
+                    left[float(v)] -= 1
+                else:
+                    extra += 1
+            offered = {float(c["value"]) for c in receipts[i]["candidates"] if c["field"] == "item"}
+            for v, n in left.items():
+                if n > 0:
+                    if v in offered:
+                        unchosen += n
+                    else:
+                        unread += n
+        say(f"| {name} | {labelled} | {unread} | {unchosen} | {extra} |")
+    say()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("candidates")
@@ -343,6 +527,9 @@ def main():
     ap.add_argument("--modes", help="which choices of readers to fit, comma-separated (default: every one the dump "
                     "serves: both, tesseract and neural from a dump of both). --out and --examples keep the models "
                     "and examples of other readers they already hold.")
+    ap.add_argument("--items-only", action="store_true",
+                    help="fit the line items' model alone: the other fields' parameters, review thresholds and "
+                    "versions in --out are kept as they are (make train-items)")
     a = ap.parse_args()
     dump = load(a.candidates)
     unchecked = None
@@ -367,6 +554,8 @@ def main():
     if len(modes) > 1:
         say("One model for each choice of readers (`--reader`); " + ", ".join(f"[{m}](#{m})" for m in modes) + ".")
         say()
+    if a.items_only:
+        return items_only(dump, unchecked, names, modes, a, say, lines)
     models, examples = {}, {}
     for k, mode in enumerate(modes):
         receipts = view(dump, unchecked, names, mode)
@@ -393,6 +582,38 @@ def main():
         with open(a.examples, "w") as f:
             f.write(examples_json(examples, names, kept))
         print(f"wrote {a.examples}", file=sys.stderr)
+
+
+def items_only(dump, unchecked, names, modes, a, say, lines):
+    """`--items-only`: each mode's line items' model, held-out figures first, written into the
+    models --out already holds (every other field's parameters kept as they are)."""
+    if not a.out:
+        sys.exit("--items-only needs --out: the models the items' parameters are added to")
+    with open(a.out) as f:
+        shipped = json.load(f)["readers"]
+    for mode in modes:
+        if mode not in shipped:
+            sys.exit(f"--items-only: {a.out} has no {mode} model to add the items' to")
+        receipts = view(dump, unchecked, names, mode)
+        np.random.seed(a.seed)
+        say(f"## {mode}")
+        say()
+        item_table(receipts, held_out_items(receipts, a.folds), say)
+        rows = item_rows(receipts)
+        ranker, cal, oof = fit_items(rows, [receipts[i]["group"] for i, *_ in rows], a.folds)
+        keep = best_item_threshold(receipts, rows, oof)
+        say(f"Items kept from probability {keep:.2f} (chosen on out-of-fold probabilities for the items' F1).")
+        say()
+        shipped[mode]["fields"]["item"] = {
+            "intercept": ranker.intercept, "calibration": list(cal), "keepFrom": keep,
+            "features": [{"name": n, "mean": ranker.mean[i], "scale": ranker.scale[i], "weight": ranker.coef[i]}
+                         for i, n in enumerate(mode_names(names, mode)["item"])]}
+    if a.report:
+        with open(a.report, "w") as f:
+            f.write("\n".join(lines) + "\n")
+    with open(a.out, "w") as f:
+        f.write(models_json({}, names, shipped))
+    print(f"wrote {a.out} (the items' model of {', '.join(modes)}; every other field kept)", file=sys.stderr)
 
 
 def kept_models(path, models):
@@ -496,6 +717,12 @@ def train_mode(receipts, a, say):
             learned = sum(as_shipped(receipts, held, field, i) for i in ids) / len(ids)
             say(f"| {group_name} | {field} | {len(ids)} | {rules * 100:.1f}% | {learned * 100:.1f}% |")
     say()
+    item_model = None
+    if "item" in FEATURES and any(r["known"].get("item") for r in receipts):
+        item_table(receipts, held_out_items(receipts, a.folds), say)
+        rows = item_rows(receipts)
+        ranker, cal, oof = fit_items(rows, [receipts[i]["group"] for i, *_ in rows], a.folds)
+        item_model = (ranker, cal, best_item_threshold(receipts, rows, oof))
     say("Reliability of the held-out probabilities (all sets):")
     say()
     say("| field | p from | p to | receipts | right |")
@@ -541,6 +768,9 @@ def train_mode(receipts, a, say):
     for field in FIELDS:
         ranker, calibration = fit_field(receipts, field, a.folds)
         fitted[field] = (ranker, calibration)
+    if item_model:
+        fitted["item"] = item_model[:2]
+        thresholds["keepFrom"] = item_model[2]
     return version, fitted, thresholds, held
 
 
@@ -564,11 +794,13 @@ def models_json(models, names, kept=None):
     for mode, (version, fitted, thresholds) in models.items():
         feature_names = mode_names(names, mode)
         fields = {}
-        for field in FIELDS:
+        for field in [f for f in FIELDS + ["item"] if f in fitted]:
             ranker, calibration = fitted[field]
             entry = {"intercept": ranker.intercept, "calibration": list(calibration)}
             if field in thresholds:
                 entry["reviewBelow"] = thresholds[field]
+            if field == "item":
+                entry["keepFrom"] = thresholds["keepFrom"]
             entry["features"] = [{"name": n, "mean": ranker.mean[i], "scale": ranker.scale[i], "weight": ranker.coef[i]}
                                  for i, n in enumerate(feature_names[field])]
             fields[field] = entry
@@ -581,13 +813,16 @@ def models_json(models, names, kept=None):
         out.append(f'      "version": {json.dumps(model["version"])},')
         out.append(f'      "showsTax": {json.dumps(model["showsTax"])},')
         out.append('      "fields": {')
-        for k, field in enumerate(FIELDS):
+        listed = [f for f in FIELDS + ["item"] if f in model["fields"]]
+        for k, field in enumerate(listed):
             entry = model["fields"][field]
             out.append(f'        "{field}": {{')
             out.append(f'          "intercept": {number(entry["intercept"])},')
             out.append(f'          "calibration": [{", ".join(number(x) for x in entry["calibration"])}],')
             if "reviewBelow" in entry:
                 out.append(f'          "reviewBelow": {json.dumps(entry["reviewBelow"])},')
+            if "keepFrom" in entry:
+                out.append(f'          "keepFrom": {json.dumps(entry["keepFrom"])},')
             out.append('          "features": [')
             features = entry["features"]
             for i, feature in enumerate(features):
@@ -595,7 +830,7 @@ def models_json(models, names, kept=None):
                 out.append(f'            {{"name": {json.dumps(feature["name"])}, "mean": {number(feature["mean"])}, '
                            f'"scale": {number(feature["scale"])}, "weight": {number(feature["weight"])}}}{comma}')
             out.append("          ]")
-            out.append("        }" + ("," if k < len(FIELDS) - 1 else ""))
+            out.append("        }" + ("," if k < len(listed) - 1 else ""))
         out.append("      }")
         out.append("    }" + ("," if m < len(order) - 1 else ""))
     out += ["  }", "}"]

@@ -39,6 +39,11 @@ public struct HeuristicAnalyzer: ReceiptAnalyzer {
     /// (`receipts eval --rules-only`, for comparison).
     package var models: LearnedModels? = LearnedModels.shipped
 
+    /// Propose every field's candidates even without models (`receipts eval --dump-candidates`:
+    /// what `make train` learns from, whether or not the shipped parameters fit this build's
+    /// features).
+    package var proposesCandidates = false
+
     /// The scale of the vendor's and the date's third reading, when the first two differ (chosen
     /// on `sroie` and `wildreceipt`, measured on `sroie-2` and `wildreceipt-2`: docs/experiments.md).
     package static let thirdReadingScale = 1.5
@@ -62,7 +67,8 @@ public struct HeuristicAnalyzer: ReceiptAnalyzer {
         // The checks read no amounts: these candidates serve both the plan and the choice. (They are
         // proposed whenever models are in use, also for readers no model is shipped for yet: what
         // `make train` learns from.)
-        let totals = models != nil ? Self.totals(reading, neural) : []
+        let propose = models != nil || proposesCandidates
+        let totals = propose ? Self.totals(reading, neural) : []
         var checks = Checks()
         if let reader = input.reader {
             if CheckPlan.wanted(options.checks, model: model, totals: totals) {
@@ -72,9 +78,20 @@ public struct HeuristicAnalyzer: ReceiptAnalyzer {
             reading.vendor = await NameMending.mend(reading.vendor, with: reader)
         }
         var analysis = result(reading, neural: neural, totals: totals, checks: checks, model: model,
-                              propose: models != nil, options: options)
+                              propose: propose, options: options)
         analysis.ocrPasses = input.reader?.passesRead
         return analysis
+    }
+
+    /// The rules' items of two readings, with no model: the reading whose items add up to a
+    /// subtotal or total, else Tesseract's (the neural reader's when Tesseract reads none).
+    static func rulesItems(_ reading: Reading, _ neural: Reading) -> [LineItem] {
+        func sums(_ r: Reading) -> Bool {
+            let items = r.lineItems.compactMap(\.amount)
+            return !items.isEmpty && ItemContext.targets(r.rows).contains(items.reduce(0, +))
+        }
+        if !sums(reading), sums(neural) || reading.lineItems.isEmpty { return neural.lineItems }
+        return reading.lineItems
     }
 
     /// The total's candidates of one reading, or of both readings together.
@@ -94,8 +111,9 @@ public struct HeuristicAnalyzer: ReceiptAnalyzer {
     }
 
     private func analyze(_ reading: Reading, options: AnalysisOptions) -> ReceiptAnalysis {
-        result(reading, neural: nil, totals: models != nil ? CandidateProposer.totals(reading) : [], checks: Checks(),
-               model: models?[.tesseract], propose: models != nil, options: options)
+        let propose = models != nil || proposesCandidates
+        return result(reading, neural: nil, totals: propose ? CandidateProposer.totals(reading) : [], checks: Checks(),
+                      model: models?[.tesseract], propose: propose, options: options)
     }
 
     /// The last stages: the tax, currency and category, the candidates and the choice among them,
@@ -114,13 +132,15 @@ public struct HeuristicAnalyzer: ReceiptAnalyzer {
         let rulesVendor = reading.vendor ?? neural?.vendor
         let category = CategoryClassifier.forTaxonomy(options.taxonomy).classify(reading.document, vendor: rulesVendor?.name)
         var choice = Choice.rules(reading, tax: rulesTax, currencyConfidence: currency.confidence, categoryConfidence: category.confidence)
+        if let neural { choice.lineItems = Self.rulesItems(reading, neural) }
         // Proposed only when models are in use (the rows' dates cost a date search per row).
         var candidates: FieldCandidates?
         if propose {
             var proposed = FieldCandidates(reading, totals: totals, checks: checks, tax: rulesTax, options: options)
             if let neural {
                 let second = FieldCandidates(neural, totals: [], checks: Checks(), tax: tax(neural), options: options)
-                proposed = FieldCandidates(tesseract: proposed, neural: second, totals: totals)
+                proposed = FieldCandidates(tesseract: proposed, neural: second, totals: totals,
+                                           items: CandidateProposer.items(tesseract: reading, neural: neural))
             }
             candidates = proposed
         }
@@ -140,9 +160,9 @@ public struct HeuristicAnalyzer: ReceiptAnalyzer {
         confidence.category = finalCategory.confidence
         var analysis = ReceiptAnalysis(vendor: vendor, date: choice.date, total: choice.total, tax: choice.tax,
                                        currency: currency.code, category: finalCategory.name,
-                                       lineItems: reading.lineItems.isEmpty ? neural?.lineItems ?? [] : reading.lineItems,
+                                       lineItems: choice.lineItems,
                                        confidence: confidence, analyzer: name)
-        analysis.candidates = candidates.map { Array($0.all.joined()) } ?? []
+        analysis.candidates = candidates.map { Array($0.all.joined()) + $0.items.map(\.candidate) } ?? []
         return analysis
     }
 }

@@ -207,7 +207,13 @@ import ReceiptAnalyzers
     @Test func theShippedModelLoadsAndDecidesByDefault() async throws {
         // A model made for other features would be refused and the rules would decide silently.
         let model = try #require(LearnedModel.shipped, "the shipped parameters do not load: run make train")
-        #expect(Set(model.fields.keys) == Set(LearnedField.allCases))
+        #expect(Set(model.fields.keys) == [.total, .date, .vendor, .tax])
+        // With both readers, and with the neural reader alone, the model also keeps the line items.
+        for readers in [ReaderChoice.both, .neural] {
+            let withItems = try #require(LearnedModels.shipped?[readers], "no shipped model for \(readers)")
+            #expect(Set(withItems.fields.keys) == Set(LearnedField.allCases), "\(readers)")
+            #expect(withItems.itemKeepFrom > 0.2 && withItems.itemKeepFrom < 0.8, "\(readers)")
+        }
         #expect((model.reviewBelow[.total] ?? 0) > 0.5 && (model.reviewBelow[.date] ?? 0) > 0.5)
         let text = "CORNER SHOP\n12/03/2024\nTOTAL 4.20"
         let learned = HeuristicAnalyzer().analyze(text: text)

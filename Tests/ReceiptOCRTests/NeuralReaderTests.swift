@@ -61,16 +61,18 @@ struct NeuralReaderTests {
                       case let .string(total)? = try JSONValue.parse(data)["total"] else { continue }
                 group.addTask {
                     let text = try await NeuralTestSupport.session(name).neuralReading().text
-                    // A comma is a thousands separator (1,136.20) or a decimal one (12,50).
+                    // A comma is a thousands separator (1,136.20) or a decimal one (12,50); a dot
+                    // groups thousands of money without minor units (Rp 359.640).
                     return (name, text.replacingOccurrences(of: ",", with: "").contains(total)
-                        || text.replacingOccurrences(of: ",", with: ".").contains(total))
+                        || text.replacingOccurrences(of: ",", with: ".").contains(total)
+                        || text.replacingOccurrences(of: ".", with: "").contains(total))
                 }
             }
             for try await case let (name, ok)? in group { if ok { found.append(name) } else { missed.append(name) } }
         }
-        // Measured: all 20 (Tesseract's first reading: 15 of the 17 pictures ocr-recall.py reads);
+        // Measured: all 22 (Tesseract's first reading: 15 of the 17 pictures ocr-recall.py reads);
         // one miss is allowed for a model update's sake.
-        #expect(found.count >= 19 && missed.count <= 1, "totals missed in \(missed.sorted())")
+        #expect(found.count >= 21 && missed.count <= 1, "totals missed in \(missed.sorted())")
     }
 
     @Test func boxesAreInTheFirstReadingsPixels() async throws {

@@ -5,40 +5,97 @@ import ReceiptModel
 /// carry a description and an amount (`2 x COFFEE 3.50 7.00`, `COFFEE 2 @ 3.50 7.00`).
 package enum LineItemParser {
     private static let quantityPrefix = Pattern(#"^\s*(\d{1,3})\s*[xX*@]?\s+(?=\D)"#)
-    private static let quantityTimes = Pattern(#"(\d{1,3}(?:[.,]\d{1,3})?)\s*[xX@*]\s*(?:[$£€]|RM)?\s*(\d+[.,]\d{2})"#)
+    private static let quantityTimes = Pattern(#"(\d{1,3}(?:[.,]\d{1,3})?)\s*[xX@*]\s*(?:[$£€¥]|RM|RP)?\s*(\d+(?:[.,]\d{2,3})?)"#)
 
+    /// The rules' items: every row of the items' block (`block`) that `item(from:)` reads as one,
+    /// with a positive amount and a description of three letters or more.
     package static func parse(_ rows: [AmountLine]) -> [LineItem] {
-        guard let firstAmount = rows.firstIndex(where: { !$0.amounts.isEmpty }) else { return [] }
-        let end = rows.firstIndex(where: { r in
-            r.line.index >= rows[firstAmount].line.index
-                && (r.role == .subtotal || r.role.totalStrength >= 7 || r.role == .tax || r.role.isPayment)
-        }) ?? rows.endIndex
-        guard end > firstAmount else { return [] }
-        var items: [LineItem] = []
-        for row in rows[firstAmount..<end] where row.role == .other && !row.borrowed {
-            guard let amount = row.amounts.last, amount.value > 0 else { continue }
-            var description = AmountLine.labelPart(of: row.line.text, without: row.amounts)
-            let letters = description.filter(\.isLetter).count
-            guard letters >= 3 else { continue }
-            var quantity: Decimal? = nil
-            var unitPrice: Decimal? = nil
-            if let m = quantityTimes.firstMatch(in: row.line.text) {
-                quantity = m[1].flatMap(Money.parse)
-                unitPrice = m[2].flatMap(Money.parse)
-            } else if let m = quantityPrefix.firstMatch(in: description), let q = m[1].flatMap({ Decimal(string: $0) }), q > 0 {
-                quantity = q
-                description = String(description.dropFirst(m[0]!.count))
-            }
-            if unitPrice == nil, row.amounts.count >= 2 {
-                unitPrice = row.amounts[row.amounts.count - 2].value
-                if quantity == nil, unitPrice! > 0 {
-                    let q = amount.value / unitPrice!
-                    if q == q.rounded(scale: 0), q >= 1, q < 100 { quantity = q } else { unitPrice = nil }
-                }
-            }
-            description = description.trimmingCharacters(in: CharacterSet(charactersIn: " -:*.|"))
-            items.append(LineItem(description: description, quantity: quantity, unitPrice: unitPrice, amount: amount.value))
+        guard let block = block(rows) else { return [] }
+        return block.compactMap { i in
+            guard !rows[i].borrowed, let item = item(from: rows[i], above: i > 0 ? rows[i - 1] : nil), (item.amount ?? 0) > 0,
+                  item.description.filter(\.isLetter).count >= 3 else { return nil }
+            return item
         }
-        return items
+    }
+
+    /// The rows of the items' block: from the first row with an amount to the last before the first
+    /// subtotal, total, tax or payment row under it. Nil when there is none.
+    package static func block(_ rows: [AmountLine]) -> Range<Int>? {
+        guard let firstAmount = rows.firstIndex(where: { !$0.amounts.isEmpty }) else { return nil }
+        let end = rows.firstIndex(where: { r in
+            r.line.index >= rows[firstAmount].line.index && endsItems(r)
+        }) ?? rows.endIndex
+        return end > firstAmount ? firstAmount..<end : nil
+    }
+
+    /// A row that closes the items: a subtotal, a total (TOTAL or stronger), a tax or a payment.
+    package static func endsItems(_ row: AmountLine) -> Bool {
+        row.role == .subtotal || row.role.totalStrength >= 7 || row.role == .tax || row.role.isPayment
+    }
+
+    /// Lines that are totals, tax, tender, change, payment, rounding, tips, discounts or counts are
+    /// never items.
+    package static func mayBeItem(_ row: AmountLine) -> Bool {
+        row.role == .other
+    }
+
+    /// A row as an item: its last amount, the description (the row's text without its amounts,
+    /// quantity and specks), a quantity and a unit price where printed (`2 x 3.50`, `2 @ 3.50`, a
+    /// leading count, or an amount before the last one that divides it). Nil for a row that is not
+    /// an item's (`mayBeItem`) or has no amount.
+    ///
+    /// A row whose description has no letters (`2 x 65.000   130.000`) under a row of words with no
+    /// amount (`Oli Mesin Sintetik`) is that item's second row: the description is the row above's.
+    package static func item(from row: AmountLine, above: AmountLine? = nil) -> LineItem? {
+        guard var item = item(from: row) else { return nil }
+        if !item.description.contains(where: \.isLetter) || item.description.filter(\.isLetter).count <= 1,
+           let above, above.amounts.isEmpty, above.role == .other,
+           cleanDescription(above.line.text).filter(\.isLetter).count >= 3 {
+            item.description = cleanDescription(above.line.text)
+        }
+        return item
+    }
+
+    private static func item(from row: AmountLine) -> LineItem? {
+        guard mayBeItem(row), let amount = row.amounts.last else { return nil }
+        var description = AmountLine.labelPart(of: row.line.text, without: row.amounts)
+        var quantity: Decimal? = nil
+        var unitPrice: Decimal? = nil
+        if let m = quantityTimes.firstMatch(in: row.line.text), let q = m[1].flatMap(Money.parse), let p = m[2].flatMap(Money.parse),
+           q > 0, p > 0, Self.fits(q, p, amount.value) {
+            quantity = q
+            unitPrice = p
+            if let range = description.range(of: m[0]!) { description.removeSubrange(range) }
+        } else if let m = quantityPrefix.firstMatch(in: description), let q = m[1].flatMap({ Decimal(string: $0) }), q > 0 {
+            quantity = q
+            description = String(description.dropFirst(m[0]!.count))
+        }
+        if unitPrice == nil, row.amounts.count >= 2 {
+            let unit = row.amounts[row.amounts.count - 2].value
+            if unit > 0, let q = quantity, Self.fits(q, unit, amount.value) {
+                unitPrice = unit
+            } else if quantity == nil, unit > 0 {
+                let q = amount.value / unit
+                if q == q.rounded(scale: 0), q >= 1, q < 100 { quantity = q; unitPrice = unit }
+            }
+        }
+        return LineItem(description: cleanDescription(description), quantity: quantity, unitPrice: unitPrice, amount: amount.value)
+    }
+
+    /// Quantity × unit price is the amount, to the cent (a fuel price has three decimals).
+    static func fits(_ quantity: Decimal, _ unit: Decimal, _ amount: Decimal) -> Bool {
+        abs(quantity * unit - amount) <= 0.011 || (quantity * unit).rounded(scale: 0) == amount && amount >= 100
+    }
+
+    /// A description without the specks OCR reads around it: punctuation and symbols at either end,
+    /// tokens with neither letters nor digits, a lone tax code letter at the end (`A`, `T`).
+    package static func cleanDescription(_ text: String) -> String {
+        var tokens = text.split(whereSeparator: \.isWhitespace).map(String.init)
+        tokens = tokens.filter { $0.contains(where: { $0.isLetter || $0.isNumber }) }
+        while let last = tokens.last, tokens.count > 1, last.count == 1, last.first?.isLetter == true { tokens.removeLast() }
+        // A quantity's mark left at the end (`… 2 x`, `… 3 @`) once the unit price was taken out.
+        while tokens.count > 1, let last = tokens.last, ["x", "X", "@", "*"].contains(last) || last.allSatisfy(\.isASCIIDigit),
+              tokens.count > 1, tokens.dropLast().contains(where: { $0.contains(where: \.isLetter) }) { tokens.removeLast() }
+        return tokens.joined(separator: " ").trimmingCharacters(in: CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "()'&%#")).inverted)
     }
 }

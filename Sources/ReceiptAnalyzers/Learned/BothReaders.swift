@@ -21,7 +21,11 @@ extension CandidateProposer {
     /// (the same name, for the vendor); and, for the vendor, two names close enough to be the same
     /// print read with a slip (`Reading.sameName`).
     static func agreementFeatures(_ field: LearnedField) -> [String] {
-        field == .vendor ? ["inBoth", "bothPick", "similarName"] : ["inBoth", "bothPick"]
+        switch field {
+        case .vendor: ["inBoth", "bothPick", "similarName"]
+        case .item: itemAgreementFeatures
+        default: ["inBoth", "bothPick"]
+        }
     }
 
     /// The candidates of two readings as one list, a value once: a value only one reading proposes

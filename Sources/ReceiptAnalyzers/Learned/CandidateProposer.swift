@@ -18,6 +18,7 @@ package enum CandidateProposer {
         case .date: dateFeatures.names()
         case .vendor: vendorFeatures.names()
         case .tax: taxFeatures.names()
+        case .item: itemFeatures.names()
         }
     }
 

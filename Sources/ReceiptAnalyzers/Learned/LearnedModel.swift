@@ -44,6 +44,9 @@ package struct LearnedModel: Sendable {
     /// The tax features by which a receipt marks an amount as a tax (on a tax row, explained by a
     /// printed rate, the total less the subtotal).
     package var showsTaxFeatures: [String]
+    /// A row's likeliest item amount is kept from this probability (chosen on held-out folds for
+    /// the items' F1).
+    package var itemKeepFrom: Double = 0.5
 
     /// The model of `readers` in `learned-model.json`'s format (`LearnedModels`): `json` is that
     /// reader choice's entry, `maxMargin` and `taxFloor` the file's settings.
@@ -75,6 +78,7 @@ package struct LearnedModel: Sendable {
             }
             fields[field] = parsed
             if let t = f["reviewBelow"]?.doubleValue { review[field] = t }
+            if field == .item, let t = f["keepFrom"]?.doubleValue { itemKeepFrom = t }
         }
         guard showsTaxFeatures.allSatisfy(CandidateProposer.features(for: .tax, readers: readers).contains) else {
             throw ReceiptError(.configuration, "learned model \(version): showsTax names features the tax has not")
@@ -109,6 +113,35 @@ package struct LearnedModel: Sendable {
         let scored = candidates.map { ($0, field.score($0.features)) }.sorted { $0.1 > $1.1 }
         let best = scored[0]
         return (best.0, probability(field, best: best.1, runnerUp: scored.count > 1 ? scored[1].1 : nil))
+    }
+
+    /// The line items: of each row's candidates the likeliest, kept when its probability reaches
+    /// `itemKeepFrom`, in reading order, each with its probability. Nil when the model has no
+    /// parameters for items.
+    package func chooseItems(_ candidates: [ItemCandidate]) -> [(item: ItemCandidate, probability: Double)]? {
+        guard let field = fields[.item] else { return nil }
+        var best: [Int: (item: ItemCandidate, score: Double)] = [:]
+        for c in candidates {
+            let s = field.score(c.candidate.features)
+            let row = c.candidate.row ?? -1
+            if let b = best[row], b.score >= s { continue }
+            best[row] = (c, s)
+        }
+        var kept: [(item: ItemCandidate, probability: Double)] = []
+        for b in best.values {
+            let p = itemProbability(field, score: b.score)
+            if p >= itemKeepFrom { kept.append((b.item, p)) }
+        }
+        kept.sort { a, b in
+            a.item.top != b.item.top ? a.item.top < b.item.top : (a.item.candidate.row ?? 0) < (b.item.candidate.row ?? 0)
+        }
+        return kept
+    }
+
+    /// An item candidate's probability: Platt scaling of its score alone (a row's candidates do not
+    /// compete as a receipt's totals do).
+    package func itemProbability(_ field: Field, score: Double) -> Double {
+        1 / (1 + exp(-(field.calibration[0] * score + field.calibration[2])))
     }
 
     /// A tax candidate the receipt itself marks as a tax (`showsTaxFeatures`).

@@ -7,8 +7,10 @@ package struct FieldCandidates {
     package var date: [Candidate]
     package var vendor: [Candidate]
     package var tax: [Candidate]
+    /// The line items' candidates, a printed row's amounts sharing its `row`.
+    package var items: [ItemCandidate]
 
-    /// The fields' lists in `LearnedField`'s order.
+    /// The lists of the fields that have one winner a receipt, in `LearnedField`'s order.
     package var all: [[Candidate]] { [total, date, vendor, tax] }
 
     /// One reading's candidates.
@@ -20,12 +22,14 @@ package struct FieldCandidates {
         date = CandidateProposer.dates(reading, check: checks.date, options: options)
         vendor = CandidateProposer.vendor(reading, check: checks.vendor)
         self.tax = CandidateProposer.taxes(reading, finding: tax, total: reading.total?.value)
+        items = CandidateProposer.items(reading)
     }
 
     /// Tesseract's and the neural reader's candidates as one list a field
     /// (`CandidateProposer.combined`); `totals` are the total's, combined earlier for the checks' plan.
-    package init(tesseract: FieldCandidates, neural: FieldCandidates, totals: [Candidate]) {
+    package init(tesseract: FieldCandidates, neural: FieldCandidates, totals: [Candidate], items: [ItemCandidate]) {
         total = totals
+        self.items = items
         date = CandidateProposer.combined(.date, tesseract: tesseract.date, neural: neural.date)
         vendor = CandidateProposer.combined(.vendor, tesseract: tesseract.vendor, neural: neural.vendor)
         tax = CandidateProposer.combined(.tax, tesseract: tesseract.tax, neural: neural.tax)
@@ -40,6 +44,8 @@ package struct Choice {
     package var total: Decimal?
     package var date: CalendarDate?
     package var tax: Decimal?
+    /// The line items, in reading order.
+    package var lineItems: [LineItem]
     /// Every field's confidence (its `needsReview` is decided by `ReviewDecision`).
     package var confidence: FieldConfidence
     /// Whether the model's total or date is less likely right than its review threshold; nil when
@@ -49,6 +55,7 @@ package struct Choice {
     /// The rules' picks and confidences.
     package static func rules(_ reading: Reading, tax: TaxFinding?, currencyConfidence: Double, categoryConfidence: Double) -> Choice {
         Choice(vendor: reading.vendor?.name, total: reading.total?.value, date: reading.date?.date, tax: tax?.value,
+               lineItems: reading.lineItems,
                confidence: FieldConfidence(vendor: reading.vendor?.confidence ?? 0, date: reading.date?.confidence ?? 0,
                                            total: reading.total?.confidence ?? 0, tax: tax?.confidence ?? 0,
                                            currency: currencyConfidence, category: categoryConfidence),
@@ -89,8 +96,11 @@ package struct Choice {
                     choice.tax = amount
                     choice.confidence.tax = p
                 }
+            case .item:
+                break
             }
         }
+        if let items = model.chooseItems(candidates.items) { choice.lineItems = items.map(\.item.item) }
         choice.flaggedByModel = flagged
         return choice
     }

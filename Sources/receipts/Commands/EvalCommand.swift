@@ -89,8 +89,9 @@ struct EvalCommand: AsyncParsableCommand {
             }
         }
         var processor = try pipeline.makeProcessor(logger: logger)
-        if rulesOnly, var rules = processor.analyzer as? HeuristicAnalyzer {
-            rules.models = nil
+        if rulesOnly || dumpCandidates != nil, var rules = processor.analyzer as? HeuristicAnalyzer {
+            if rulesOnly { rules.models = nil }
+            rules.proposesCandidates = dumpCandidates != nil
             processor = ReceiptProcessor(engine: processor.engine, analyzer: rules, options: processor.options,
                                          maxPasses: processor.maxPasses, readers: processor.readers, logger: logger)
         }

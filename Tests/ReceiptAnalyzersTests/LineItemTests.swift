@@ -1,0 +1,72 @@
+import Foundation
+import Testing
+import ReceiptModel
+@testable import ReceiptAnalyzers
+@testable import TestHelpers
+
+/// Line items as candidates from both readings: a printed row once, its amounts as each reading
+/// reads them, the description from the reading that reads it best; totals, tax, tender, change
+/// and payment rows are never items. Made-up rows.
+@Suite struct LineItemTests {
+    let options = AnalysisOptions(today: CalendarDate(year: 2026, month: 1, day: 1))
+
+    func reading(_ text: String) -> Reading { Reading(ocr: ocrResult(text), options: options) }
+
+    @Test func summaryAndPaymentRowsAreNeverItems() {
+        let items = CandidateProposer.items(reading("""
+            CORNER CAFE
+            Coffee 2.50
+            Toast 3.00
+            Subtotal 5.50
+            VAT 20% 0.92
+            TOTAL 5.50
+            Cash 10.00
+            Change 4.50
+            VISA 5.50
+            """)).map(\.item)
+        #expect(items.map(\.description) == ["Coffee", "Toast"])
+        #expect(items.compactMap(\.amount) == [Decimal(string: "2.50")!, 3])
+    }
+
+    @Test func aSecondRowWithTheQuantityTakesTheDescriptionAbove() {
+        let items = LineItemParser.parse(AmountLine.build(ReceiptDocument(text: """
+            BENGKEL MAJU
+            Oli Mesin Sintetik
+              2 x 65.000   130.000
+            Filter Oli   45.000
+            TOTAL 175.000
+            """), wholeUnits: true))
+        #expect(items.map(\.description) == ["Oli Mesin Sintetik", "Filter Oli"])
+        #expect(items.first?.quantity == 2 && items.first?.unitPrice == 65000 && items.first?.amount == 130000)
+    }
+
+    @Test func bothReadingsOfARowAreOneRowWithTheBetterDescription() {
+        let tesseract = reading("""
+            DINER
+            ==> FRIED £66 4.50
+            Large Fizzy §& 1.45
+            TOTAL 5.95
+            """)
+        let neural = reading("""
+            DINER
+            FRIED CHICKEN 4.50
+            LARGE FIZZY 1.46
+            TOTAL 5.95
+            """)
+        let items = CandidateProposer.items(tesseract: tesseract, neural: neural)
+        // Two printed rows: the first read alike, the second with two amounts (two candidates of one row).
+        #expect(Set(items.compactMap(\.candidate.row)).count == 2)
+        #expect(items.count == 3)
+        let fried = items.first { $0.item.amount == Decimal(string: "4.50") }
+        #expect(fried?.item.description == "FRIED CHICKEN")
+        let names = CandidateProposer.features(for: .item, readers: .both)
+        func feature(_ c: ItemCandidate, _ name: String) -> Double { c.candidate.features[names.firstIndex(of: name)!] }
+        #expect(fried.map { feature($0, "inBoth") } == 1)
+        // The disputed row's candidates: each read by one reading, and the readings disagree.
+        let disputed = items.filter { $0.item.amount != Decimal(string: "4.50") }
+        #expect(disputed.allSatisfy { feature($0, "inBoth") == 0 && feature($0, "disputed") == 1 })
+        // 4.50 + 1.45 is the total: the amount that adds up is marked so.
+        #expect(disputed.first { $0.item.amount == Decimal(string: "1.45") }.map { feature($0, "sumsBoth") } == 1)
+        #expect(disputed.first { $0.item.amount == Decimal(string: "1.46") }.map { feature($0, "sumsBoth") } == 0)
+    }
+}
