@@ -54,7 +54,7 @@ struct PostgresUpgradeTests {
     }
 
     @Test func aStoreOfTheReleaseBeforeUsersMigratesAndEverythingInItIsAdmins() async throws {
-        let server = try #require(PostgresTestServer.shared)
+        let server = try #require(await PostgresTestServer.shared())
         let (url, database) = try await storeAtV4(server)
         let store = try await open(url)
         defer { store.close() }
@@ -106,7 +106,7 @@ struct PostgresUpgradeTests {
     /// Lists by owner and by group are read through their indexes, newest first, not by sorting
     /// the whole table (what keeps `GET /v1/receipts` as fast as before users).
     @Test func listsByOwnerAndByGroupUseTheirIndexes() async throws {
-        let server = try #require(PostgresTestServer.shared)
+        let server = try #require(await PostgresTestServer.shared())
         let url = try await server.freshDatabase()
         let database = String(url.split(separator: "/").last!.split(separator: "?").first!)
         let store = try await open(url)

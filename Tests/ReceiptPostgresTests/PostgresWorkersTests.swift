@@ -123,7 +123,7 @@ struct PostgresWorkersTests {
 
     @Test(.enabled(if: PostgresWorkersTests.helperAvailable))
     func threeWorkerProcessesShareOneQueueAndFinishEveryReceiptExactlyOnce() async throws {
-        let server = try #require(PostgresTestServer.shared)
+        let server = try #require(await PostgresTestServer.shared())
         let url = try await server.freshDatabase()
         let names = try await submit(200, to: url, badEvery: 40)
         let workers = try (0..<3).map { _ in try Worker(url, delay: 0.05, workers: 2, lease: 30) }
@@ -148,7 +148,7 @@ struct PostgresWorkersTests {
 
     @Test(.enabled(if: PostgresWorkersTests.helperAvailable))
     func aWorkerKilledWithSIGKILLLeavesItsReceiptsToTheOthersAndNothingIsLostOrDoubled() async throws {
-        let server = try #require(PostgresTestServer.shared)
+        let server = try #require(await PostgresTestServer.shared())
         let url = try await server.freshDatabase()
         let names = try await submit(200, to: url)
         // 2 s leases: the killed worker's receipts come back 2 s after its last renewal.

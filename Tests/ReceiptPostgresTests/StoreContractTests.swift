@@ -29,7 +29,7 @@ struct TestStore: Sendable {
 
     static func make(_ kind: StoreKind) async throws -> TestStore {
         let dir = try TemporaryDirectory()
-        let location = kind == .sqlite ? dir.storePath : try await #require(PostgresTestServer.shared).freshDatabase()
+        let location = kind == .sqlite ? dir.storePath : try await #require(await PostgresTestServer.shared()).freshDatabase()
         let opened = try await open(location)
         return TestStore(kind: kind, store: opened.store, images: opened.images, dir: dir, location: location)
     }

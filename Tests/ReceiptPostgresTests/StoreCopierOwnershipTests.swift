@@ -59,7 +59,7 @@ struct StoreCopierOwnershipTests {
         _ = try await source.correct(expense, changed: [], by: ChangeAuthor(user: "carol"), in: .user("carol"), now: now.addingTimeInterval(60),
                                      expectedVersion: nil)
 
-        let server = try #require(PostgresTestServer.shared)
+        let server = try #require(await PostgresTestServer.shared())
         guard case let .postgres(location) = try StoreLocation(try await server.freshDatabase()) else { return }
         let target = try await PostgresReceiptStore.open(location, logger: TestSupport.logger)
         defer { target.close() }

@@ -31,7 +31,7 @@ struct PostgresCommandsTests {
     }
 
     @Test func realReceiptsSubmittedAnywhereAreReadByReceiptsWorkerProcessesThatStopCleanly() async throws {
-        let server = try #require(PostgresTestServer.shared)
+        let server = try #require(await PostgresTestServer.shared())
         let url = try await server.freshDatabase()
         // Submitted through the library (no workers here): the images go into the database.
         let opened = try await OpenedStore.open(try StoreLocation(url), drivers: [PostgresStoreDriver()], logger: TestSupport.logger)
@@ -70,7 +70,7 @@ struct PostgresCommandsTests {
     }
 
     @Test func storeMigrateCopiesAProcessedSQLiteStoreSoListAndExpensesReadTheSame() async throws {
-        let server = try #require(PostgresTestServer.shared)
+        let server = try #require(await PostgresTestServer.shared())
         let dir = try TemporaryDirectory()
         let sqlite = dir.storePath
         let files = Self.receipts.prefix(3).map(ReceiptsCLI.testReceipt) + [ReceiptsCLI.testReceipt("bad/truncated.jpg")]
@@ -112,7 +112,7 @@ struct PostgresCommandsTests {
     }
 
     @Test func thePasswordNeverShowsInErrorsHelpOrLogs() async throws {
-        let server = try #require(PostgresTestServer.shared)
+        let server = try #require(await PostgresTestServer.shared())
         let secret = "Wr0ng-pass-7731"
         let wrongPassword = "postgres://\(PostgresTestServer.user):\(secret)@127.0.0.1:\(server.port)/postgres?sslmode=disable"
         let refused = "postgres://\(PostgresTestServer.user):\(secret)@127.0.0.1:\(PostgresTestServer.freePort())/postgres?sslmode=disable"

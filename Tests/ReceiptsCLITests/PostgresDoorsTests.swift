@@ -47,7 +47,7 @@ struct PostgresDoorsTests {
     /// stay one receipt (the target's), the other receipts are copied, and copying again is harmless.
     /// Item 4: `export` prints money the same on both stores.
     @Test func migratingIntoANonEmptyStoreKeepsTheSameBytesOneReceipt() async throws {
-        let postgres = try #require(PostgresTestServer.shared)
+        let postgres = try #require(await PostgresTestServer.shared())
         let dir = try TemporaryDirectory()
         let sqlite = dir.storePath
         let files = ["uk-parking.jpg", "us-diner.jpg"].map(ReceiptsCLI.testReceipt)

@@ -16,7 +16,7 @@ struct PostgresWebhooksTests {
     typealias Server = ServeCommandTests.Server
 
     @Test func twoServersDeliverTheEventsAWorkerRecordsEachOnce() async throws {
-        let url = try await #require(PostgresTestServer.shared).freshDatabase()
+        let url = try await #require(await PostgresTestServer.shared()).freshDatabase()
         // Slow answers, so the two senders are busy at the same time.
         let receiver = try ScriptedHTTPServer([.respond(status: 204, body: "", delay: .milliseconds(300))])
         defer { receiver.stop() }

@@ -23,20 +23,25 @@ final class PostgresTestServer: @unchecked Sendable {
     let listenAddresses: [String]
     private let runAs: String?
 
-    /// The server for the whole test process, started on first use; nil when PostgreSQL is not installed.
-    static let shared: PostgresTestServer? = {
+    /// The server for the whole test process, started on first use; nil when it cannot start (the
+    /// reason on stderr). initdb and the start take seconds: they run off the cooperative pool
+    /// (`OffPool`), since a pool thread blocked in a static initializer stalled every other test.
+    static func shared() async -> PostgresTestServer? { await startup.value }
+
+    private static let startup = Task<PostgresTestServer?, Never> {
         do {
-            let server = try PostgresTestServer.start()
+            let server = try await OffPool.run { try PostgresTestServer.start() }
             atexit { PostgresTestServer.stopAll() }
             return server
         } catch {
             FileHandle.standardError.write(Data("PostgreSQL tests skipped: \(error)\n".utf8))
             return nil
         }
-    }()
+    }
 
-    /// Why PostgreSQL tests are skipped, for `.enabled(if:)` messages.
-    static var available: Bool { shared != nil }
+    /// Whether PostgreSQL can run here (its programs installed and, as root, the postgres user to
+    /// run them as), decided without starting it: for `.enabled(if:)` and test arguments.
+    static var available: Bool { findBinDirectory() != nil && (getuid() != 0 || getpwnam("postgres") != nil) }
 
     nonisolated(unsafe) private static var started: [PostgresTestServer] = []
     private static let lock = NSLock()

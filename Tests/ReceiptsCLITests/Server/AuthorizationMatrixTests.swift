@@ -249,7 +249,7 @@ enum StoreKindArgument: String, CaseIterable, Sendable, CustomTestStringConverti
     func location(_ dir: TemporaryDirectory) async throws -> String {
         switch self {
         case .sqlite: dir.storePath
-        case .postgres: try await #require(PostgresTestServer.shared).freshDatabase()
+        case .postgres: try await #require(await PostgresTestServer.shared()).freshDatabase()
         }
     }
 }
