@@ -23,9 +23,10 @@ public final class OCRSession: PageReader {
     let engine: OCREngine
     let imageData: Data
     private let state: Mutex<(taken: Int, read: Int, decoded: Int, textLayer: Bool)>
-    /// Held for the whole of a pass: a receipt's passes run one at a time, and `decoded` is
-    /// touched only with it held.
-    let passLock = Mutex(())
+    /// Held while a pass decodes the image (the first) and prepares its own copy of it; `decoded` is
+    /// touched only with it held. The reading itself runs without it, so Tesseract's first pass and
+    /// the neural reader's can read one receipt side by side on two OCR threads.
+    let passLock = NSLock()
     /// The decoded image, made by the first pass that needs it.
     let decoded = DecodedPage()
     /// Neural readings taken (they count toward no budget, see `neuralReading`).
@@ -99,6 +100,9 @@ public final class OCRSession: PageReader {
         return text
     }
 
+    /// Whether the bytes are a PDF's (which may have a text layer to read instead of OCR).
+    public var isPDF: Bool { ImageFormat.sniff(imageData) == .pdf }
+
     /// Whether the first reading came from a PDF's text layer (no OCR).
     public var readFromTextLayer: Bool { state.withLock { $0.textLayer } }
 
@@ -129,30 +133,32 @@ public final class OCRSession: PageReader {
         let psm = pass?.pageSegmentationMode ?? configuration.pageSegmentationMode
         let loader = self.loader
         let result = try await engine.onOCRThread { [self] handle in
-            try passLock.withLock { _ -> OCRResult in
+            let (page, prepared) = try passLock.withLock {
                 let page = try decodedPage(loader)
-                var image = loader.prepare(page.image, pass: pass)
+                let image = loader.prepare(page.image, pass: pass)
                 if pass == nil { decoded.firstPassSize = (image.width, image.height) }
-                if stretchContrast, let stretched = ImageLoader.stretchContrast(image) { image = stretched }
-                let read = handle.recognize(image, pageSegmentationMode: psm)
-                var result = OCRResult(text: read.text, lines: read.lines, meanConfidence: read.meanConfidence,
-                                       imageWidth: image.width, imageHeight: image.height,
-                                       sourceWidth: page.sourceWidth, sourceHeight: page.sourceHeight)
-                // No pass left (`--ocr-passes 1`): no band could be read, so none is looked for.
-                guard readDarkBands, passesLeft > 0 else { return result }
-                for band in DarkBands.find(in: image) {
-                    guard takePass(), let inverted = DarkBands.inverted(band, of: image) else { break }
-                    let lines = handle.recognize(inverted, pageSegmentationMode: psm).lines.map { line in
-                        OCRLine(words: line.words.map { w in
-                            OCRWord(text: w.text, confidence: w.confidence,
-                                    box: BoundingBox(x: w.box.x + band.x, y: w.box.y + band.y, width: w.box.width, height: w.box.height))
-                        })
-                    }
-                    state.withLock { $0.read += 1 }
-                    result = DarkBands.merge(result, band: band, read: lines)
-                }
-                return result
+                return (page, image)
             }
+            var image = prepared
+            if stretchContrast, let stretched = ImageLoader.stretchContrast(image) { image = stretched }
+            let read = handle.recognize(image, pageSegmentationMode: psm)
+            var result = OCRResult(text: read.text, lines: read.lines, meanConfidence: read.meanConfidence,
+                                   imageWidth: image.width, imageHeight: image.height,
+                                   sourceWidth: page.sourceWidth, sourceHeight: page.sourceHeight)
+            // No pass left (`--ocr-passes 1`): no band could be read, so none is looked for.
+            guard readDarkBands, passesLeft > 0 else { return result }
+            for band in DarkBands.find(in: image) {
+                guard takePass(), let inverted = DarkBands.inverted(band, of: image) else { break }
+                let lines = handle.recognize(inverted, pageSegmentationMode: psm).lines.map { line in
+                    OCRLine(words: line.words.map { w in
+                        OCRWord(text: w.text, confidence: w.confidence,
+                                box: BoundingBox(x: w.box.x + band.x, y: w.box.y + band.y, width: w.box.width, height: w.box.height))
+                    })
+                }
+                state.withLock { $0.read += 1 }
+                result = DarkBands.merge(result, band: band, read: lines)
+            }
+            return result
         }
         state.withLock { $0.read += 1 }
         return result
@@ -180,7 +186,8 @@ public final class OCRSession: PageReader {
 /// A decoded image held by a session between passes.
 ///
 /// `@unchecked Sendable`: its properties are read and written only by the session's passes
-/// (`recognize`, `neuralReading`), inside their OCR jobs with the session's `passLock` held.
+/// (`recognize`, `neuralReading`), inside their OCR jobs with the session's `passLock` held; the
+/// image a pass reads after releasing it is only read (Tesseract reads a copy of its own).
 final class DecodedPage: @unchecked Sendable {
     var loaded: ImageLoader.Loaded?
     /// The size of the first pass's image (what every reading's boxes are measured in), once known.

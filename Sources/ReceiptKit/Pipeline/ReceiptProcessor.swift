@@ -80,18 +80,36 @@ public struct ReceiptProcessor: ReceiptProcessing {
             if let text = try await session.textLayerReading() { return (text, nil) }
             return (try await session.neuralReading(), nil)
         case .both:
-            let ocr = try await session.firstReading()
-            // A PDF's text layer is exact: nothing to weigh it against.
-            guard !session.readFromTextLayer else { return (ocr, nil) }
-            do {
-                return (ocr, try await session.neuralReading())
-            } catch is CancellationError {
-                throw CancellationError()
-            } catch {
-                logger.warning("Neural reading failed; Tesseract's reading alone is analyzed",
-                               metadata: ["receipt.file": "\(session.file)", "error": "\(error)"])
-                return (ocr, nil)
+            // A PDF's text layer is exact: nothing to weigh it against. Its first reading comes first,
+            // and the neural reader reads only a PDF without one.
+            if session.isPDF {
+                let ocr = try await session.firstReading()
+                guard !session.readFromTextLayer else { return (ocr, nil) }
+                return (ocr, try neuralOrNil(await neuralAttempt(session), session))
             }
+            // An image: the two readers read it side by side, each on an OCR thread of its own when
+            // one is free (a lone receipt uses two cores; a full queue keeps one a receipt).
+            async let neural = neuralAttempt(session)
+            let ocr = try await session.firstReading()
+            return (ocr, try neuralOrNil(await neural, session))
+        }
+    }
+
+    private func neuralAttempt(_ session: OCRSession) async -> Result<OCRResult, any Error> {
+        do { return .success(try await session.neuralReading()) } catch { return .failure(error) }
+    }
+
+    /// A neural reading beside Tesseract's, or nil (and a warning) when it failed: Tesseract's
+    /// reading is then analyzed alone. Cancellation is not a failure of the reader: it is thrown.
+    private func neuralOrNil(_ attempt: Result<OCRResult, any Error>, _ session: OCRSession) throws -> OCRResult? {
+        switch attempt {
+        case .success(let reading):
+            return reading
+        case .failure(let error):
+            if error is CancellationError { throw error }
+            logger.warning("Neural reading failed; Tesseract's reading alone is analyzed",
+                           metadata: ["receipt.file": "\(session.file)", "error": "\(error)"])
+            return nil
         }
     }
 

@@ -44,7 +44,8 @@ extension OCRSession {
         }
         let (loader, reader) = (self.loader, NeuralReader(models: models))
         let reading = try await engine.onOCRWorker { [self] worker in
-            try passLock.withLock { _ in
+            // Decoded and prepared with the pass lock held; read without it (beside Tesseract's pass).
+            let (page, image, full) = try passLock.withLock {
                 let page = try decodedPage(loader)
                 let image = loader.prepare(page.image, pass: pass.map { OCRPass(scale: $0.scale, region: $0.region) })
                 if pass == nil, decoded.firstPassSize == nil { decoded.firstPassSize = (image.width, image.height) }
@@ -53,21 +54,22 @@ extension OCRSession {
                     decoded.firstPassSize = (first.width, first.height)
                     return (first.width, first.height)
                 }()
-                let requests = try worker.neuralRequests(models)
-                var (lines, timing) = try reader.read(image, requests: requests)
-                if let region = pass?.region {
-                    lines = Self.mapped(lines, from: (image.width, image.height), into: region, full: full)
-                } else if (image.width, image.height) != full {
-                    // A whole page read at another scale: its boxes scaled to the first reading's.
-                    lines = Self.mapped(lines, from: (image.width, image.height),
-                                        into: BoundingBox(x: 0, y: 0, width: full.width, height: full.height), full: full)
-                }
-                let result = OCRResult(text: lines.map(\.text).joined(separator: "\n") + (lines.isEmpty ? "" : "\n"),
-                                       lines: lines, meanConfidence: OCRResult.meanConfidence(of: lines),
-                                       imageWidth: full.width, imageHeight: full.height,
-                                       sourceWidth: page.sourceWidth, sourceHeight: page.sourceHeight)
-                return (result, timing)
+                return (page, image, full)
             }
+            let requests = try worker.neuralRequests(models)
+            var (lines, timing) = try reader.read(image, requests: requests)
+            if let region = pass?.region {
+                lines = Self.mapped(lines, from: (image.width, image.height), into: region, full: full)
+            } else if (image.width, image.height) != full {
+                // A whole page read at another scale: its boxes scaled to the first reading's.
+                lines = Self.mapped(lines, from: (image.width, image.height),
+                                    into: BoundingBox(x: 0, y: 0, width: full.width, height: full.height), full: full)
+            }
+            let result = OCRResult(text: lines.map(\.text).joined(separator: "\n") + (lines.isEmpty ? "" : "\n"),
+                                   lines: lines, meanConfidence: OCRResult.meanConfidence(of: lines),
+                                   imageWidth: full.width, imageHeight: full.height,
+                                   sourceWidth: page.sourceWidth, sourceHeight: page.sourceHeight)
+            return (result, timing)
         }
         neuralReadings.withLock { $0 += 1 }
         return reading
