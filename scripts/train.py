@@ -462,17 +462,22 @@ def rules_items(receipts, i):
     return rules("tesseract.") or rules("neural.")
 
 
-def item_table(receipts, held, say):
+def item_groups(receipts, held):
+    """(name, receipt indices) of each set with labelled items, then of the WildReceipt family."""
     sets = sorted({r["set"] for r in receipts if r["known"].get("item")})
     fams = sorted({r["family"] for r in receipts if r["known"].get("item") and r["family"] == "WildReceipt"})
+    for name, members in [(s, [s]) for s in sets] + [(f, None) for f in fams]:
+        ids = [i for i in held if (receipts[i]["set"] in members if members else receipts[i]["family"] == name)]
+        if ids:
+            yield name, ids
+
+
+def item_table(receipts, held, say):
     say("Line items (amounts as multisets against the labelled ones; WildReceipt's `Prod_price_value`, TestReceipts' `lineItems`):")
     say()
     say("| set | receipts | rules F1 / exact | learned (held out) precision | recall | F1 | exact receipts |")
     say("|---|---|---|---|---|---|---|")
-    for name, members in [(s, [s]) for s in sets] + [(f, None) for f in fams]:
-        ids = [i for i in held if (receipts[i]["set"] in members if members else receipts[i]["family"] == name)]
-        if not ids:
-            continue
+    for name, ids in item_groups(receipts, held):
         counts = [item_counts(held[i], receipts[i]["items"]) for i in ids]
         rules = [item_counts(rules_items(receipts, i), receipts[i]["items"]) for i in ids]
         m, n, l = sum(c[0] for c in counts), sum(c[1] for c in counts), sum(c[2] for c in counts)
@@ -485,10 +490,7 @@ def item_table(receipts, held, say):
     say()
     say("| set | labelled | not read | not chosen | kept, not labelled |")
     say("|---|---|---|---|---|")
-    for name, members in [(s, [s]) for s in sets] + [(f, None) for f in fams]:
-        ids = [i for i in held if (receipts[i]["set"] in members if members else receipts[i]["family"] == name)]
-        if not ids:
-            continue
+    for name, ids in item_groups(receipts, held):
         labelled = unread = unchosen = extra = 0
         for i in ids:
             left = defaultdict(int)
