@@ -136,9 +136,10 @@ public struct HeuristicAnalyzer: ReceiptAnalyzer {
         // Proposed only when models are in use (the rows' dates cost a date search per row).
         var candidates: FieldCandidates?
         if propose {
-            var proposed = FieldCandidates(reading, totals: totals, checks: checks, tax: rulesTax, options: options)
+            var proposed = FieldCandidates(reading, totals: totals, checks: checks, tax: rulesTax, options: options,
+                                           items: neural == nil)
             if let neural {
-                let second = FieldCandidates(neural, totals: [], checks: Checks(), tax: tax(neural), options: options)
+                let second = FieldCandidates(neural, totals: [], checks: Checks(), tax: tax(neural), options: options, items: false)
                 proposed = FieldCandidates(tesseract: proposed, neural: second, totals: totals,
                                            items: CandidateProposer.items(tesseract: reading, neural: neural))
             }

@@ -17,12 +17,15 @@ package struct FieldCandidates {
     /// - Parameters:
     ///   - totals: the total's candidates, proposed earlier for the checks' plan.
     ///   - tax: the rules' tax, whose features relate it to the reading's rules' total.
-    package init(_ reading: Reading, totals: [Candidate], checks: Checks, tax: TaxFinding?, options: AnalysisOptions) {
+    ///   - items: whether to propose the reading's line items (not when two readings' are proposed
+    ///     together, `CandidateProposer.items(tesseract:neural:)`).
+    package init(_ reading: Reading, totals: [Candidate], checks: Checks, tax: TaxFinding?, options: AnalysisOptions,
+                 items: Bool = true) {
         total = totals
         date = CandidateProposer.dates(reading, check: checks.date, options: options)
         vendor = CandidateProposer.vendor(reading, check: checks.vendor)
         self.tax = CandidateProposer.taxes(reading, finding: tax, total: reading.total?.value)
-        items = CandidateProposer.items(reading)
+        self.items = items ? CandidateProposer.items(reading) : []
     }
 
     /// Tesseract's and the neural reader's candidates as one list a field
