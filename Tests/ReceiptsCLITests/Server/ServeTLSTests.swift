@@ -3,7 +3,7 @@ import Testing
 @testable import TestHelpers
 
 /// `receipts serve --tls-cert FILE --tls-key FILE`: HTTPS with a certificate made here as the
-/// README tells a home server's owner to (openssl: a CA of their own and a certificate for the
+/// docs/review-ui.md tells a home server's owner to (openssl: a CA of their own and a certificate for the
 /// server's address signed by it), checked by a real TLS client (curl) that trusts only that CA.
 @Suite(.serialized, .enabled(if: FileManager.default.isExecutableFile(atPath: ReceiptsCLI.binary.path)
     && FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl") && FileManager.default.isExecutableFile(atPath: "/usr/bin/curl")))
@@ -17,7 +17,7 @@ struct ServeTLSTests {
         #expect(result.status == 0, "openssl \(arguments.joined(separator: " ")): \(result.err)")
     }
 
-    /// A CA, and a certificate for 127.0.0.1 signed by it (the README's steps, with the test's address).
+    /// A CA, and a certificate for 127.0.0.1 signed by it (docs/review-ui.md's steps, with the test's address).
     static func makeCertificate(in dir: TemporaryDirectory, name: String = "server") async throws -> Certificate {
         let (ca, caKey, key, csr, cert, ext) = (dir.path("\(name)-ca.pem"), dir.path("\(name)-ca-key.pem"), dir.path("\(name)-key.pem"),
                                                dir.path("\(name).csr"), dir.path("\(name).pem"), dir.path("\(name).ext"))
