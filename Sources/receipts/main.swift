@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ReceiptOCR
 
 // Debian's libtesseract uses OpenMP, which reads OMP_THREAD_LIMIT when the library loads — before
 // any Swift code runs. Without it OCR is 4–9× slower on small machines (measured on this project's
@@ -21,9 +22,23 @@ do {
     exit(2)
 } catch {}
 
-/// Calls `AsyncParsableCommand.main()` (top-level code would pick the synchronous overload).
+/// `AsyncParsableCommand.main()` (top-level code would pick the synchronous overload), which
+/// exits only after any neural network this process began to compile is compiled: the networks
+/// compile in the background while the first receipt is read, and exiting under a compilation
+/// crashes OpenVINO (`NeuralModels.waitForCompilations`).
 func runAsync<Command: AsyncParsableCommand>(_: Command.Type) async {
-    await Command.main()
+    do {
+        var command = try Command.parseAsRoot()
+        if var command = command as? any AsyncParsableCommand {
+            try await command.run()
+        } else {
+            try command.run()
+        }
+        NeuralModels.waitForCompilations()
+    } catch {
+        NeuralModels.waitForCompilations()
+        Command.exit(withError: error)
+    }
 }
 
 await runAsync(Receipts.self)

@@ -19,8 +19,14 @@ typedef struct receipts_ov_tensor receipts_ov_tensor;
 
 /// Loads libopenvino_c.so.* from `library_dir` and resolves the functions below. Idempotent: once
 /// loaded, later calls (with any folder) answer 0. On failure writes a one-line reason (the file
-/// looked for, dlerror's text, a missing symbol) into `error` and answers -1.
+/// looked for, dlerror's text, a missing symbol) into `error` and answers -1. Sets
+/// ONEDNN_PRIMITIVE_CACHE_CAPACITY=0 in the environment first, unless it is set.
 int receipts_ov_load(const char *library_dir, char *error, size_t error_size);
+
+/// Returns once no model is being compiled. A process must not exit while one is: the runtime's
+/// exit-time destructors (some registered during the compilation itself, so no atexit handler
+/// runs before them) pull its state from under it, and it crashed about one exit in eight.
+void receipts_ov_wait_for_compilations(void);
 
 /// 1 once receipts_ov_load succeeded in this process.
 int receipts_ov_is_loaded(void);

@@ -7,19 +7,21 @@ import Synchronization
 
 /// The neural reader's networks, compiled once a process and shared by every OCR thread.
 ///
-/// Loading checks each file's SHA-256 against the model set's, then compiles detection and
-/// recognition for the CPU once, as one stream run by as many threads as the engine has OCR
-/// threads (`streams`). Each OCR thread makes its own inference requests on them (lazily, see
+/// Loading checks each file's SHA-256 against the model set's and loads the runtime before `init`
+/// returns (so a missing or damaged install is an error at once); then detection and recognition
+/// are compiled for the CPU on two threads of their own, side by side, while the caller goes on
+/// (Tesseract's first pass of the first receipt runs meanwhile). Each is compiled as one stream run
+/// by as many threads as the engine has OCR threads (`streams`). The first OCR thread to read waits
+/// for them (`makeRequests`); each OCR thread makes its own inference requests (lazily, see
 /// `NeuralRequests`); the stream's working memory is shared.
 ///
 /// `Sendable`: every stored property is a constant; the compiled networks are `CompiledNetwork`s
-/// (thread-safe in OpenVINO), the counters are atomics.
+/// (thread-safe in OpenVINO) behind `NetworkLoad`'s lock, the counters are atomics.
 public final class NeuralModels: Sendable {
     public let configuration: NeuralConfiguration
     /// The recognizer's classes: `""` (CTC's blank), the set's characters, then `" "`.
     package let classes: [String]
-    let detector: CompiledNetwork
-    let recognizer: CompiledNetwork
+    private let networks: NetworkLoad
     private let requests = Atomic<Int>(0)
 
     /// Networks compiled by this process so far (two a load): what a test reads to see that the
@@ -49,7 +51,6 @@ public final class NeuralModels: Sendable {
         let characters = String(decoding: characterBytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
         classes = [""] + characters.dropLast(characters.last == "" ? 1 : 0).map(String.init) + [" "]
 
-        let started = ContinuousClock.now
         // The inference's working buffers (tens of megabytes, another size for every page and
         // batch of rows) go back to the system when freed: 20 receipts, 2 workers, peak RSS
         // 626 -> 556 MB in the same time (docs/neural-reader.md).
@@ -59,21 +60,26 @@ public final class NeuralModels: Sendable {
         // working memory of one inference instead of one a thread (20 receipts, 2 workers: peak RSS
         // 634 MB with two streams, 529 MB with one, the same time).
         let threads = max(1, streams)
-        let streams = 1
-        detector = try core.compile(model: detectorBytes, file: folder.appendingPathComponent(set.detector.name).path,
-                                    threads: threads, streams: streams)
-        recognizer = try core.compile(model: recognizerBytes, file: folder.appendingPathComponent(set.recognizer.name).path,
-                                      threads: threads, streams: streams)
+        let files = (folder.appendingPathComponent(set.detector.name).path, folder.appendingPathComponent(set.recognizer.name).path)
+        networks = NetworkLoad(core: core, detector: (detectorBytes, files.0), recognizer: (recognizerBytes, files.1),
+                               threads: threads, logger: logger, setName: set.name)
         Self.compiles.add(2, ordering: .relaxed)
         self.configuration = configuration
-        logger.debug("Neural reader loaded", metadata: [
-            "neural.models": "\(set.name)", "neural.openvino": "\(OpenVINO.version)", "neural.streams": "\(streams)",
-            "neural.seconds": "\(Self.seconds(ContinuousClock.now - started))",
-        ])
     }
 
-    /// An OCR thread's own inference requests on these networks.
+    /// Returns once no network is being compiled by this process. A program that may exit within a
+    /// second of loading the networks (every file it was given failed before they were needed)
+    /// calls it before it exits: exiting under a compilation crashes the runtime. The `receipts`
+    /// executable does, whatever the command.
+    public static func waitForCompilations() {
+        receipts_ov_wait_for_compilations()
+    }
+
+    /// An OCR thread's own inference requests on these networks; the first call waits until both
+    /// networks are compiled.
+    /// - Throws: `ReceiptError(.engineInitFailed)` naming the model file that could not be compiled.
     package func makeRequests() throws -> NeuralRequests {
+        let (detector, recognizer) = try networks.wait()
         let requests = NeuralRequests(detector: try detector.makeRequest(), recognizer: try recognizer.makeRequest())
         self.requests.add(2, ordering: .relaxed)
         return requests
@@ -93,8 +99,58 @@ public final class NeuralModels: Sendable {
         return data
     }
 
-    private static func seconds(_ duration: Duration) -> String {
+    static func seconds(_ duration: Duration) -> String {
         String(format: "%.2f", Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
+    }
+}
+
+/// The two networks being compiled, each on a thread of its own, and what became of them.
+///
+/// `@unchecked Sendable`: the state is read and written only with `condition` locked; the core is
+/// used by the two compiling threads at once, which OpenVINO allows (`ov::Core` is thread-safe),
+/// and kept until both finish.
+private final class NetworkLoad: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var detector: Result<CompiledNetwork, ReceiptError>?
+    private var recognizer: Result<CompiledNetwork, ReceiptError>?
+
+    init(core: OpenVINOCore, detector: (bytes: Data, file: String), recognizer: (bytes: Data, file: String),
+         threads: Int, logger: Logger, setName: String) {
+        let started = ContinuousClock.now
+        nonisolated(unsafe) let core = core
+        for (which, model) in [(0, detector), (1, recognizer)] {
+            let thread = Thread { [self] in
+                let result: Result<CompiledNetwork, ReceiptError>
+                do {
+                    result = .success(try core.compile(model: model.bytes, file: model.file, threads: threads, streams: 1))
+                } catch let error as ReceiptError {
+                    result = .failure(error)
+                } catch {
+                    result = .failure(ReceiptError(.engineInitFailed, file: model.file, "cannot compile the model: \(error)"))
+                }
+                condition.lock()
+                if which == 0 { self.detector = result } else { self.recognizer = result }
+                let done = self.detector != nil && self.recognizer != nil
+                condition.broadcast()
+                condition.unlock()
+                if done {
+                    logger.debug("Neural reader loaded", metadata: [
+                        "neural.models": "\(setName)", "neural.openvino": "\(OpenVINO.version)", "neural.streams": "1",
+                        "neural.seconds": "\(NeuralModels.seconds(ContinuousClock.now - started))",
+                    ])
+                }
+            }
+            thread.name = "receipts-neural-load"
+            thread.start()
+        }
+    }
+
+    /// Both networks once compiled; the first failure if either could not be.
+    func wait() throws -> (CompiledNetwork, CompiledNetwork) {
+        condition.lock()
+        defer { condition.unlock() }
+        while detector == nil || recognizer == nil { condition.wait() }
+        return (try detector!.get(), try recognizer!.get())
     }
 }
 
