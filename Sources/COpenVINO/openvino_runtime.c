@@ -113,11 +113,13 @@ int receipts_ov_load(const char *library_dir, char *error, size_t error_size) {
         return -1;
     }
     // oneDNN (inside the CPU plugin) keeps up to 1,024 compiled kernels for the shapes it has seen;
-    // every page and batch of rows has a shape of its own, so the cache only grows the footprint
-    // (8 receipts, 2 workers: peak RSS 507 -> 454 MB, the same time; docs/benchmarks.md). The plugin
-    // reads the variable when its first kernel is made, so it is set before the library is loaded,
-    // unless the environment already sets it.
-    setenv("ONEDNN_PRIMITIVE_CACHE_CAPACITY", "0", 0);
+    // pages and batches of rows come in ever new shapes, so a large cache mostly grows the footprint,
+    // while a receipt's batches of short rows repeat a shape, which a small one keeps. 41 receipts,
+    // 2 workers, two alternated runs each (docs/benchmarks.md): 1,024 entries 67.8 / 60.9 s, peak
+    // RSS 587 MB; none 68.9 / 63.9 s, 505-510 MB; 64 entries 65.6 / 60.9 s, 507 MB. The plugin reads
+    // the variable when it makes its first kernel, so it is set before the library is loaded, unless
+    // the environment already sets it.
+    setenv("ONEDNN_PRIMITIVE_CACHE_CAPACITY", "64", 0);
     // Kept for the life of the process: compiled models and their threads live in the library.
     void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!handle) {

@@ -20,7 +20,7 @@ typedef struct receipts_ov_tensor receipts_ov_tensor;
 /// Loads libopenvino_c.so.* from `library_dir` and resolves the functions below. Idempotent: once
 /// loaded, later calls (with any folder) answer 0. On failure writes a one-line reason (the file
 /// looked for, dlerror's text, a missing symbol) into `error` and answers -1. Sets
-/// ONEDNN_PRIMITIVE_CACHE_CAPACITY=0 in the environment first, unless it is set.
+/// ONEDNN_PRIMITIVE_CACHE_CAPACITY=64 in the environment first, unless it is set.
 int receipts_ov_load(const char *library_dir, char *error, size_t error_size);
 
 /// Returns once no model is being compiled. A process must not exit while one is: the runtime's

@@ -75,13 +75,17 @@ public final class NeuralModels: Sendable {
         receipts_ov_wait_for_compilations()
     }
 
-    /// An OCR thread's own inference requests on these networks; the first call waits until both
-    /// networks are compiled.
+    /// An OCR thread's own inference requests on these networks; the first call waits until the
+    /// detector is compiled (the recognizer's request is made when it is first needed, so the first
+    /// detection need not wait for the recognizer's compilation).
     /// - Throws: `ReceiptError(.engineInitFailed)` naming the model file that could not be compiled.
     package func makeRequests() throws -> NeuralRequests {
-        let (detector, recognizer) = try networks.wait()
-        let requests = NeuralRequests(detector: try detector.makeRequest(), recognizer: try recognizer.makeRequest())
-        self.requests.add(2, ordering: .relaxed)
+        let requests = NeuralRequests(detector: try networks.wait(.detector).makeRequest()) { [self] in
+            let request = try networks.wait(.recognizer).makeRequest()
+            self.requests.add(1, ordering: .relaxed)
+            return request
+        }
+        self.requests.add(1, ordering: .relaxed)
         return requests
     }
 
@@ -114,11 +118,13 @@ private final class NetworkLoad: @unchecked Sendable {
     private var detector: Result<CompiledNetwork, ReceiptError>?
     private var recognizer: Result<CompiledNetwork, ReceiptError>?
 
+    enum Network { case detector, recognizer }
+
     init(core: OpenVINOCore, detector: (bytes: Data, file: String), recognizer: (bytes: Data, file: String),
          threads: Int, logger: Logger, setName: String) {
         let started = ContinuousClock.now
         nonisolated(unsafe) let core = core
-        for (which, model) in [(0, detector), (1, recognizer)] {
+        for (which, model) in [(Network.detector, detector), (.recognizer, recognizer)] {
             let thread = Thread { [self] in
                 let result: Result<CompiledNetwork, ReceiptError>
                 do {
@@ -129,7 +135,7 @@ private final class NetworkLoad: @unchecked Sendable {
                     result = .failure(ReceiptError(.engineInitFailed, file: model.file, "cannot compile the model: \(error)"))
                 }
                 condition.lock()
-                if which == 0 { self.detector = result } else { self.recognizer = result }
+                if which == .detector { self.detector = result } else { self.recognizer = result }
                 let done = self.detector != nil && self.recognizer != nil
                 condition.broadcast()
                 condition.unlock()
@@ -145,23 +151,32 @@ private final class NetworkLoad: @unchecked Sendable {
         }
     }
 
-    /// Both networks once compiled; the first failure if either could not be.
-    func wait() throws -> (CompiledNetwork, CompiledNetwork) {
+    /// The network once compiled, or why it could not be.
+    func wait(_ network: Network) throws -> CompiledNetwork {
         condition.lock()
         defer { condition.unlock() }
-        while detector == nil || recognizer == nil { condition.wait() }
-        return (try detector!.get(), try recognizer!.get())
+        while (network == .detector ? detector : recognizer) == nil { condition.wait() }
+        return try (network == .detector ? detector : recognizer)!.get()
     }
 }
 
 /// One OCR thread's inference requests: made on first use by that thread and kept with it.
 package final class NeuralRequests {
     let detector: InferRequest
-    let recognizer: InferRequest
+    private var madeRecognizer: InferRequest?
+    private let makeRecognizer: () throws -> InferRequest
 
-    init(detector: InferRequest, recognizer: InferRequest) {
+    init(detector: InferRequest, recognizer: @escaping () throws -> InferRequest) {
         self.detector = detector
-        self.recognizer = recognizer
+        makeRecognizer = recognizer
+    }
+
+    /// The recognizer's request, made (once the recognizer is compiled) on first use.
+    func recognizer() throws -> InferRequest {
+        if let madeRecognizer { return madeRecognizer }
+        let made = try makeRecognizer()
+        madeRecognizer = made
+        return made
     }
 }
 

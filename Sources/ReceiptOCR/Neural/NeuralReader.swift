@@ -35,7 +35,7 @@ package struct NeuralReader: Sendable {
         timing.detection = clock.now - start
         timing.boxes = boxes.count
         start = clock.now
-        let texts = try recognizer.recognize(boxes, in: page, request: requests.recognizer)
+        let texts = try recognizer.recognize(boxes, in: page, request: requests.recognizer())
         timing.recognition = clock.now - start
         let words = texts.flatMap { Self.words(of: $0, imageWidth: page.width, imageHeight: page.height) }
         return (Self.rows(words), timing)
