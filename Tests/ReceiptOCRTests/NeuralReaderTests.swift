@@ -171,6 +171,19 @@ struct NeuralReaderTests {
 /// `receipts ocr --reader …` as a user runs it.
 @Suite(.enabled(if: NeuralTestSupport.installed, NeuralTestSupport.skipReason))
 struct NeuralReaderCLITests {
+    @Test func aBatchThatFailsBeforeAnyReadingExitsWithItsErrorNotACrash() async throws {
+        // The networks compile in the background while the first file is opened; a file that fails
+        // at once ends the process while they compile. Exiting under a compilation crashed OpenVINO
+        // (SIGSEGV or SIGABRT in about one run in five), so the process waits for it.
+        let dir = try TemporaryDirectory()
+        for run in 1...8 {
+            let result = try await ReceiptsCLI.run(["process", "--force", "--store", dir.path("r.sqlite"),
+                                                    ReceiptsCLI.testReceipt("bad/empty.jpg")])
+            #expect(result.status == 1, "run \(run): exit status \(result.status) (a signal number means a crash): \(result.err)")
+            #expect((result.out + result.err).contains("empty.jpg"), "\(result.out)\n\(result.err)")
+        }
+    }
+
     @Test func neuralTSVHasWordsWithBoxesAndConfidences() async throws {
         let result = try await ReceiptsCLI.run(["ocr", "--reader", "neural", "--tsv", ReceiptsCLI.testReceipt("uk-fuel-diesel.png")])
         #expect(result.status == 0, "\(result.err)")
