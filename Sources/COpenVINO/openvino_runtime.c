@@ -67,17 +67,6 @@ static int fail(const char *what, ov_status status) {
     return -1;
 }
 
-// Models being compiled now (see receipts_ov_wait_for_compilations).
-static pthread_mutex_t compile_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t compile_done = PTHREAD_COND_INITIALIZER;
-static int compiling;
-
-void receipts_ov_wait_for_compilations(void) {
-    pthread_mutex_lock(&compile_lock);
-    while (compiling > 0) pthread_cond_wait(&compile_done, &compile_lock);
-    pthread_mutex_unlock(&compile_lock);
-}
-
 const char *receipts_ov_last_error(void) { return last_error; }
 
 /// The versioned file libopenvino_c.so.<n> in `dir` (the wheel ships no unversioned name).
@@ -212,15 +201,8 @@ int receipts_ov_compile(const receipts_ov_core *core, const receipts_ov_model *m
     // No cache of kernels per input shape: every page and every batch of rows has its own shape, and
     // the cache (5,000 entries by default) only grew the footprint (20 receipts, 2 workers: peak RSS
     // 1,266 MB with it, 992 MB without, the same time).
-    pthread_mutex_lock(&compile_lock);
-    compiling++;
-    pthread_mutex_unlock(&compile_lock);
     ov_status s = api.compile_model(core, model, "CPU", 6, compiled, "INFERENCE_NUM_THREADS", threads_text,
                                     "NUM_STREAMS", streams_text, "CPU_RUNTIME_CACHE_CAPACITY", "0");
-    pthread_mutex_lock(&compile_lock);
-    compiling--;
-    pthread_cond_broadcast(&compile_done);
-    pthread_mutex_unlock(&compile_lock);
     return s == 0 ? 0 : fail("compiling the model for the CPU", s);
 }
 

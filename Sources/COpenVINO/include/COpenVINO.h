@@ -23,11 +23,6 @@ typedef struct receipts_ov_tensor receipts_ov_tensor;
 /// ONEDNN_PRIMITIVE_CACHE_CAPACITY=64 in the environment first, unless it is set.
 int receipts_ov_load(const char *library_dir, char *error, size_t error_size);
 
-/// Returns once no model is being compiled. A process must not exit while one is: the runtime's
-/// exit-time destructors (some registered during the compilation itself, so no atexit handler
-/// runs before them) pull its state from under it, and it crashed about one exit in eight.
-void receipts_ov_wait_for_compilations(void);
-
 /// 1 once receipts_ov_load succeeded in this process.
 int receipts_ov_is_loaded(void);
 

@@ -72,7 +72,7 @@ public final class NeuralModels: Sendable {
     /// calls it before it exits: exiting under a compilation crashes the runtime. The `receipts`
     /// executable does, whatever the command.
     public static func waitForCompilations() {
-        receipts_ov_wait_for_compilations()
+        NetworkLoad.waitForAll()
     }
 
     /// An OCR thread's own inference requests on these networks; the first call waits until the
@@ -110,7 +110,8 @@ public final class NeuralModels: Sendable {
 
 /// The two networks being compiled, each on a thread of its own, and what became of them.
 ///
-/// `@unchecked Sendable`: the state is read and written only with `condition` locked; the core is
+/// `@unchecked Sendable`: the state is read and written only with `condition` locked (the count of
+/// compilations in flight with `inFlight` locked); the core is
 /// used by the two compiling threads at once, which OpenVINO allows (`ov::Core` is thread-safe),
 /// and kept until both finish.
 private final class NetworkLoad: @unchecked Sendable {
@@ -120,10 +121,26 @@ private final class NetworkLoad: @unchecked Sendable {
 
     enum Network { case detector, recognizer }
 
+    /// Networks of the process being compiled now, counted before their threads start: the
+    /// runtime's exit-time destructors (some registered during a compilation itself, so no atexit
+    /// handler could run before them) must not run under one.
+    private static let inFlight = NSCondition()
+    nonisolated(unsafe) private static var compiling = 0
+
+    /// Returns once no network of this process is being compiled.
+    static func waitForAll() {
+        inFlight.lock()
+        while compiling > 0 { inFlight.wait() }
+        inFlight.unlock()
+    }
+
     init(core: OpenVINOCore, detector: (bytes: Data, file: String), recognizer: (bytes: Data, file: String),
          threads: Int, logger: Logger, setName: String) {
         let started = ContinuousClock.now
         nonisolated(unsafe) let core = core
+        Self.inFlight.lock()
+        Self.compiling += 2
+        Self.inFlight.unlock()
         for (which, model) in [(Network.detector, detector), (.recognizer, recognizer)] {
             let thread = Thread { [self] in
                 let result: Result<CompiledNetwork, ReceiptError>
@@ -139,6 +156,10 @@ private final class NetworkLoad: @unchecked Sendable {
                 let done = self.detector != nil && self.recognizer != nil
                 condition.broadcast()
                 condition.unlock()
+                Self.inFlight.lock()
+                Self.compiling -= 1
+                Self.inFlight.broadcast()
+                Self.inFlight.unlock()
                 if done {
                     logger.debug("Neural reader loaded", metadata: [
                         "neural.models": "\(setName)", "neural.openvino": "\(OpenVINO.version)", "neural.streams": "1",
