@@ -90,7 +90,7 @@ public final class PostgresReceiptStore: ReceiptStore, Sendable {
         quiet.logLevel = max(logger.logLevel, .warning)
         let store = PostgresReceiptStore(location: location, configuration: configuration, logger: quiet)
         do {
-            try await store.withTimeout(connectTimeout + .seconds(5)) { try await store.migrate() }
+            try await store.migrate(reachWithin: connectTimeout + .seconds(5))
         } catch {
             store.close()
             throw store.map(error)
@@ -122,19 +122,31 @@ public final class PostgresReceiptStore: ReceiptStore, Sendable {
 
     // MARK: Migrations
 
+    /// How long creating or upgrading the schema may take once the server answered, waiting for
+    /// another host's migration included: a loaded server takes seconds, not minutes.
+    static let migrationLimit: Duration = .seconds(120)
+
     /// Migrates on a connection of its own, opened directly rather than from the pool, so a wrong
     /// password, a missing database or an unreachable host is reported at once with its cause.
-    private func migrate() async throws {
-        let connection = try await connectDirectly(id: 0)
+    /// `reachWithin` bounds connecting and logging in only: a migration slowed by a loaded server
+    /// is not an unreachable one (it has `migrationLimit`, and says so when it runs out).
+    private func migrate(reachWithin limit: Duration) async throws {
+        let connection = try await withTimeout(limit, orElse: ReceiptError(.cannotOpen,
+            "cannot reach PostgreSQL at \(postgres.host):\(postgres.port) within \(limit); check that it runs and that this host may connect",
+            file: location, retry: .later)) { try await self.connectDirectly(id: 0) }
         do {
-            try await connection.query("SELECT pg_advisory_lock(\(PostgresSchema.migrationLock))", logger: logger)
-            do {
-                try await Self.migrate(connection, location: location, logger: logger)
-            } catch {
-                _ = try? await connection.query("SELECT pg_advisory_unlock(\(PostgresSchema.migrationLock))", logger: logger)
-                throw error
+            try await withTimeout(Self.migrationLimit, orElse: ReceiptError(.database,
+                "PostgreSQL answered but the schema was not ready within \(Self.migrationLimit) (another host may be migrating it, or the server is overloaded); try again",
+                file: location, retry: .later)) { [location, logger] in
+                try await connection.query("SELECT pg_advisory_lock(\(PostgresSchema.migrationLock))", logger: logger)
+                do {
+                    try await Self.migrate(connection, location: location, logger: logger)
+                } catch {
+                    _ = try? await connection.query("SELECT pg_advisory_unlock(\(PostgresSchema.migrationLock))", logger: logger)
+                    throw error
+                }
+                try await connection.query("SELECT pg_advisory_unlock(\(PostgresSchema.migrationLock))", logger: logger)
             }
-            try await connection.query("SELECT pg_advisory_unlock(\(PostgresSchema.migrationLock))", logger: logger)
         } catch {
             try? await connection.close()
             throw error
@@ -311,7 +323,9 @@ public final class PostgresReceiptStore: ReceiptStore, Sendable {
         }
     }
 
-    private func withTimeout<T: Sendable>(_ limit: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    /// `body`'s result, or `failure` thrown when `limit` passes first (`body` is cancelled).
+    private func withTimeout<T: Sendable>(_ limit: Duration, orElse failure: ReceiptError,
+                                          _ body: @escaping @Sendable () async throws -> T) async throws -> T {
         try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask { try await body() }
             group.addTask {
@@ -319,10 +333,7 @@ public final class PostgresReceiptStore: ReceiptStore, Sendable {
                 return nil
             }
             defer { group.cancelAll() }
-            guard let result = try await group.next()!  else {
-                throw ReceiptError(.cannotOpen, "cannot reach PostgreSQL at \(postgres.host):\(postgres.port) within \(limit); check that it runs and that this host may connect",
-                                   file: location, retry: .later)
-            }
+            guard let result = try await group.next()! else { throw failure }
             return result
         }
     }

@@ -128,4 +128,31 @@ struct PostgresUpgradeTests {
             """)
         #expect(byEndUser.contains("receipt_on_external_user") && !byEndUser.contains("Sort"), "\(byEndUser)")
     }
+
+    /// A host that opens the store while another migrates it waits for that migration, however
+    /// much longer than the time allowed to reach the server it takes (a loaded server during a
+    /// deploy): it opens once the lock is free, and is not told PostgreSQL is unreachable.
+    @Test func waitingForAnotherHostsMigrationIsNotAnUnreachableServer() async throws {
+        let server = try #require(await PostgresTestServer.shared())
+        let connectTimeout = Int(2 * testTimeScale)
+        let url = try await server.freshDatabase(scaledTimeouts: false) + "&connect_timeout=\(connectTimeout)"
+        let database = String(url.split(separator: "/").last!.split(separator: "?").first!)
+        // Another session holds the migration lock for longer than connecting may take (+5 s).
+        let held = Double(connectTimeout + 5 + 3)
+        let holder = Task {
+            try await server.psql(database, "SELECT pg_advisory_lock(\(PostgresSchema.migrationLock)); SELECT pg_sleep(\(held));")
+        }
+        let deadline = Date().addingTimeInterval(10 * testTimeScale)
+        while try await server.psql(database, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted")
+                .trimmingCharacters(in: .whitespacesAndNewlines) != "1" {
+            try #require(Date() < deadline, "the other session never took the lock")
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let started = Date()
+        let store = try await open(url)
+        defer { store.close() }
+        #expect(Date().timeIntervalSince(started) > Double(connectTimeout + 5), "the store opened while the lock was held")
+        #expect(try await store.schemaVersions() == PostgresSchema.migrations.map(\.version))
+        _ = try await holder.value
+    }
 }
