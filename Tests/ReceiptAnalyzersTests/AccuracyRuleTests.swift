@@ -438,6 +438,42 @@ import ReceiptAnalyzers
         #expect(!VendorFinder.isSlogan(LabelText("The Cheesecake Factory")))
     }
 
+    @Test func aStraplineEndingLikeASentenceIsNotTheName() {
+        // With the name a logo that was not read, no name beats a strapline taken for one.
+        #expect(vendor("You decide what's inside.\n132 North Glendale Ave\nGlendale, CA 91206") == nil)
+        #expect(vendor("Fresh ideas daily,\nHarbour Deli\n3 Mill Lane") == "Harbour Deli")
+        // A company form or an initial before the stop is a name's.
+        #expect(vendor("Harbour Deli Inc.\n3 Mill Lane") == "Harbour Deli Inc")
+        #expect(vendor("Smith & Co.\n3 Mill Lane") == "Smith & Co")
+    }
+
+    /// A row read as words with the given confidences, as the neural reader gives a spaced logo.
+    func vendor(words row: [(String, Double)]) -> String? {
+        var x = 10
+        let words = row.map { text, confidence -> OCRWord in
+            defer { x += text.count * 20 + 16 }
+            return OCRWord(text: text, confidence: confidence, box: BoundingBox(x: x, y: 10, width: text.count * 20, height: 40))
+        }
+        let ocr = OCRResult(text: "", lines: [OCRLine(words: words), OCRLine(words: [
+            OCRWord(text: "12", confidence: 95, box: BoundingBox(x: 10, y: 70, width: 24, height: 20)),
+            OCRWord(text: "Sawmill", confidence: 95, box: BoundingBox(x: 40, y: 70, width: 84, height: 20)),
+            OCRWord(text: "Rd", confidence: 95, box: BoundingBox(x: 130, y: 70, width: 24, height: 20)),
+        ])], meanConfidence: 90, imageWidth: 800, imageHeight: 400, sourceWidth: 800, sourceHeight: 400)
+        return VendorFinder.find(ReceiptDocument(ocr: ocr))?.name
+    }
+
+    @Test func shortWordsReadWithCertaintyAtTheEndsOfTheNameAreKept() {
+        // A widely spaced logo's first letters, and names that open or close with a short word.
+        #expect(vendor(words: [("m", 99), ("eijer", 98)]) == "m eijer")
+        #expect(vendor(words: [("Li", 99), ("quor", 97), ("Library", 99)]) == "Li quor Library")
+        #expect(vendor(words: [("El", 98), ("Farol", 99)]) == "El Farol")
+        #expect(vendor(words: [("FLYING", 99), ("J", 97)]) == "FLYING J")
+        // The same words read without certainty are the specks of a logo or a stain.
+        #expect(vendor(words: [("m", 60), ("eijer", 98)]) == "eijer")
+        #expect(vendor(words: [("Li", 80), ("quor", 97), ("Library", 99)]) == "quor Library")
+        #expect(vendor(words: [("FLYING", 99), ("J", 70)]) == "FLYING")
+    }
+
     @Test func aClearFirstRowNamedAfterAStreet() {
         #expect(vendor("ONE MILL STREET\n1 Mill Street\nBoston MA 02110") == "ONE MILL STREET")
         #expect(vendor("12 MILL STREET\nBoston MA 02110") == nil)

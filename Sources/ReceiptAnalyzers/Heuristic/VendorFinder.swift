@@ -170,7 +170,7 @@ package enum VendorFinder {
 
         init(_ rows: [ReceiptLine]) {
             self.rows = rows
-            names = rows.map { clean(confidentText($0)) }
+            names = rows.map { clean(confidentText($0), keeping: surelyRead($0)) }
             heights = rows.map(textHeight)
             let sortedHeights = heights.compactMap { $0 }.sorted()
             let typicalHeight = sortedHeights.isEmpty ? nil : sortedHeights[sortedHeights.count / 2]
@@ -184,7 +184,8 @@ package enum VendorFinder {
                     scores.append(nil)
                     continue
                 }
-                scores.append(isSlogan(row.label) || logoFragment(row) ? nil : nameScore(row))
+                let slogan = isSlogan(row.label) || endsLikeASentence(confidentText(line), label: row.label)
+                scores.append(slogan || logoFragment(row) ? nil : nameScore(row))
             }
         }
 
@@ -411,6 +412,17 @@ package enum VendorFinder {
         return count >= 2 && Double(count) >= 0.4 * Double(label.words.count)
     }
 
+    /// A row that ends like a sentence, in a lowercase word and a stop or a comma: a strapline
+    /// ("Gourmet without attitude,", "More saving.", "You decide what's inside."), not a name
+    /// ("Pizza Hut Inc." ends in a company form, "Smith & Co." in a capital).
+    package static func endsLikeASentence(_ text: String, label: LabelText) -> Bool {
+        let tokens = text.split(whereSeparator: \.isWhitespace)
+        guard tokens.count >= 2, let last = tokens.last, let stop = last.last, ".,!".contains(stop),
+              !label.hasAny(companySuffixes) else { return false }
+        let word = last.dropLast()
+        return word.count >= 3 && word.allSatisfy { $0.isLowercase || $0 == "'" || $0 == "’" }
+    }
+
     /// Words that say what a business is, ending a name's second row.
     package static let businessWords: Set<String> = [
         "WASH", "CARWASH", "RESTAURANT", "CAFE", "BAKERY", "HOTEL", "BAR", "GRILL", "KITCHEN", "PHARMACY", "MARKET",
@@ -456,6 +468,23 @@ package enum VendorFinder {
         return words.map(\.text).joined(separator: " ")
     }
 
+    /// Which ends of a row are words read with certainty (confidence 95 or more, letters only):
+    /// a widely spaced logo read as `m eijer` or `Li quor Library`, and names such as `El Farol`
+    /// or `FLYING J`, keep their short words there (`dropJunkAtEnds` would take them for specks).
+    package static func surelyRead(_ line: ReceiptLine) -> NameEnds {
+        func sure(_ word: OCRWord?) -> Bool {
+            guard let word, line.words.count > 1 else { return false }
+            return word.confidence >= 95 && word.text.allSatisfy(\.isLetter)
+        }
+        return NameEnds(first: sure(line.words.first), last: sure(line.words.last))
+    }
+
+    /// Ends of a name's row that cleaning keeps as they are.
+    package struct NameEnds: Sendable {
+        var first = false
+        var last = false
+    }
+
     /// Printed in the same font size (a logo line is taller than the legal name under it).
     package static func similarHeight(_ a: ReceiptLine, _ b: ReceiptLine) -> Bool {
         guard let ha = a.words.map(\.box.height).max(), let hb = b.words.map(\.box.height).max(), ha > 0, hb > 0 else { return true }
@@ -489,8 +518,9 @@ package enum VendorFinder {
     /// Removes OCR noise around a name: stray punctuation, one-letter fragments at the ends,
     /// and common misreadings of company suffixes (`SON BHD` → `SDN BHD`). The row's tokens
     /// (`nameTokens`) go through each of `cleaningSteps` in turn, then are joined (`joinedName`).
-    package static func clean(_ text: String) -> String {
-        joinedName(cleaningSteps.reduce(nameTokens(text)) { tokens, step in step(tokens) })
+    /// `keeping` names ends read with certainty, which are not dropped as specks.
+    package static func clean(_ text: String, keeping ends: NameEnds = NameEnds()) -> String {
+        joinedName(cleaningSteps(ends).reduce(nameTokens(text)) { tokens, step in step(tokens) })
     }
 
     /// The row's tokens, a registration number glued to a token split off and misread characters
@@ -519,10 +549,10 @@ package enum VendorFinder {
     }
 
     /// The steps `clean` takes over a name's tokens, in order.
-    private static let cleaningSteps: [@Sendable ([String]) -> [String]] = [
-        keepStoreNumber, trimPunctuation, dropJunkAtEnds, mendSdnBhd, dropRegistrationNumber, dropAddressAfterCompanyForm,
+    private static func cleaningSteps(_ ends: NameEnds) -> [@Sendable ([String]) -> [String]] { [
+        keepStoreNumber, trimPunctuation, { dropJunkAtEnds($0, keeping: ends) }, mendSdnBhd, dropRegistrationNumber, dropAddressAfterCompanyForm,
         dropBracketedNumber, dropTrailingNumbers, completeSdnBhd, mendInitialsAndSuffixes,
-    ]
+    ] }
 
     /// "Sports Authority # 484": the store number stays with the name.
     private static func keepStoreNumber(_ tokens: [String]) -> [String] {
@@ -546,7 +576,7 @@ package enum VendorFinder {
     /// One-letter fragments (but `&`), two-letter ones not in capitals and punctuation at either
     /// end. A capital letter opening a name in capitals is an initial, not a fragment: "L TWO
     /// FLORIST", "B & BEST RESTAURANT", "C W KHOO HARDWARE".
-    private static func dropJunkAtEnds(_ tokens: [String]) -> [String] {
+    private static func dropJunkAtEnds(_ tokens: [String], keeping ends: NameEnds = NameEnds()) -> [String] {
         func isJunk(_ t: String) -> Bool {
             t.count == 1 && t != "&" || t.count == 2 && t != t.uppercased() || !t.contains(where: { $0.isLetter || $0.isNumber })
         }
@@ -560,10 +590,10 @@ package enum VendorFinder {
         // The initials opening the name, and `&`s after them, kept as they are.
         var kept = 0
         while kept < tokens.count - 1, isInitial(kept) || kept > 0 && tokens[kept] == "&" { kept += 1 }
-        if kept > 0 { return Array(tokens[..<kept]) + dropJunkAtEnds(Array(tokens[kept...])) }
+        if kept > 0 { return Array(tokens[..<kept]) + dropJunkAtEnds(Array(tokens[kept...]), keeping: NameEnds(last: ends.last)) }
         var tokens = tokens
-        while tokens.count > 1, let first = tokens.first, isJunk(first) { tokens.removeFirst() }
-        while tokens.count > 1, let last = tokens.last, isJunk(last) { tokens.removeLast() }
+        while !ends.first, tokens.count > 1, let first = tokens.first, isJunk(first) { tokens.removeFirst() }
+        while !ends.last, tokens.count > 1, let last = tokens.last, isJunk(last) { tokens.removeLast() }
         return tokens
     }
 
