@@ -462,6 +462,22 @@ import ReceiptAnalyzers
         return VendorFinder.find(ReceiptDocument(ocr: ocr))?.name
     }
 
+    @Test(arguments: [
+        ("C0.", "CO."), ("S0ON", "SOON"), ("8OOK", "BOOK"), ("1DEA", "IDEA"), ("1ndia", "India"), ("vi1lage", "village"),
+        ("TIME5QUARE", "TIMESQUARE"),
+        // Codes and names with digits stay as printed.
+        ("A1", "A1"), ("B2B", "B2B"), ("HTB001", "HTB001"), ("7-ELEVEN", "7-ELEVEN"), ("#1407", "#1407"), ("(2012)", "(2012)"),
+        ("M8", "M8"), ("99", "99"), ("3M", "3M"),
+    ])
+    func aDigitAmongTheLettersOfANameIsALetterMisread(token: String, expected: String) {
+        #expect(VendorFinder.lettersForDigit(token) == expected)
+    }
+
+    @Test func aNameReadWithADigitForALetterIsMended() {
+        #expect(vendor("POPULAR 8OOK C0. (M) SDN BHD\nNO 8, JALAN 1/2") == "POPULAR BOOK CO. (M) SDN BHD")
+        #expect(vendor("A1 TYRES LTD\n12 Dock Road") == "A1 TYRES LTD")
+    }
+
     @Test func shortWordsReadWithCertaintyAtTheEndsOfTheNameAreKept() {
         // A widely spaced logo's first letters, and names that open or close with a short word.
         #expect(vendor(words: [("m", 99), ("eijer", 98)]) == "m eijer")

@@ -534,9 +534,10 @@ package enum VendorFinder {
         }.map(mendedToken)
     }
 
-    /// Brackets read as braces or square brackets, `S/B` and a final `I` misread.
+    /// Brackets read as braces or square brackets, `S/B` and a final `I` misread, a digit among
+    /// letters (`lettersForDigit`).
     private static func mendedToken(_ token: Substring) -> String {
-        var t = String(token)
+        var t = lettersForDigit(String(token))
         if t.contains(where: { "{}[]".contains($0) }) {
             t = String(t.map { c -> Character in c == "{" || c == "[" ? "(" : c == "}" || c == "]" ? ")" : c })
         }
@@ -546,6 +547,43 @@ package enum VendorFinder {
         if t.count >= 4, let last = t.last, last == "|" || last == "!",
            t.dropLast().suffix(3).allSatisfy({ $0.isLetter && $0.isUppercase }) { t = String(t.dropLast()) + "I" }
         return t
+    }
+
+    /// One digit among the letters of a word is a letter misread: `C0.` → `CO.`, `S0ON` → `SOON`,
+    /// `8OOK` → `BOOK`, `1DEA` → `IDEA`, `1ndia` → `India`, `vi1lage` → `village`. A 0 anywhere (with a letter
+    /// beside it); a 1, 5 or 8 only with letters on both sides or opening three letters or more,
+    /// so `A1`, `B2B`, `HTB001` and `7-ELEVEN` stay as printed.
+    package static func lettersForDigit(_ token: String) -> String {
+        let chars = Array(token)
+        let digits = chars.indices.filter { chars[$0].isASCIIDigit }
+        guard digits.count == 1, let i = digits.first else { return token }
+        let core = chars.filter { !".,".contains($0) }
+        guard core.allSatisfy({ $0.isLetter || $0.isASCIIDigit }) else { return token }
+        let before = i > chars.startIndex ? chars[i - 1] : nil, after = i + 1 < chars.count ? chars[i + 1] : nil
+        let lower = [before, after].compactMap { $0 }.filter(\.isLetter).allSatisfy(\.isLowercase)
+        let letter: Character
+        switch chars[i] {
+        case "0":
+            guard before?.isLetter == true || after?.isLetter == true, !lower else { return token }
+            letter = "O"
+        case "1", "5", "8":
+            let inside = before?.isLetter == true && after?.isLetter == true
+            let opening = i == 0 && chars.dropFirst().prefix(3).count == 3 && chars.dropFirst().prefix(3).allSatisfy(\.isLetter)
+            guard inside || opening else { return token }
+            // Opening a word it is a capital (`1ndia` → `India`).
+            let small = lower && !opening
+            switch chars[i] {
+            case "1": letter = small ? "l" : "I"
+            case "5": letter = small ? "s" : "S"
+            default:
+                guard !small else { return token }
+                letter = "B"
+            }
+        default: return token
+        }
+        var mended = chars
+        mended[i] = letter
+        return String(mended)
     }
 
     /// The steps `clean` takes over a name's tokens, in order.
