@@ -40,6 +40,25 @@ import ReceiptModel
         #expect(items.first?.quantity == 2 && items.first?.unitPrice == 65000 && items.first?.amount == 130000)
     }
 
+    @Test func aQuantityRowUnderItsItemIsNotAnotherItem() {
+        let rows = AmountLine.build(ReceiptDocument(text: """
+            ASHBROOK TYRES
+            TYRE 205/55 R16 91V 137.00
+              2 x 68.50
+            SCREENWASH 4.99
+              3 x 1.50
+            NET 141.99
+            TOTAL 170.39
+            """))
+        func row(_ text: String) -> Int { rows.firstIndex { $0.line.text.trimmingCharacters(in: .whitespaces) == text }! }
+        let detail = row("2 x 68.50"), other = row("3 x 1.50")
+        // 2 × 68.50 makes the 137.00 above it: that item's detail (the learned model's candidates too).
+        #expect(LineItemParser.item(from: rows[detail], above: rows[detail - 1]) == nil)
+        // 3 × 1.50 does not make the 4.99 above it: a row of its own.
+        #expect(LineItemParser.item(from: rows[other], above: rows[other - 1])?.amount == Decimal(string: "1.50"))
+        #expect(LineItemParser.parse(rows).map(\.description) == ["TYRE 205/55 R16 91V", "SCREENWASH"])
+    }
+
     @Test func bothReadingsOfARowAreOneRowWithTheBetterDescription() {
         let tesseract = reading("""
             DINER

@@ -46,9 +46,18 @@ package enum LineItemParser {
     ///
     /// A row whose description has no letters (`2 x 65.000   130.000`) under a row of words with no
     /// amount (`Oli Mesin Sintetik`) is that item's second row: the description is the row above's.
+    ///
+    /// A row of a quantity and a unit price alone (`2 x 68.50`) under an item whose amount they make
+    /// (`TYRE 205/55 R16 137.00`) is that item's detail, not an item.
     package static func item(from row: AmountLine, above: AmountLine? = nil) -> LineItem? {
         guard var item = item(from: row) else { return nil }
-        if !item.description.contains(where: \.isLetter) || item.description.filter(\.isLetter).count <= 1,
+        let noDescription = !item.description.contains(where: \.isLetter) || item.description.filter(\.isLetter).count <= 1
+        if noDescription, let above, let aboveAmount = above.amounts.last,
+           let m = quantityTimes.firstMatch(in: row.line.text), let q = m[1].flatMap(Money.parse),
+           let p = m[2].flatMap(Money.parse), q > 1, p == item.amount, fits(q, p, aboveAmount.value) {
+            return nil
+        }
+        if noDescription,
            let above, above.amounts.isEmpty, above.role == .other,
            cleanDescription(above.line.text).filter(\.isLetter).count >= 3 {
             item.description = cleanDescription(above.line.text)
