@@ -923,6 +923,66 @@ def photo_lowres_carwash(rng: random.Random):
                         [Item("MINI VALET", "1", num(total), total)], "05/04/2024", num(total))
 
 
+def turned_scan_tyres(rng: random.Random):
+    """A receipt fed into a scanner upside down: stored turned 180 degrees, with no EXIF orientation."""
+    lines = [("TYRE 205/55 R16 91V", 2, D("68.50")), ("WHEEL BALANCING", 2, D("6.00")), ("TYRE DISPOSAL", 2, D("2.50"))]
+    items = [Item(d, str(q), num(p), m(p * q)) for d, q, p in lines]
+    net = sum((i.amount for i in items), D(0))
+    vat = m(net * D("0.20"))
+    total = net + vat
+    r = Receipt(cols=36, size=25)
+    r.center("ASHBROOK TYRES", "T")
+    r.center("Unit 4, Mill Lane, Stroud GL5 3QA")
+    r.center("Tel 01632 960419")
+    r.center("VAT Reg GB 718 2290 53")
+    r.rule()
+    r.lr("Invoice", f"{rng.randint(20000, 29999)}")
+    r.lr("Date", "21/10/2024")
+    r.rule()
+    for (d, q, p), it in zip(lines, items):
+        r.lr(d, num(it.amount))
+        r.text(f"  {q} x {num(p)}", "s")
+    r.rule()
+    r.lr("NET", num(net))
+    r.lr("VAT 20%", num(vat))
+    r.lr("TOTAL", gbp(total), "B")
+    r.lr("VISA", gbp(total))
+    r.rule()
+    r.center("THANK YOU", "b")
+    img = thermal(r.render(), rng).rotate(180)
+    return img, Truth("Ashbrook Tyres", date(2024, 10, 21), total, vat, "GBP", "Maintenance", items,
+                      "21/10/2024", num(total))
+
+
+def photo_sideways_fuel(rng: random.Random):
+    """A phone photo stored sideways with its EXIF orientation lost (as some apps send photos on)."""
+    price = D("1.459")
+    litres = D(rng.randint(3000, 4500)) / 100
+    total = m(litres * price)
+    vat = vat_included(total, 20)
+    r = Receipt(cols=34, size=28)
+    r.center("HOLLINS GREEN FUEL", "T")
+    r.center("Station Road, Settle")
+    r.center("North Yorkshire BD24 9AA")
+    r.center("Tel 01632 960587")
+    r.center("VAT No GB 402 7713 16")
+    r.rule()
+    r.lr("07/02/2025", "08:41")
+    r.lr(f"Trans {rng.randint(1000, 9999)}", "Till 2")
+    r.rule()
+    r.lr("PUMP 3 DIESEL", gbp(total))
+    r.text(f" {litres} ltr @ 145.9p")
+    r.rule()
+    r.lr("TOTAL", gbp(total), "B")
+    r.lr("VISA", gbp(total))
+    r.lr("VAT @ 20%", gbp(vat))
+    r.rule()
+    r.center("THANK YOU", "b")
+    photo = photograph(r.render(paper=246, ink=30), rng, angle=2.0, persp=0.02, sigma=5.0, dark=0.3, blur=0.5)
+    return photo.rotate(90, expand=True), Truth("Hollins Green Fuel", date(2025, 2, 7), total, vat, "GBP", "Fuel",
+                        [Item("PUMP 3 DIESEL", str(litres), "1.459", total)], "07/02/2025", num(total))
+
+
 def jp_fuel_yen(rng: random.Random):
     """A phone photo of a Japanese fuel receipt in yen: no minor units (`¥5,160`), year-first date,
     consumption tax 10% included (rounded down, as tills there do), cash and change."""
@@ -1101,6 +1161,8 @@ SPECS = [
     Spec("scan-a4-pub", scan_a4_pub, "A4 flatbed scan 4960x7016 (600 dpi), receipt in the middle", "jpeg", "jpg", {"quality": 80, "dpi": (600, 600)}),
     Spec("jp-fuel-yen", jp_fuel_yen, "photo: Japanese fuel in yen, no minor units, tax included", "jpeg", "jpg", {"rgb": True, "quality": 86}),
     Spec("id-garage-rupiah", id_garage_rupiah, "Indonesian garage in rupiah: thousands dots, PPN 11% added", "jpeg", "jpg", {"quality": 88, "dpi": (203, 203)}),
+    Spec("scan-upside-down-tyres", turned_scan_tyres, "scan stored upside down (turned 180 degrees), no EXIF orientation", "png", "png", {"dpi": (203, 203)}),
+    Spec("photo-sideways-fuel", photo_sideways_fuel, "photo stored sideways (turned 90 degrees), EXIF orientation lost", "jpeg", "jpg", {"rgb": True, "quality": 86}),
     Spec("exif-orientation-6", exif_autospares, "JPEG stored turned 90 degrees with EXIF Orientation=6", "jpeg-exif6", "jpg", {"quality": 88, "dpi": (203, 203)}),
 ]
 

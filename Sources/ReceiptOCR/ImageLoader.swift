@@ -232,6 +232,16 @@ package struct ImageLoader {
         return false
     }
 
+    /// `image` turned by `turn` (the image itself if Leptonica cannot turn it).
+    package static func turned(_ image: LeptonicaImage, _ turn: PageTurn) -> LeptonicaImage {
+        let orientation: ExifOrientation = switch turn {
+        case .right: .right
+        case .half: .down
+        case .left: .left
+        }
+        return applyOrientation(orientation, to: image) ?? image
+    }
+
     package static func applyOrientation(_ orientation: ExifOrientation, to image: LeptonicaImage) -> LeptonicaImage? {
         switch orientation {
         case .up: return nil

@@ -22,7 +22,7 @@ public final class OCRSession: PageReader {
     public let maxPasses: Int
     let engine: OCREngine
     let imageData: Data
-    private let state: Mutex<(taken: Int, read: Int, decoded: Int, textLayer: Bool)>
+    private let state: Mutex<(taken: Int, read: Int, decoded: Int, textLayer: Bool, turn: PageTurn?)>
     /// Held while a pass decodes the image (the first) and prepares its own copy of it; `decoded` is
     /// touched only with it held. The reading itself runs without it, so Tesseract's first pass and
     /// the neural reader's can read one receipt side by side on two OCR threads.
@@ -38,7 +38,7 @@ public final class OCRSession: PageReader {
         self.imageData = imageData
         self.file = file
         self.maxPasses = max(1, maxPasses)
-        self.state = Mutex((0, 0, 0, false))
+        self.state = Mutex((0, 0, 0, false, nil))
     }
 
     public var passesLeft: Int { state.withLock { maxPasses - $0.taken } }
@@ -164,6 +164,25 @@ public final class OCRSession: PageReader {
         return result
     }
 
+    /// Turns the page for every reading from now on (a page stored sideways or upside down with no
+    /// EXIF orientation to say so): the next `firstReading` reads it as turned, and every box is
+    /// in the turned page's pixels. Readings taken before stay as they were.
+    public func turnPage(_ turn: PageTurn) throws {
+        let loader = self.loader
+        try passLock.withLock {
+            let page = try decodedPage(loader)
+            let quarter = turn != .half
+            decoded.loaded = ImageLoader.Loaded(image: ImageLoader.turned(page.image, turn),
+                                                sourceWidth: quarter ? page.sourceHeight : page.sourceWidth,
+                                                sourceHeight: quarter ? page.sourceWidth : page.sourceHeight)
+            decoded.firstPassSize = nil
+        }
+        state.withLock { $0.turn = turn }
+    }
+
+    /// How the page was turned (`turnPage`), nil when it is read as stored.
+    public var pageTurn: PageTurn? { state.withLock { $0.turn } }
+
     /// The image loader the engine's configuration asks for.
     var loader: ImageLoader {
         let configuration = engine.configuration
@@ -181,6 +200,13 @@ public final class OCRSession: PageReader {
         guard let page = decoded.loaded else { throw ReceiptError(.badImage, file: file, "cannot decode image") }
         return page
     }
+}
+
+/// A turn of a page stored sideways or upside down, clockwise.
+public enum PageTurn: Int, Sendable, CaseIterable {
+    case right = 90
+    case half = 180
+    case left = 270
 }
 
 /// A decoded image held by a session between passes.

@@ -58,8 +58,13 @@ public struct ReceiptProcessor: ReceiptProcessing {
         // count as analysis).
         analysis.timings = ReceiptTimings(ocrMs: Self.milliseconds(ocrDone - start), analysisMs: Self.milliseconds(end - ocrDone),
                                           totalMs: Self.milliseconds(end - start))
-        // The words each field was read from, for the review page (`analysis.sources`).
-        analysis.details.append(("sources", FieldSources.locate(analysis, in: ocr).json))
+        if let turn = session.pageTurn {
+            // Read turned: the boxes are the turned page's, not the picture's; no sources to show on it.
+            analysis.details.append(("pageTurn", .number("\(turn.rawValue)")))
+        } else {
+            // The words each field was read from, for the review page (`analysis.sources`).
+            analysis.details.append(("sources", FieldSources.locate(analysis, in: ocr).json))
+        }
         return ProcessedReceipt(ocr: ocr, analysis: analysis)
     }
 
@@ -78,7 +83,8 @@ public struct ReceiptProcessor: ReceiptProcessing {
             return (try await session.firstReading(), nil)
         case .neural:
             if let text = try await session.textLayerReading() { return (text, nil) }
-            return (try await session.neuralReading(), nil)
+            let reading = try await session.neuralReading()
+            return (try await upright(session, reading) ?? reading, nil)
         case .both:
             // A PDF's text layer is exact: nothing to weigh it against. Its first reading comes first,
             // and the neural reader reads only a PDF without one.
@@ -91,7 +97,12 @@ public struct ReceiptProcessor: ReceiptProcessing {
             // one is free (a lone receipt uses two cores; a full queue keeps one a receipt).
             async let neural = neuralAttempt(session)
             let ocr = try await session.firstReading()
-            return (ocr, try neuralOrNil(await neural, session))
+            let reading = try neuralOrNil(await neural, session)
+            // A page stored turned: both readers read it again, upright (OCRSession.turnPage).
+            if let reading, let turned = try await upright(session, reading) {
+                return (try await session.firstReading(), turned)
+            }
+            return (ocr, reading)
         }
     }
 
@@ -116,8 +127,11 @@ public struct ReceiptProcessor: ReceiptProcessing {
     /// Runs the analyzer on first readings read earlier (`ocr` and `neural`, e.g. from a cache, as
     /// `readers` would read them); further passes read `imageData` through a new session whose
     /// first pass counts as taken.
-    public func analyze(ocr: OCRResult, neural: OCRResult? = nil, imageData: Data, displayPath: String) async throws -> ReceiptAnalysis {
+    /// `turn`: how the first readings' page was turned (`OCRSession.pageTurn`); further passes read it so turned.
+    public func analyze(ocr: OCRResult, neural: OCRResult? = nil, imageData: Data, displayPath: String,
+                        turn: PageTurn? = nil) async throws -> ReceiptAnalysis {
         let session = engine.session(imageData: imageData, file: displayPath, maxPasses: maxPasses)
+        if let turn { try session.turnPage(turn) }
         if readers != .neural { session.countFirstPass() }
         return try await analyze(input(ocr: ocr, neural: neural, session: session, imageData: imageData, displayPath: displayPath))
     }

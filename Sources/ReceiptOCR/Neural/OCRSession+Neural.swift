@@ -36,8 +36,15 @@ extension OCRSession {
     /// Neural readings taken so far.
     public var neuralReadingsTaken: Int { neuralReadings.withLock { $0 } }
 
+    /// The neural reader's reading of the whole page turned by `turn`, in the turned page's pixels,
+    /// without turning the session's page (`turnPage` does that): to try how a page stored
+    /// sideways or upside down reads.
+    public func neuralReading(turned turn: PageTurn) async throws -> OCRResult {
+        try await neuralReadingTimed(nil, turned: turn).result
+    }
+
     /// `neuralReading` and the time its stages took (for benchmarks).
-    package func neuralReadingTimed(_ pass: OCRPass? = nil) async throws -> (result: OCRResult, timing: NeuralReader.Timing) {
+    package func neuralReadingTimed(_ pass: OCRPass? = nil, turned turn: PageTurn? = nil) async throws -> (result: OCRResult, timing: NeuralReader.Timing) {
         guard let models = engine.neural else {
             throw ReceiptError(.neuralReaderNotInstalled, file: file,
                                "neural reader not installed: run `make neural` (this OCR engine was made without its networks)")
@@ -45,8 +52,13 @@ extension OCRSession {
         let (loader, reader) = (self.loader, NeuralReader(models: models))
         let reading = try await engine.onOCRWorker { [self] worker in
             // Decoded and prepared with the pass lock held; read without it (beside Tesseract's pass).
-            let (page, image, full) = try passLock.withLock {
+            let (page, image, full) = try passLock.withLock { () throws -> (ImageLoader.Loaded, LeptonicaImage, (width: Int, height: Int)) in
                 let page = try decodedPage(loader)
+                if let turn {
+                    // A trial: the page turned, measured in its own pixels; the session's page is untouched.
+                    let image = loader.prepare(ImageLoader.turned(page.image, turn), pass: nil)
+                    return (page, image, (image.width, image.height))
+                }
                 let image = loader.prepare(page.image, pass: pass.map { OCRPass(scale: $0.scale, region: $0.region) })
                 if pass == nil, decoded.firstPassSize == nil { decoded.firstPassSize = (image.width, image.height) }
                 let full = decoded.firstPassSize ?? {

@@ -221,9 +221,20 @@ struct EvalCommand: AsyncParsableCommand {
             : (try? String(contentsOfFile: tesseractFile, encoding: .utf8)).map(OCRResult.init(tesseractTSV:))
         var neural = readers == .tesseract ? nil : neuralFile.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) }
         if textLayer, neural == noNeuralReading, tesseract == nil { neural = nil }
+        // A page read turned (ReceiptProcessor.upright): its readings are the turned page's, and so
+        // must its further passes be; the turn is kept beside Tesseract's reading.
+        let turnFile = "\(cacheDir)/\(receipt.name).turn"
+        var turn = (try? String(contentsOfFile: turnFile, encoding: .utf8)).flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+            .flatMap(PageTurn.init(rawValue:))
         if (readers != .neural && tesseract == nil) || (readers != .tesseract && neural == nil) {
             let session = processor.engine.session(imageData: data, file: receipt.name, maxPasses: 2)
             let (ocr, read) = try await processor.firstReadings(session)
+            turn = session.pageTurn
+            if let turn {
+                try? "\(turn.rawValue)\n".write(toFile: turnFile, atomically: true, encoding: .utf8)
+            } else {
+                try? FileManager.default.removeItem(atPath: turnFile)
+            }
             if readers == .neural && session.readFromTextLayer {
                 tesseract = ocr
                 try? ocr.tesseractTSV.write(toFile: tesseractFile, atomically: true, encoding: .utf8)
@@ -244,7 +255,7 @@ struct EvalCommand: AsyncParsableCommand {
         let first = readers == .neural ? neuralReading ?? (textLayer ? tesseract : nil) ?? OCRResult(tesseractTSV: "")
             : tesseract ?? OCRResult(tesseractTSV: "")
         let analysis = try await processor.analyze(ocr: first, neural: readers == .both ? neuralReading : nil,
-                                                   imageData: data, displayPath: receipt.name)
+                                                   imageData: data, displayPath: receipt.name, turn: turn)
         return (analysis, first)
     }
 
