@@ -438,6 +438,20 @@ import ReceiptAnalyzers
         #expect(!VendorFinder.isSlogan(LabelText("The Cheesecake Factory")))
     }
 
+    @Test(arguments: [
+        ("4/4/20127:33 AM Sales Receipt", "2012-04-04"), ("1/22/2016159 PM Sales Receipt # 5642", "2016-01-22"),
+        ("Cashier1, 12/28/18,03:12 PM", "2018-12-28"), ("14/03/20229:05", "2022-03-14"),
+    ])
+    func aDateWithItsTimeGluedOnIsRead(row: String, expected: String) {
+        #expect(date("DINER\n\(row)\nTOTAL $9.50") == expected)
+    }
+
+    @Test func digitsGluedToAYearWithoutATimeAreNoDate() {
+        // An amount or a code after a date-like start: no time follows, so no date is read.
+        #expect(date("DINER\nREF 4/4/201273\nTOTAL $9.50") == nil)
+        #expect(date("DINER\nQTY 1/2/18,50\nTOTAL $9.50") == nil)
+    }
+
     @Test func aStraplineEndingLikeASentenceIsNotTheName() {
         // With the name a logo that was not read, no name beats a strapline taken for one.
         #expect(vendor("You decide what's inside.\n132 North Glendale Ave\nGlendale, CA 91206") == nil)

@@ -54,6 +54,11 @@ package enum DateFinder {
     private static let isoPattern = Pattern(#"(?<!\d)((?:19|20)\d{2})\s?([-/.])\s?(\d{1,2})\s?\2\s?(\d{1,2})(?!\d)"#)
     /// `25/01/2018`, `25-01-18`, `1.2.2018`, `01/25/2018`.
     private static let numericPattern = Pattern(#"(?<![\d.,])(\d{1,2})\s?([-/.])\s?(\d{1,2})\s?\2\s?(\d{4}|\d{2})(?![\d]|,\d|\.\d)"#)
+    /// A numeric date with the time glued to it: `4/4/20127:33 AM`, `1/22/2016159 PM` (a 4-digit
+    /// year, then a time with its colon or an AM/PM), `12/28/18,03:12 PM` (a 2-digit year, a comma
+    /// and a time). `numericPattern` refuses a year followed by digits, as an amount's would be.
+    private static let numericBeforeTimePattern = Pattern(
+        #"(?<![\d.,])(\d{1,2})([-/.])(\d{1,2})\2((?:19|20)\d{2}(?=\d{1,2}(?::\d{2}|\d{2}\s?[AP]\.?\s?M))|\d{2}(?=,\s?\d{1,2}:\d{2}))"#)
     /// `2 APR 2018`, `14/JUN/2017`, `24-MAR-18`, `16AUG2015`, `21NOV'15`, `23 juin 2016`.
     private static let dayMonthPattern = Pattern(#"(?<![\d])(\d{1,2})(?:ST|ND|RD|TH|ER)?[\s\-/.,]*"# + monthAlternation
                                                  + #"\.?[\s\-/.,'’"°]*((?:19|20)\d{2}|\d{2})(?!\d)"#, caseInsensitive: false)
@@ -230,11 +235,12 @@ package enum DateFinder {
         }
     }
 
-    /// `25/01/2018`, `25-01-18`, `01/25/2018`: both readings of an ambiguous date are kept; one
-    /// valid only one way is evidence of the receipt's order. A 2-digit year is trusted less.
+    /// `25/01/2018`, `25-01-18`, `01/25/2018` (and with a time glued, `numericBeforeTimePattern`):
+    /// both readings of an ambiguous date are kept; one valid only one way is evidence of the
+    /// receipt's order. A 2-digit year is trusted less.
     private static func numericDates(_ row: inout Row) {
         guard row.hasSeparators else { return }
-        for m in numericPattern.matches(in: row.text) {
+        for m in numericPattern.matches(in: row.text) + numericBeforeTimePattern.matches(in: row.text) {
             guard let a = Int(m.groups[1]!), let b = Int(m.groups[3]!), let y = year(m.groups[4]!) else { continue }
             let dayFirst = CalendarDate(year: y, month: b, day: a)
             let monthFirst = CalendarDate(year: y, month: a, day: b)
