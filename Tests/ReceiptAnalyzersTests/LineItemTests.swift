@@ -40,6 +40,22 @@ import ReceiptModel
         #expect(items.first?.quantity == 2 && items.first?.unitPrice == 65000 && items.first?.amount == 130000)
     }
 
+    @Test func amountsInTensOfThousandsWithoutCentsAreWholeUnitsThoughNoCurrencyIsPrinted() {
+        let sushi = reading("""
+            ICHIBAN SUSHI
+            1 Salmon Roll 50,000
+            1 Chicken Bento 62,000
+            Subtotal 112,000
+            Tax 10% 11,200
+            Total 123,200
+            """)
+        #expect(sushi.wholeUnits)
+        #expect(sushi.total?.value == 123_200)
+        // Cents anywhere, or three-decimal amounts under ten (Omani rials), are not whole units.
+        #expect(!reading("DINER\nSteak 12,500\nWine 24,000\nTotal 36,500\nTip 3.50").wholeUnits)
+        #expect(!reading("GRILL\nFajitas 6.900\nSoda 1.000\nSubtotal 7.900\nTotal 7.900").wholeUnits)
+    }
+
     @Test func aQuantityRowUnderItsItemIsNotAnotherItem() {
         let rows = AmountLine.build(ReceiptDocument(text: """
             ASHBROOK TYRES

@@ -36,7 +36,8 @@ package struct Reading {
         rows = AmountLine.build(document)
         let detected = isPartial ? nil : CurrencyDetector.detect(document, amounts: rows)
         let whole = wholeUnits ?? (Currency.decimals(of: detected?.code ?? options.defaultCurrency) == 0
-                                   && (detected?.code ?? options.defaultCurrency) != nil)
+                                   && (detected?.code ?? options.defaultCurrency) != nil
+                                   || detected == nil && Self.printsWholeUnits(document))
         if whole { rows = AmountLine.build(document, wholeUnits: true) }
         self.wholeUnits = whole
         lineItems = isPartial ? [] : LineItemParser.parse(rows)
@@ -48,6 +49,22 @@ package struct Reading {
         vendor = isPartial ? nil : VendorFinder.find(document, rows: rows)
         firstDate = date
     }
+
+    /// Amounts of ten thousand or more grouped in thousands (`50,000`, `197.285`) on three rows or more, and no amount with
+    /// cents (`12.50`) anywhere: money without minor units though no currency is printed (rupiah,
+    /// won, dong …), read as whole units.
+    static func printsWholeUnits(_ document: ReceiptDocument) -> Bool {
+        var grouped = 0
+        for line in document.lines {
+            if cents.matches(line.text) { return false }
+            if thousands.matches(line.text) { grouped += 1 }
+        }
+        return grouped >= 3
+    }
+
+    /// Ten thousand or more (`50,000`, `1.250.000`): `6.900` may be three decimals (Omani rials).
+    private static let thousands = Pattern(#"(?<![\d.,])(?:\d{2,3}(?:[.,]\d{3})+|\d(?:[.,]\d{3}){2,})(?![\d.,]|[.,]\d)"#)
+    private static let cents = Pattern(#"(?<![\d.,])\d{1,6}[.,]\d{2}(?![\d])"#)
 
     /// The order of an ambiguous numeric date this receipt's currency or country implies.
     package var dateOrderHint: DateOrder? {
