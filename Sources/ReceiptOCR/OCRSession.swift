@@ -203,7 +203,7 @@ public final class OCRSession: PageReader {
 }
 
 /// A turn of a page stored sideways or upside down, clockwise.
-public enum PageTurn: Int, Sendable, CaseIterable {
+public enum PageTurn: Int, Sendable {
     case right = 90
     case half = 180
     case left = 270

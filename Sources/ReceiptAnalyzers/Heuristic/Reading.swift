@@ -50,9 +50,9 @@ package struct Reading {
         firstDate = date
     }
 
-    /// Amounts of ten thousand or more grouped in thousands (`50,000`, `197.285`) on three rows or more, and no amount with
-    /// cents (`12.50`) anywhere: money without minor units though no currency is printed (rupiah,
-    /// won, dong …), read as whole units.
+    /// Amounts of ten thousand or more grouped in thousands (`50,000`, `197.285`) on three rows or
+    /// more, and no amount with cents (`12.50`) anywhere: money without minor units though no
+    /// currency is printed (rupiah, won, dong …), read as whole units.
     static func printsWholeUnits(_ document: ReceiptDocument) -> Bool {
         var grouped = 0
         for line in document.lines {

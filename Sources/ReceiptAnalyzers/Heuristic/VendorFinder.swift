@@ -170,7 +170,8 @@ package enum VendorFinder {
 
         init(_ rows: [ReceiptLine]) {
             self.rows = rows
-            names = rows.map { clean(confidentText($0), keeping: surelyRead($0)) }
+            let texts = rows.map(confidentText)
+            names = zip(rows, texts).map { clean($1, keeping: surelyRead($0)) }
             heights = rows.map(textHeight)
             let sortedHeights = heights.compactMap { $0 }.sorted()
             let typicalHeight = sortedHeights.isEmpty ? nil : sortedHeights[sortedHeights.count / 2]
@@ -184,7 +185,7 @@ package enum VendorFinder {
                     scores.append(nil)
                     continue
                 }
-                let slogan = isSlogan(row.label) || endsLikeASentence(confidentText(line), label: row.label)
+                let slogan = isSlogan(row.label) || endsLikeASentence(texts[position], label: row.label)
                 scores.append(slogan || logoFragment(row) ? nil : nameScore(row))
             }
         }
