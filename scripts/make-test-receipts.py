@@ -836,33 +836,41 @@ def fr_garage(rng: random.Random):
                       "15/02/2025", eu(total))
 
 
-def photo_rotated_fuel(rng: random.Random):
-    """A phone photo: turned a few degrees, in perspective, unevenly lit, noisy, on a dark table."""
-    price = D("1.419")
-    litres = D(rng.randint(2500, 4000)) / 100
+def uk_fuel_photo(rng: random.Random, shop: str, header: list, day: date, time: str, till: str, pump: str,
+                  price: str, litres: tuple, card: str, look: dict):
+    """A phone photo of a UK fuel receipt: `shop` over the `header` rows, one pump's fuel at `price`
+    a litre (a random amount within `litres`), paid by `card`; `look` is `photograph`'s settings."""
+    price = D(price)
+    litres = D(rng.randint(*litres)) / 100
     total = m(litres * price)
     vat = vat_included(total, 20)
+    printed = day.strftime("%d/%m/%Y")
     r = Receipt(cols=34, size=28)
-    r.center("FELLSIDE FUELS", "T")
-    r.center("Kendal Road, Sedbergh")
-    r.center("Cumbria LA10 5BX")
-    r.center("Tel 01632 960254")
-    r.center("VAT No GB 655 1082 91")
+    r.center(shop.upper(), "T")
+    for row in header:
+        r.center(row)
     r.rule()
-    r.lr("19/01/2025", "12:07")
-    r.lr(f"Trans {rng.randint(1000, 9999)}", "Till 1")
+    r.lr(printed, time)
+    r.lr(f"Trans {rng.randint(1000, 9999)}", till)
     r.rule()
-    r.lr("PUMP 1 UNLEADED", gbp(total))
-    r.text(f" {litres} ltr @ 141.9p")
+    r.lr(pump, gbp(total))
+    r.text(f" {litres} ltr @ {price * 100:.1f}p")
     r.rule()
     r.lr("TOTAL", gbp(total), "B")
-    r.lr("MASTERCARD", gbp(total))
+    r.lr(card, gbp(total))
     r.lr("VAT @ 20%", gbp(vat))
     r.rule()
     r.center("THANK YOU", "b")
-    photo = photograph(r.render(paper=246, ink=30), rng, angle=5.0, persp=0.05, sigma=12.0, dark=0.5, blur=0.9)
-    return photo, Truth("Fellside Fuels", date(2025, 1, 19), total, vat, "GBP", "Fuel",
-                        [Item("PUMP 1 UNLEADED", str(litres), "1.419", total)], "19/01/2025", num(total))
+    photo = photograph(r.render(paper=246, ink=30), rng, **look)
+    return photo, Truth(shop, day, total, vat, "GBP", "Fuel", [Item(pump, str(litres), str(price), total)], printed, num(total))
+
+
+def photo_rotated_fuel(rng: random.Random):
+    """A phone photo: turned a few degrees, in perspective, unevenly lit, noisy, on a dark table."""
+    return uk_fuel_photo(rng, "Fellside Fuels", ["Kendal Road, Sedbergh", "Cumbria LA10 5BX", "Tel 01632 960254",
+                                                  "VAT No GB 655 1082 91"],
+                         date(2025, 1, 19), "12:07", "Till 1", "PUMP 1 UNLEADED", "1.419", (2500, 4000), "MASTERCARD",
+                         dict(angle=5.0, persp=0.05, sigma=12.0, dark=0.5, blur=0.9))
 
 
 def photo_us_gas_station(rng: random.Random):
@@ -956,31 +964,11 @@ def turned_scan_tyres(rng: random.Random):
 
 def photo_sideways_fuel(rng: random.Random):
     """A phone photo stored sideways with its EXIF orientation lost (as some apps send photos on)."""
-    price = D("1.459")
-    litres = D(rng.randint(3000, 4500)) / 100
-    total = m(litres * price)
-    vat = vat_included(total, 20)
-    r = Receipt(cols=34, size=28)
-    r.center("HOLLINS GREEN FUEL", "T")
-    r.center("Station Road, Settle")
-    r.center("North Yorkshire BD24 9AA")
-    r.center("Tel 01632 960587")
-    r.center("VAT No GB 402 7713 16")
-    r.rule()
-    r.lr("07/02/2025", "08:41")
-    r.lr(f"Trans {rng.randint(1000, 9999)}", "Till 2")
-    r.rule()
-    r.lr("PUMP 3 DIESEL", gbp(total))
-    r.text(f" {litres} ltr @ 145.9p")
-    r.rule()
-    r.lr("TOTAL", gbp(total), "B")
-    r.lr("VISA", gbp(total))
-    r.lr("VAT @ 20%", gbp(vat))
-    r.rule()
-    r.center("THANK YOU", "b")
-    photo = photograph(r.render(paper=246, ink=30), rng, angle=2.0, persp=0.02, sigma=5.0, dark=0.3, blur=0.5)
-    return photo.rotate(90, expand=True), Truth("Hollins Green Fuel", date(2025, 2, 7), total, vat, "GBP", "Fuel",
-                        [Item("PUMP 3 DIESEL", str(litres), "1.459", total)], "07/02/2025", num(total))
+    photo, truth = uk_fuel_photo(rng, "Hollins Green Fuel", ["Station Road, Settle", "North Yorkshire BD24 9AA",
+                                                              "Tel 01632 960587", "VAT No GB 402 7713 16"],
+                                 date(2025, 2, 7), "08:41", "Till 2", "PUMP 3 DIESEL", "1.459", (3000, 4500), "VISA",
+                                 dict(angle=2.0, persp=0.02, sigma=5.0, dark=0.3, blur=0.5))
+    return photo.rotate(90, expand=True), truth
 
 
 def jp_fuel_yen(rng: random.Random):
