@@ -129,6 +129,12 @@ class Item:
                 "unitPrice": self.unit_price, "amount": num(self.amount, places(currency))}
 
 
+def priced(lines) -> tuple[list[Item], Decimal]:
+    """Items from (description, quantity, unit price) rows, and the sum of their amounts."""
+    items = [Item(d, str(q), num(p), m(p * q)) for d, q, p in lines]
+    return items, sum((i.amount for i in items), D(0))
+
+
 @dataclass
 class Truth:
     """Ground truth plus what the receipt prints, for --verify."""
@@ -704,8 +710,7 @@ def uk_supermarket(rng: random.Random):
 def us_auto_parts(rng: random.Random):
     lines = [("MOTOR OIL 5W-30 5QT", 2, D("27.99")), ("OIL FILTER PH3614", 1, D("8.49")),
              ("WIPER BLADE 22IN", 2, D(rng.choice(("14.99", "16.99"))))]
-    items = [Item(d, str(q), num(p), m(p * q)) for d, q, p in lines]
-    subtotal = sum((i.amount for i in items), D(0))
+    items, subtotal = priced(lines)
     tax = m(subtotal * D("0.06"))
     total = subtotal + tax
     r = Receipt(cols=38, size=25)
@@ -934,8 +939,7 @@ def photo_lowres_carwash(rng: random.Random):
 def turned_scan_tyres(rng: random.Random):
     """A receipt fed into a scanner upside down: stored turned 180 degrees, with no EXIF orientation."""
     lines = [("TYRE 205/55 R16 91V", 2, D("68.50")), ("WHEEL BALANCING", 2, D("6.00")), ("TYRE DISPOSAL", 2, D("2.50"))]
-    items = [Item(d, str(q), num(p), m(p * q)) for d, q, p in lines]
-    net = sum((i.amount for i in items), D(0))
+    items, net = priced(lines)
     vat = m(net * D("0.20"))
     total = net + vat
     r = Receipt(cols=36, size=25)
@@ -1089,8 +1093,7 @@ def exif_autospares(rng: random.Random):
     """Drawn upright; saved turned 90 degrees with EXIF Orientation 6 (a correct reader shows it upright)."""
     lines = [("SCREENWASH -20C 5L", 1, D("6.49")), ("H7 HEADLAMP BULB", 2, D("7.99")),
              ("WIPER BLADE 18IN", 1, D(rng.choice(("9.99", "11.49")))), ("ENGINE OIL 5W30 1L", 1, D("12.99"))]
-    items = [Item(d, str(q), num(p), m(p * q)) for d, q, p in lines]
-    total = sum((i.amount for i in items), D(0))
+    items, total = priced(lines)
     vat = vat_included(total, 20)
     r = Receipt(cols=38, size=25)
     r.center("NORTHGATE AUTOSPARES", "T")
