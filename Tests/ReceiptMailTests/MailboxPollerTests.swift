@@ -123,9 +123,13 @@ struct MailboxPollerTests {
             ((try? FileManager.default.contentsOfDirectory(atPath: maildir.path + "/" + sub)) ?? []).map { maildir.path + "/\(sub)/\($0)" }
         }.sorted()
         #expect(files.count == 2, "\(files)")
-        // Maildir names begin with the delivery time: the first sorted is the first appended.
+        // The old message's file is found by its Message-ID: Maildir names do not sort by delivery
+        // (their microseconds are not zero-padded, so `M100000` sorts before `M99999`).
+        let oldMessageID = try #require(try String(contentsOfFile: ReceiptsCLI.testReceipt("email/fuel-app-html.eml"), encoding: .utf8)
+            .split(whereSeparator: \.isNewline).first { $0.lowercased().hasPrefix("message-id:") })
+        let old = try #require(files.first { (try? String(contentsOfFile: $0, encoding: .utf8))?.contains(oldMessageID) == true })
         let sixtyDaysAgo = Date().addingTimeInterval(-60 * 86400)
-        try FileManager.default.setAttributes([.modificationDate: sixtyDaysAgo], ofItemAtPath: try #require(files.first))
+        try FileManager.default.setAttributes([.modificationDate: sixtyDaysAgo], ofItemAtPath: old)
         let report = try await h.poller { $0.maxAge = 30 * 86400 }.poll()
         #expect(report.outcomes.map { $0.message.subject ?? "" } == [try Self.subject("parking-app-jsonld")])
         #expect(try await h.store.mailboxWatermark(h.dovecot.url())?.lastUID == 2)
