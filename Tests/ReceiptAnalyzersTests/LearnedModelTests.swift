@@ -46,6 +46,26 @@ import ReceiptAnalyzers
         #expect(Self.feature("subtotalPlusTax", of: cash) == 0)
     }
 
+    /// A part total (a band's total with its tax) above the amount payable: its sums fit, but a
+    /// stronger total label below says it is not the receipt's total.
+    @Test func aPartTotalAboveTheAmountPayableIsMarked() throws {
+        let candidates = CandidateProposer.totals(Self.reading("""
+        GARDEN BAKERY SDN BHD
+        WHOLEMEAL 6 x 2.78 16.68
+        Total 6% supplies (excl. GST): 69.36
+        GST: 4.16
+        Total 6% supplies (Inc. GST): 73.52
+        Total 0% supplies: 20.67
+        Total Payable: 94.19
+        """))
+        let part = try #require(candidates.first { $0.value == "73.52" })
+        let payable = try #require(candidates.first { $0.value == "94.19" })
+        #expect(Self.feature("subtotalPlusTax", of: part) == 1)
+        #expect(Self.feature("strongerTotalBelow", of: part) == 1)
+        #expect(Self.feature("strongerTotalBelow", of: payable) == 0)
+        #expect(Self.feature("rulesPick", of: payable) == 1)
+    }
+
     @Test func theAmountPayableAfterCashRoundingIsMarkedAndSoIsTheTotalItRounds() throws {
         // The rounding row's own amount misread, as it often is.
         let text = "NASI KANDAR\nNasi Ayam 12.00\nTeh Tarik 9.30\nTotal (Incl GST): 23.26\nRounding Adj: ~0.0)\nTOTAL: 23.25\nCASH 50.00\nCHANGE 26.75"

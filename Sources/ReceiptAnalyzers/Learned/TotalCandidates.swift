@@ -102,6 +102,13 @@ extension CandidateProposer {
         Feature("amounts") { log1p(Double($0.receipt.descending.count)) },
         Feature("roundedAfterTotal") { e in e.receipt.rounded.contains { $0.rounded == e.value }.feature },
         Feature("roundedBelow") { e in e.receipt.rounded.contains { $0.total == e.value }.feature },
+        // A row below prints an amount under a stronger total label than any row printing this one
+        // (`Total 6% supplies (Inc. GST)` above `Total Payable`): a part total, however well its
+        // sums fit, or an item.
+        Feature("strongerTotalBelow") { e in
+            guard let last = e.place.rows.map(\.line.index).max() else { return 0 }
+            return e.receipt.rows.contains { $0.line.index > last && $0.role.totalStrength > e.strength && !$0.amounts.isEmpty }.feature
+        },
     ]
 
     /// Every positive amount the reading holds (and the rules' and further passes' totals) as a
