@@ -93,7 +93,10 @@ extension CandidateProposer {
                 found.append((finding.date, line, finding.confidence))
             }
         }
-        let distinct = Array(Set(found.map(\.date) + [reading.date?.date].compactMap { $0 }))
+        // In the order read (a Set's order changes from run to run, and with it which of two equally
+        // scored dates wins).
+        var seen = Set<CalendarDate>()
+        let distinct = (found.map(\.date) + [reading.date?.date].compactMap { $0 }).filter { seen.insert($0).inserted }
         guard !distinct.isEmpty else { return [] }
         let receipt = DateContext(found: found, pick: reading.date, check: check, hint: hint, today: today,
                                   lastIndex: max(1, lines.last?.index ?? 1), distinct: distinct)
