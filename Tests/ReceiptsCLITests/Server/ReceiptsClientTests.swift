@@ -33,8 +33,9 @@ struct ReceiptsClientTests {
         let recorder = Recorder()
         let receipts = ReceiptsAPI(serverURL: server.base, token: token, middlewares: [recorder])
 
-        // Upload and wait: the record of the receipt read (a low-resolution photo the reader flags for review).
-        let photo = try Data(contentsOf: URL(fileURLWithPath: ReceiptsCLI.testReceipt("photo-lowres-carwash.jpg")))
+        // Upload and wait: the record of the receipt read (a parking ticket whose total the reader is
+        // unsure of: one amount, no sum to confirm it, so it is flagged for review).
+        let photo = try Data(contentsOf: URL(fileURLWithPath: ReceiptsCLI.testReceipt("uk-parking.jpg")))
         let record = try await receipts.upload(photo, filename: "IMG_0042.jpg", wait: 60 * testTimeScale)
         #expect(record.ocrStatus == .completed && record.file == "IMG_0042.jpg", "\(record)")
         let expense = try #require(record.expense.value1, "a read receipt has a drafted expense")
