@@ -24,10 +24,12 @@ import Testing
     static var binary: URL { ReceiptsCLI.binary }
 
     /// Floors in percent, per folder and field (the default reading: both readers, each page read
-    /// once by each).
+    /// once by each). wildreceipt's total and tax: 91.8 and 91.4 with the models refitted on
+    /// 2026-11-28 (92.9 and 92.9 before; held out the total moved −0.4 / +0.3 with 5 / 10 folds and
+    /// the tax not at all), floors two points under.
     static let floors: [String: [String: Double]] = [
         "sroie": ["vendor": 78, "date": 98, "total": 95, "currency": 98],
-        "wildreceipt": ["vendor": 70, "date": 90.9, "total": 91.8, "tax": 90.9, "currency": 90],
+        "wildreceipt": ["vendor": 70, "date": 90.9, "total": 89.8, "tax": 89.5, "currency": 90],
         "TestReceipts": ["vendor": 100, "date": 100, "total": 100, "tax": 100, "currency": 100, "category": 100],
     ]
 
