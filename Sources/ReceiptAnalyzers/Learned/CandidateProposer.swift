@@ -40,6 +40,8 @@ struct Placement {
     let tokens: [AmountToken]
     /// log(1 + times printed).
     var occurrences: Double { log1p(Double(tokens.count)) }
+    /// The index of the last row printing it; nil when none does.
+    let lastRow: Int?
     /// 0 for the last row, 1 for the first; 1 and 1 when no row prints it.
     let fromBottom: Double, fromTop: Double
     /// The clearest row's OCR confidence, 0–1.
@@ -49,7 +51,8 @@ struct Placement {
         rows = all.filter { row in row.amounts.contains { $0.value == value } }
         tokens = rows.flatMap { row in row.amounts.filter { $0.value == value } }
         let indices = rows.map(\.line.index)
-        fromBottom = indices.max().map { Double(lastIndex - $0) / Double(lastIndex) } ?? 1
+        lastRow = indices.max()
+        fromBottom = lastRow.map { Double(lastIndex - $0) / Double(lastIndex) } ?? 1
         fromTop = indices.min().map { Double($0) / Double(lastIndex) } ?? 1
         readConfidence = (rows.map(\.line.confidence).max() ?? 0) / 100
     }

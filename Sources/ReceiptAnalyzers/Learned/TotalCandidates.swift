@@ -106,7 +106,7 @@ extension CandidateProposer {
         // (`Total 6% supplies (Inc. GST)` above `Total Payable`): a part total, however well its
         // sums fit, or an item.
         Feature("strongerTotalBelow") { e in
-            guard let last = e.place.rows.map(\.line.index).max() else { return 0 }
+            guard let last = e.place.lastRow else { return 0 }
             return e.receipt.rows.contains { $0.line.index > last && $0.role.totalStrength > e.strength && !$0.amounts.isEmpty }.feature
         },
     ]
