@@ -121,13 +121,13 @@ struct MailboxPollerTests {
         let maildir = h.dovecot.folder.appendingPathComponent("mail/\(DovecotTestServer.user)")
         let files = try ["cur", "new"].flatMap { sub in
             ((try? FileManager.default.contentsOfDirectory(atPath: maildir.path + "/" + sub)) ?? []).map { maildir.path + "/\(sub)/\($0)" }
-        }.sorted()
+        }
         #expect(files.count == 2, "\(files)")
         // The old message's file is found by its Message-ID: Maildir names do not sort by delivery
         // (their microseconds are not zero-padded, so `M100000` sorts before `M99999`).
-        let oldMessageID = try #require(try String(contentsOfFile: ReceiptsCLI.testReceipt("email/fuel-app-html.eml"), encoding: .utf8)
-            .split(whereSeparator: \.isNewline).first { $0.lowercased().hasPrefix("message-id:") })
-        let old = try #require(files.first { (try? String(contentsOfFile: $0, encoding: .utf8))?.contains(oldMessageID) == true })
+        let messageId = { (path: String) in try MIMEMessage(Data(contentsOf: URL(fileURLWithPath: path))).messageId }
+        let oldMessageId = try #require(try messageId(ReceiptsCLI.testReceipt("email/fuel-app-html.eml")))
+        let old = try #require(files.first { (try? messageId($0)) == oldMessageId })
         let sixtyDaysAgo = Date().addingTimeInterval(-60 * 86400)
         try FileManager.default.setAttributes([.modificationDate: sixtyDaysAgo], ofItemAtPath: old)
         let report = try await h.poller { $0.maxAge = 30 * 86400 }.poll()
