@@ -4,13 +4,16 @@
 /// Files live in `<models directory>/<folder>/`, put there by `make neural`
 /// (scripts/install-neural, which pins the same SHA-256s); each is checked when it is loaded.
 public struct NeuralModelSet: Sendable, Equatable {
-    /// A file of the set and its SHA-256 (hex).
+    /// A file of the set and its SHA-256 (hex), in the set's folder or in another set's.
     public struct File: Sendable, Equatable {
         public var name: String
         public var sha256: String
-        public init(_ name: String, sha256: String) {
+        /// The folder it is in, when not the set's own (a set may pair one set's detector with another's recognizer).
+        public var folder: String?
+        public init(_ name: String, sha256: String, folder: String? = nil) {
             self.name = name
             self.sha256 = sha256
+            self.folder = folder
         }
     }
 
@@ -79,6 +82,27 @@ public struct NeuralModelSet: Sendable, Equatable {
         characters: File("dict.txt", sha256: "c5cbe34ef40c29c4df07ed012bf96569cb69a2d2a01a07027e9f13cb832bd9cd"),
         detectorNormalization: .imageNet, detectorThreshold: 0.2, boxThreshold: 0.4, unclipRatio: 1.4, dilate: false)
 
+    /// PP-OCRv6 small detection and recognition (from PyPI's rapidocr 3.10.0), with RapidOCR 3.10's
+    /// default settings (those of v4: the recall measured in shared/notes/neural-reader.md was read
+    /// with them); 18,708 characters taken from the recognizer's ONNX metadata at install.
+    public static let ppocrV6Small = NeuralModelSet(
+        name: "ppocr-v6-small",
+        detector: File("det.onnx", sha256: "090f04abcd9d9a7498bc4ebf677e4cb9bdce1fe4197ddb7e529f1ef44e1ff94f"),
+        recognizer: File("rec.onnx", sha256: "6f327246b50388f3c176ae304bd95767ea6dc0c9ae92153ef8cbe210b3c14884"),
+        characters: File("dict.txt", sha256: "b5f2bfe2bdd9448429e3e82b51c789775d9b42f2403d082b00662eb77e401c5d"),
+        detectorNormalization: .half, detectorThreshold: 0.3, boxThreshold: 0.5, unclipRatio: 1.6, dilate: true)
+
+    /// PP-OCRv4's detector (its boxes and settings) with PP-OCRv6 small's recognizer and characters.
+    public static let ppocrV4DetectorV6SmallRecognizer = NeuralModelSet(
+        name: "ppocr-v4-det-v6-small-rec",
+        detector: File("det.onnx", sha256: ppocrV4.detector.sha256, folder: ppocrV4.name),
+        recognizer: File("rec.onnx", sha256: ppocrV6Small.recognizer.sha256, folder: ppocrV6Small.name),
+        characters: File("dict.txt", sha256: ppocrV6Small.characters.sha256, folder: ppocrV6Small.name),
+        detectorNormalization: .half, detectorThreshold: 0.3, boxThreshold: 0.5, unclipRatio: 1.6, dilate: true)
+
+    /// The folder `file` is in, under the folder `make neural` filled.
+    public func folder(of file: File) -> String { file.folder ?? name }
+
     /// The sets `make neural` installs, by name.
-    public static let installed: [NeuralModelSet] = [.ppocrV4, .ppocrV6Tiny]
+    public static let installed: [NeuralModelSet] = [.ppocrV4, .ppocrV6Tiny, .ppocrV6Small, .ppocrV4DetectorV6SmallRecognizer]
 }

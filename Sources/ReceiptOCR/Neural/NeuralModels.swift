@@ -38,16 +38,19 @@ public final class NeuralModels: Sendable {
     ///   folder: run `make neural`), `.neuralModelCorrupt` (a file whose SHA-256 is not the set's).
     public init(configuration: NeuralConfiguration, streams: Int, logger: Logger) throws {
         let set = configuration.modelSet
-        let folder = URL(fileURLWithPath: configuration.directory).appendingPathComponent(set.name)
-        let library = URL(fileURLWithPath: configuration.directory).appendingPathComponent("lib").path
-        guard FileManager.default.fileExists(atPath: folder.path), FileManager.default.fileExists(atPath: library) else {
+        let root = URL(fileURLWithPath: configuration.directory)
+        let library = root.appendingPathComponent("lib").path
+        let folders = [set.detector, set.recognizer].map { root.appendingPathComponent(set.folder(of: $0)) }
+        guard FileManager.default.fileExists(atPath: library), folders.allSatisfy({ FileManager.default.fileExists(atPath: $0.path) }) else {
+            let names = Set([set.detector, set.recognizer].map { set.folder(of: $0) + "/" }).sorted().joined(separator: " and ")
             throw ReceiptError(.neuralReaderNotInstalled,
-                               "neural reader not installed: run `make neural` (looked in \(configuration.directory) for lib/ and \(set.name)/)")
+                               "neural reader not installed: run `make neural` (looked in \(configuration.directory) for lib/ and \(names))")
         }
         try OpenVINO.load(from: library)
-        let detectorBytes = try Self.verified(set.detector, in: folder)
-        let recognizerBytes = try Self.verified(set.recognizer, in: folder)
-        let characterBytes = try Self.verified(set.characters, in: folder)
+        func path(_ file: NeuralModelSet.File) -> URL { root.appendingPathComponent(set.folder(of: file)).appendingPathComponent(file.name) }
+        let detectorBytes = try Self.verified(set.detector, at: path(set.detector))
+        let recognizerBytes = try Self.verified(set.recognizer, at: path(set.recognizer))
+        let characterBytes = try Self.verified(set.characters, at: path(set.characters))
         let characters = String(decoding: characterBytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
         classes = [""] + characters.dropLast(characters.last == "" ? 1 : 0).map(String.init) + [" "]
 
@@ -60,7 +63,7 @@ public final class NeuralModels: Sendable {
         // working memory of one inference instead of one a thread (20 receipts, 2 workers: peak RSS
         // 634 MB with two streams, 529 MB with one, the same time).
         let threads = max(1, streams)
-        let files = (folder.appendingPathComponent(set.detector.name).path, folder.appendingPathComponent(set.recognizer.name).path)
+        let files = (path(set.detector).path, path(set.recognizer).path)
         networks = NetworkLoad(core: core, detector: (detectorBytes, files.0), recognizer: (recognizerBytes, files.1),
                                threads: threads, logger: logger, setName: set.name)
         Self.compiles.add(2, ordering: .relaxed)
@@ -90,8 +93,7 @@ public final class NeuralModels: Sendable {
     }
 
     /// The file's bytes after checking its SHA-256 (the bytes checked are the bytes compiled).
-    private static func verified(_ file: NeuralModelSet.File, in folder: URL) throws -> Data {
-        let url = folder.appendingPathComponent(file.name)
+    private static func verified(_ file: NeuralModelSet.File, at url: URL) throws -> Data {
         guard let data = FileManager.default.contents(atPath: url.path) else {
             throw ReceiptError(.neuralReaderNotInstalled, file: url.path, "model file missing: run `make neural`")
         }
