@@ -284,8 +284,8 @@ actor RereadRecorder {
         let input = AnalysisInput(source: "fuel.jpg", ocr: first, reader: ScriptedPageReader { pass in ocrResult(closeUps(pass)) })
         let analysis = try await HeuristicAnalyzer().analyze(input, options: options)
         let mine = analysis.candidates.filter { $0.field == field }.map(\.features)
-        // The rules' pick: the date flagged `rulesPick`; the vendor's only candidate.
-        let features = try #require(field == .vendor ? mine.first : mine.first { $0.first == 1 }, "no \(field.rawValue) the rules picked")
+        // The rules' pick: the candidate flagged `rulesPick`.
+        let features = try #require(mine.first { $0.first == 1 }, "no \(field.rawValue) the rules picked")
         let names = CandidateProposer.features(for: field)
         return (analysis, { features[names.firstIndex(of: $0)!] })
     }
@@ -387,7 +387,7 @@ actor RereadRecorder {
             let analysis = try await HeuristicAnalyzer().analyze(AnalysisInput(source: "shop.jpg", ocr: ocr, reader: reader), options: options)
             func feature(_ field: LearnedField, _ name: String) -> Double {
                 let features = analysis.candidates.filter { $0.field == field }.map(\.features)
-                    .first { field == .vendor || $0.first == 1 } ?? []
+                    .first { $0.first == 1 } ?? []
                 return CandidateProposer.features(for: field).firstIndex(of: name).map { features[$0] } ?? -1
             }
             return (analysis.confidence.needsReview, reader.passesRead, feature(.vendor, "readAgain"), feature(.date, "rowReadAgain"))

@@ -98,11 +98,7 @@ package enum VendorFinder {
     /// (`nameScore`), and the best row, joined with the rows around it that belong to the name
     /// (`brandAboveCompany` … `companyNameWrapped`), is the vendor.
     package static func findInHeader(_ document: ReceiptDocument, rows amountRows: [AmountLine]? = nil) -> VendorFinding? {
-        let amountRows = amountRows ?? AmountLine.build(document)
-        // The header ends where the amounts start.
-        let end = amountRows.first(where: { !$0.amounts.isEmpty && $0.line.index >= 3 })?.line.index ?? document.lines.count
-        let header = Array(document.lines.prefix(min(end, 14)))
-        let rows = header.isEmpty ? Array(document.lines.prefix(8)) : header
+        let rows = headerRows(document, rows: amountRows)
         if let name = tradingAsName(rows) { return VendorFinding(name: name, confidence: 0.8) }
         let scored = Header(rows)
         guard let best = scored.best else { return nil }
@@ -114,6 +110,27 @@ package enum VendorFinder {
         joinSuffixBelow(&choice, label: label, scored)
         if !choice.joinedAbove { joinWrappedName(&choice, label: label, scored) }
         return scored.finding(choice.name, rows: choice.used, score: best.score)
+    }
+
+    /// The rows the name is looked for in: those above the first row printing an amount (from the
+    /// fourth row on), at most 14; the first 8 when an amount is printed sooner.
+    private static func headerRows(_ document: ReceiptDocument, rows amountRows: [AmountLine]?) -> [ReceiptLine] {
+        let amountRows = amountRows ?? AmountLine.build(document)
+        let end = amountRows.first(where: { !$0.amounts.isEmpty && $0.line.index >= 3 })?.line.index ?? document.lines.count
+        let header = Array(document.lines.prefix(min(end, 14)))
+        return header.isEmpty ? Array(document.lines.prefix(8)) : header
+    }
+
+    /// Every header row that may be the name (what `findInHeader` weighs, before it joins rows
+    /// around the best one), best first: each as a finding of its own row, with its score's rank.
+    package static func headerNames(_ document: ReceiptDocument, rows amountRows: [AmountLine]? = nil) -> [(finding: VendorFinding, rank: Int)] {
+        let scored = Header(headerRows(document, rows: amountRows))
+        var plausible: [(row: Int, score: Double)] = []
+        for (row, score) in scored.scores.enumerated() { if let score { plausible.append((row, score)) } }
+        plausible.sort { a, b in a.score != b.score ? a.score > b.score : a.row < b.row }
+        return plausible.enumerated().map { rank, entry in
+            (scored.finding(scored.names[entry.row], rows: entry.row...entry.row, score: entry.score), rank)
+        }
     }
 
     /// "Trading as" names win: the first row's name after `T/A` or `TRADING AS`.

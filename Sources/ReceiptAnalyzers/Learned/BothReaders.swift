@@ -45,9 +45,8 @@ extension CandidateProposer {
             if value[key(c)] == nil { order.append(key(c)); value[key(c)] = c.value }
             n[key(c)] = c.features
         }
-        // The rules' pick: the first feature of the total's, date's and tax's lists; a reading's
-        // one vendor is its rules' pick.
-        func picked(_ f: [Double]?) -> Bool { f.map { field == .vendor || $0.first == 1 } ?? false }
+        // The rules' pick: the first feature of every field's list.
+        func picked(_ f: [Double]?) -> Bool { f?.first == 1 }
         return order.map { k in
             let (tf, nf) = (t[k], n[k])
             var agreement = [(tf != nil && nf != nil).feature, (picked(tf) && picked(nf)).feature]

@@ -2,8 +2,8 @@ import Foundation
 import ReceiptModel
 
 /// The rules' proposals for a receipt: every amount for the total and the tax, every date for the
-/// date, the rules' vendor for the vendor (scored, not chosen among others: other header rows are
-/// rarely the name where the rules' pick is not), each with its features.
+/// date, and for the vendor the rules' pick, the other header rows that may be the name and the
+/// names the receipt gives elsewhere (web address, merchant line, thanks), each with its features.
 ///
 /// Features describe evidence a person would weigh and that holds across shops and countries: the
 /// row's label class, where the row is, how the value relates to the other amounts (subtotal +

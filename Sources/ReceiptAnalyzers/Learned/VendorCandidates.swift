@@ -1,16 +1,49 @@
 import Foundation
 import ReceiptModel
 
-/// The rules' vendor as the one vendor candidate, with how it was read.
+/// One name for the vendor, with how and where it was read.
 struct VendorEvidence {
+    enum Source: Equatable {
+        /// The rules' vendor (`VendorFinder.find`: the best header row with the rows that belong to it).
+        case pick
+        /// Another header row that may be the name, `rank`-th best by the rules' score (0 the best).
+        case header(rank: Int)
+        /// A name the receipt gives elsewhere (`NamesElsewhere`).
+        case elsewhere(NameElsewhere.Kind)
+    }
+
     let vendor: VendorFinding
+    let source: Source
     let lines: [ReceiptLine]
     let lastIndex: Int
     let medianHeight: Double
-    /// What a close-up of the name's rows read.
+    /// What a close-up of the name's rows read (the rules' pick only).
     let check: ReadCheck
+    /// Every name the receipt gives its shop outside the header.
+    let elsewhere: [NameElsewhere]
+    /// The other names proposed from the same reading, by their letters and digits.
+    let others: [String]
 
     var letters: String { vendor.name.filter(\.isLetter) }
+    var key: String { NameMatching.normalized(vendor.name) }
+
+    /// Another name of the reading is part of this one ("ARBOR CAR WASH RD" holds "ARBOR CAR WASH"):
+    /// this one may carry more than the name.
+    var holdsAnother: Bool { others.contains { $0.count >= 4 && $0 != key && key.contains($0) } }
+    /// This name is part of another of the reading's ("FOODTOWN" in "FOODTOWN CNR COLERIDGE").
+    var heldByAnother: Bool { key.count >= 4 && others.contains { $0 != key && $0.contains(key) } }
+    var isPick: Bool { source == .pick }
+
+    /// Another source of `kind` names the same shop: the same letters and digits, or one holding
+    /// the other (of four or more).
+    func agrees(with kind: NameElsewhere.Kind) -> Bool {
+        guard source != .elsewhere(kind) else { return false }
+        let key = NameMatching.normalized(vendor.name)
+        return elsewhere.contains { other in
+            other.kind == kind && (other.key == key
+                || min(other.key.count, key.count) >= 4 && (other.key.contains(key) || key.contains(other.key)))
+        }
+    }
 }
 
 extension CandidateProposer {
@@ -18,7 +51,8 @@ extension CandidateProposer {
                                            "COMPANY", "CO", "ENTERPRISE", "TRADING", "SRL", "SARL", "BV", "AG", "KG"]
 
     static let vendorFeatures: [Feature<VendorEvidence>] = [
-        Feature("rulesConfidence") { $0.vendor.confidence },
+        Feature("rulesPick") { $0.isPick.feature },
+        Feature("rulesConfidence") { $0.source.kind == nil ? $0.vendor.confidence : 0 },
         Feature("readConfidence") { $0.vendor.readConfidence / 100 },
         Feature("meanConfidence") { $0.vendor.meanConfidence / 100 },
         Feature("fromTop") { e in
@@ -33,16 +67,70 @@ extension CandidateProposer {
         Feature("lowercaseShare") { e in Double(e.letters.filter(\.isLowercase).count) / Double(max(1, e.letters.count)) },
         Feature("companyWord") { LabelText($0.vendor.name).hasAny(companyWords).feature },
         Feature("headerRows") { min(1, Double(max(1, Set($0.vendor.words.map(\.box.midY)).count)) / 3) },
+        // 1 for the pick and the best header row, 1/2 for the next …; 0 for a name from elsewhere.
+        Feature("headerRank") { e in
+            switch e.source {
+            case .pick: 1
+            case .header(let rank): 1 / Double(1 + rank)
+            case .elsewhere: 0
+            }
+        },
+        Feature("fromWeb") { ($0.source == .elsewhere(.web)).feature },
+        Feature("fromSignOff") { ($0.source == .elsewhere(.signOff)).feature },
+        Feature("fromMerchant") { ($0.source == .elsewhere(.merchant)).feature },
+        Feature("agreesWeb") { $0.agrees(with: .web).feature },
+        Feature("agreesSignOff") { $0.agrees(with: .signOff).feature },
+        Feature("agreesMerchant") { $0.agrees(with: .merchant).feature },
+        Feature("holdsAnother") { $0.holdsAnother.feature },
+        Feature("heldByAnother") { $0.heldByAnother.feature },
+        Feature("postcode") { e in postcode.matches(e.vendor.name).feature },
         Feature("readAgain") { ($0.check == .same).feature },
         Feature("readOtherwise") { ($0.check == .other).feature },
     ]
 
-    /// The rules' vendor as a candidate; `check` is what a close-up of the name's rows read.
+    /// A US ZIP code, a UK postcode, a four- or five-digit European postcode before a word: a city
+    /// line ("1000 Bruxelles", "Boston MA 02110"), not a name.
+    static let postcode = Pattern(#"\b\d{5}(-\d{4})?\b|\b[A-Z]{1,2}\d[A-Z\d]?\s+\d[A-Z]{2}\b|^\s*\d{4,5}\s+[A-Za-z]"#)
+
+    /// The header rows read as more than this many names are not proposed (the best by the rules' score are).
+    static let headerNamesProposed = 6
+
+    /// The names for the vendor, each once (by its letters and digits): the rules' vendor first
+    /// (`check`: what a close-up of its rows read), then the other header rows that may be the
+    /// name, best first, then the names the receipt gives elsewhere (its web address, its card
+    /// slip's merchant line, its thanks at the foot).
     package static func vendor(_ reading: Reading, check: ReadCheck = .none) -> [Candidate] {
-        guard let vendor = reading.vendor else { return [] }
-        let lines = reading.document.lines
-        let evidence = VendorEvidence(vendor: vendor, lines: lines, lastIndex: max(1, lines.last?.index ?? 1),
-                                      medianHeight: medianHeight(lines), check: check)
-        return [Candidate(field: .vendor, value: vendor.name, features: vendorFeatures.values(evidence))]
+        let document = reading.document
+        let lines = document.lines
+        let elsewhere = NamesElsewhere.find(document)
+        var names: [(VendorFinding, VendorEvidence.Source)] = []
+        if let pick = reading.vendor { names.append((pick, .pick)) }
+        for (finding, rank) in VendorFinder.headerNames(document, rows: reading.rows).prefix(headerNamesProposed) {
+            names.append((finding, .header(rank: rank)))
+        }
+        for name in elsewhere {
+            names.append((VendorFinding(name: name.name, confidence: 0, readConfidence: VendorFinder.weakestWord(name.line),
+                                        meanConfidence: name.line.confidence, box: name.line.box, words: name.line.words),
+                          .elsewhere(name.kind)))
+        }
+        let medianHeight = medianHeight(lines), lastIndex = max(1, lines.last?.index ?? 1)
+        var seen = Set<String>()
+        let unique = names.filter { finding, _ in
+            let key = NameMatching.normalized(finding.name)
+            return !key.isEmpty && seen.insert(key).inserted
+        }
+        let keys = unique.map { NameMatching.normalized($0.0.name) }
+        return unique.map { finding, source in
+            let evidence = VendorEvidence(vendor: finding, source: source, lines: lines, lastIndex: lastIndex, medianHeight: medianHeight,
+                                          check: source == .pick ? check : .none, elsewhere: elsewhere, others: keys)
+            return Candidate(field: .vendor, value: finding.name, features: vendorFeatures.values(evidence))
+        }
+    }
+}
+
+extension VendorEvidence.Source {
+    var kind: NameElsewhere.Kind? {
+        if case .elsewhere(let kind) = self { return kind }
+        return nil
     }
 }
