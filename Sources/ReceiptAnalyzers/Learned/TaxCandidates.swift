@@ -16,6 +16,8 @@ struct TaxContext {
     let subtotals: [Decimal]
     /// Amounts a rate may apply to: subtotals, the total, amounts on a rate's row.
     let bases: Set<Decimal>
+    /// The rates the country of the receipt's currency charges (`StandardTaxRates`).
+    let standardRates: [Decimal]
 }
 
 /// One amount as a candidate for the tax.
@@ -30,9 +32,16 @@ struct TaxEvidence {
     /// `gross × rate / (100 + rate)`.
     var rateFits: Bool {
         receipt.rates.contains { rate in
-            receipt.bases.contains { base in
-                base != value && (abs(base * rate / 100 - value) <= 0.011 || abs(base * rate / (100 + rate) - value) <= 0.011)
-            }
+            receipt.bases.contains { base in base != value && StandardTaxRates.explains(value, rate: rate, base: base) }
+        }
+    }
+
+    /// A rate the country of the receipt's currency charges explains it on the total, or on the
+    /// total less it (the net).
+    var standardRate: Bool {
+        guard let total = receipt.total, value > 0, value < total else { return false }
+        return receipt.standardRates.contains { rate in
+            StandardTaxRates.explains(value, rate: rate, base: total) || abs((total - value) * rate / 100 - value) <= 0.011
         }
     }
 }
@@ -46,6 +55,7 @@ extension CandidateProposer {
         Feature("rateOnRow") { $0.place.on { $0.rate != nil } },
         Feature("percentOnRow") { $0.place.on { $0.line.text.contains("%") } },
         Feature("rateFits") { $0.rateFits.feature },
+        Feature("standardRate") { $0.standardRate.feature },
         Feature("totalLessSubtotal") { e in
             (e.receipt.total.map { t in e.receipt.subtotals.contains { $0 > 0 && t - $0 == e.value } } ?? false).feature
         },
@@ -67,8 +77,10 @@ extension CandidateProposer {
 
     /// Every amount for the tax, with the rules' finding (`finding`) and the chosen total: how its
     /// row is labelled, whether a printed rate explains it (the base a subtotal, the total or an
-    /// amount on a rate's row), total less subtotal, its share of the total.
-    package static func taxes(_ reading: Reading, finding: TaxFinding?, total: Decimal?) -> [Candidate] {
+    /// amount on a rate's row) or a rate of the currency's country does, total less subtotal, its
+    /// share of the total.
+    /// `currency`: the receipt's, when known (its country's rates, `standardRate`).
+    package static func taxes(_ reading: Reading, finding: TaxFinding?, total: Decimal?, currency: String? = nil) -> [Candidate] {
         let rows = reading.rows
         var values: [Decimal] = []
         // Zero only where a tax row prints it (`TAX 0.00`): a receipt can say it charged none.
@@ -83,7 +95,8 @@ extension CandidateProposer {
         let receipt = TaxContext(
             rows: rows, pick: finding, total: total, lastIndex: max(1, reading.document.lines.last?.index ?? 1),
             values: values, largest: largest, rates: rows.compactMap(\.rate).filter { $0 > 0 && $0 < 30 },
-            subtotals: subtotals, bases: Set(subtotals + [total].compactMap { $0 } + amounts(rows) { $0.rate != nil }))
+            subtotals: subtotals, bases: Set(subtotals + [total].compactMap { $0 } + amounts(rows) { $0.rate != nil }),
+            standardRates: StandardTaxRates.rates(currency: currency))
         return values.map { value in
             let evidence = TaxEvidence(value: value, receipt: receipt, place: Placement(value, rows: rows, lastIndex: receipt.lastIndex))
             return Candidate(field: .tax, value: value.moneyString, features: taxFeatures.values(evidence))
