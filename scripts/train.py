@@ -229,92 +229,170 @@ def rules_right(receipts, field):
     return out
 
 
+def shows(features):
+    """Whether a tax candidate's features mark its amount as a tax (SHOWS_TAX)."""
+    if features is None:
+        return False
+    names = FEATURES["tax"]
+    return any(features[names.index(n)] == 1 for n in names if n.split(".")[-1] in SHOWS_TAX)
+
+
+def taken(r, p, winner):
+    """Whether the analyzer gives the tax the model chose: the rules found a tax, the model is at
+    least TAX_FLOOR sure, or the receipt marks the amount as a tax."""
+    found = any(c["field"] == "tax" and c["features"][0] == 1.0 for c in r["candidates"])
+    return found or p >= TAX_FLOOR or shows(winner)
+
+
 def as_shipped(receipts, held, field, i):
     """Whether the analyzer's value for the field is right, given the held-out choice: the model's
     choice, except a tax where the rules found none, the model is less sure than TAX_FLOOR and
     nothing marks its amount as a tax (the analyzer then gives no tax)."""
     p, right, winner = held[field][i]
     if field == "tax":
-        found = any(c["field"] == "tax" and c["features"][0] == 1.0 for c in receipts[i]["candidates"])
-        shows = winner is not None and any(winner[FEATURES["tax"].index(n)] == 1 for n in FEATURES["tax"] if n.split(".")[-1] in SHOWS_TAX)
-        return right and (found or p >= TAX_FLOOR or shows)
+        return right and taken(receipts[i], p, winner)
     return right
 
 
-def choose_thresholds(receipts, held, target):
-    """Lowest (t_total, t_date) on a grid keeping unflagged accuracy >= target in every family."""
-    fams = sorted({r["family"] for r in receipts if r["family"] in ("SROIE", "WildReceipt")})
-    grid = [x / 100 for x in range(0, 100)]
+def tax_review(r, p, winner):
+    """(whether the receipt prints a tax, the probability its tax is judged by), as Choice.learned
+    decides: a tax given, or any amount marked as a tax, means the receipt prints one; where it
+    prints one and no tax is given, the probability is 0 (flagged by any threshold)."""
+    cands = [c for c in r["candidates"] if c["field"] == "tax"]
+    if not cands or winner is None:
+        return False, 1.0
+    given = taken(r, p, winner)
+    prints = given or any(shows(c["features"]) for c in cands)
+    return prints, (p if given else 0.0)
 
-    def evaluate(tt, td):
-        stats = {}
-        for f in fams:
-            n = un = ok = 0
-            for i, r in enumerate(receipts):
-                if r["family"] != f or not (r["known"].get("total") or r["known"].get("date")):
-                    continue
-                n += 1
-                flagged = False
-                right = True
-                for field, t in (("total", tt), ("date", td)):
-                    if not r["known"].get(field):
-                        continue
-                    p, rt = held[field].get(i, (0.0, False))[:2]
-                    if p < t: flagged = True
-                    right = right and rt
-                if not flagged:
-                    un += 1
-                    ok += right
-            stats[f] = (n, un, ok)
-        return stats
+
+def out_of_fold_taxes(receipts, k):
+    """Receipt index -> tax_review(...) from a model fitted on the other folds (grouped by shop), for
+    every receipt with tax candidates, whether or not its tax is known."""
+    out = {}
+    for train, test in folds(np.arange(len(receipts)), [r["group"] for r in receipts], k):
+        ranker, cal = fit_field([receipts[i] for i in train], "tax", k)
+        for i in test:
+            r = receipts[i]
+            cands = [c for c in r["fit"] if c["field"] == "tax"]
+            if (best := scored(ranker, cal, cands)) is not None:
+                out[int(i)] = tax_review(r, best[1], np.array(cands[best[0]]["features"], dtype=float))
+    return out
+
+
+TAX_GRID = [x / 100 for x in range(0, 100, 5)]
+
+
+def choose_thresholds(receipts, held, target, taxes=None):
+    """Lowest (t_total, t_date) on a grid keeping unflagged receipts right on every known total and
+    date at least `target` of the time in every family, with as many unflagged as that allows;
+    then, with `taxes` (receipt index -> tax_review(...)), the lowest t_tax keeping the known tax
+    of the receipts still unflagged that print one right at least `target` of the time (a printed
+    tax as sure as the total and the date; t_tax 0 without `taxes`). Returns (unflagged,
+    t_total, t_date, t_tax, {family: (receipts, unflagged, right on every known total, date and
+    tax)}), or None when no (t_total, t_date) reaches the target."""
+    fams = sorted({r["family"] for r in receipts if r["family"] in ("SROIE", "WildReceipt")})
+    ids = [i for i, r in enumerate(receipts) if r["family"] in fams and (r["known"].get("total") or r["known"].get("date"))]
+    if not ids:
+        return None
+
+    def column(field):
+        """Each receipt's probability (1 where the field is unknown: it flags nothing here) and rightness."""
+        p = np.array([held[field].get(i, (0.0, False))[0] if receipts[i]["known"].get(field) else 1.0 for i in ids])
+        ok = np.array([bool(held[field].get(i, (0.0, False))[1]) if receipts[i]["known"].get(field) else True for i in ids])
+        return p, ok
+
+    pt, rt = column("total")
+    pd, rd = column("date")
+    right = rt & rd
+    members = {f: np.array([receipts[i]["family"] == f for i in ids]) for f in fams}
+
+    def stats(unflagged, right):
+        return {f: (int(m.sum()), int((unflagged & m).sum()), int((unflagged & m & right).sum())) for f, m in members.items()}
 
     best = None
-    for tt in grid:
-        for td in grid[::2]:
-            st = evaluate(tt, td)
+    for tt in [x / 100 for x in range(0, 100)]:
+        ft = pt < tt
+        for td in [x / 100 for x in range(0, 100, 2)]:
+            unflagged = ~(ft | (pd < td))
+            st = stats(unflagged, right)
             if all(un == 0 or ok / un >= target for _, un, ok in st.values()):
                 share = sum(un for _, un, _ in st.values())
                 if best is None or share > best[0]:
-                    best = (share, tt, td, st)
-    return best
+                    best = (share, tt, td)
+    if best is None:
+        return None
+    _, tt, td = best
+    unflagged = ~((pt < tt) | (pd < td))
+    tx = 0.0
+    if taxes is not None:
+        prints = np.array([taxes.get(i, (False, 1.0))[0] for i in ids])
+        px = np.array([taxes.get(i, (False, 1.0))[1] for i in ids])
+        known = np.array([bool(receipts[i]["known"].get("tax")) for i in ids])
+        rx = np.array([bool(known[k]) and i in held["tax"] and as_shipped(receipts, held, "tax", i) for k, i in enumerate(ids)])
+        for tx in TAX_GRID:
+            kept = unflagged & ~(prints & (px < tx)) & known
+            if kept.sum() == 0 or (kept & rx).sum() / kept.sum() >= target:
+                break
+        unflagged = unflagged & ~(prints & (px < tx))
+        right = right & (rx | ~known)
+    return int(unflagged.sum()), tt, td, tx, stats(unflagged, right)
 
 
-def flagged(r, probs, i, tt, td):
-    """(flagged, total and date right) for receipt i under thresholds, as the analyzer flags it:
-    a missing vendor, total or date, or a total or date less likely right than its threshold."""
+def flagged(r, probs, i, tt, td, tx=None):
+    """(flagged, total and date right, total, date and tax right) for receipt i under thresholds, as
+    the analyzer flags it:
+    a missing vendor, total or date, a total or date less likely right than its threshold, or a
+    printed tax less likely right than its threshold (`tx`; none taken where one is printed)."""
     flag = not any(c["field"] == "vendor" for c in r["candidates"])
     right = True
     for field, t in (("total", tt), ("date", td)):
         has = any(c["field"] == field for c in r["candidates"])
-        p, rt = probs[field].get(i, (0.0, False))
+        p, rt = probs[field].get(i, (0.0, False))[:2]
         flag = flag or not has or p < t
         if r["known"].get(field):
             right = right and rt
-    return flag, right
+    with_tax = right
+    if i in probs.get("tax", {}):
+        p, rt, prints, p_review = probs["tax"][i]
+        flag = flag or tx is not None and prints and p_review < tx
+        if r["known"].get("tax"):
+            with_tax = with_tax and rt
+    elif r["known"].get("tax"):
+        with_tax = False
+    return flag, right, with_tax
 
 
-def nested_review(receipts, k, target):
+def nested_review(receipts, k, target, tax=True):
     """needsReview judged honestly: for each outer fold (grouped by shop), the rankers, their
     calibration and the thresholds are all chosen on the other folds alone, then applied to it.
-    Returns receipt index -> (flagged, total and date right)."""
+    Returns receipt index -> (flagged, total and date right, total, date and tax right); `tax`: the
+    tax has a threshold too (else only its rightness is counted)."""
     out = {}
     for train, test in folds(np.arange(len(receipts)), [r["group"] for r in receipts], k):
         part = [receipts[i] for i in train]
-        inner = {f: held_out(part, f, k, 0) for f in ("total", "date")}
-        best = choose_thresholds(part, inner, target)
-        tt, td = (best[1], best[2]) if best else (1.01, 1.01)
+        inner = {f: held_out(part, f, k, 0) for f in ("total", "date", "tax")}
+        best = choose_thresholds(part, inner, target, out_of_fold_taxes(part, k) if tax else None)
+        tt, td, tx = (best[1], best[2], best[3]) if best else (1.01, 1.01, 1.01)
         rest = [receipts[i] for i in test]
         probs = {}
-        for field in ("total", "date"):
+        for field in ("total", "date", "tax"):
             ranker, cal = fit_field(part, field, k)
             probs[field] = {}
             for j, r in enumerate(rest):
                 cands = [c for c in r["candidates"] if c["field"] == field]
-                if (best := scored(ranker, cal, cands)) is not None:
-                    probs[field][j] = (best[1], bool(cands[best[0]]["right"]))
+                if (best := scored(ranker, cal, cands)) is None:
+                    continue
+                right = bool(cands[best[0]]["right"])
+                if field == "tax":
+                    winner = np.array(cands[best[0]]["features"], dtype=float)
+                    prints, p_review = tax_review(r, best[1], winner)
+                    probs[field][j] = (best[1], right and taken(r, best[1], winner), prints, p_review)
+                else:
+                    probs[field][j] = (best[1], right)
         for j, r in enumerate(rest):
             if r["known"].get("total") or r["known"].get("date"):
-                out[int(test[j])] = flagged(r, probs, j, tt, td)
+                out[int(test[j])] = flagged(r, probs, j, tt, td, tx if tax else None)
     return out
 
 
@@ -520,6 +598,8 @@ def main():
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--target", type=float, default=0.97)
+    ap.add_argument("--no-review-tax", dest="review_tax", action="store_false",
+                    help="choose review thresholds for the total and the date only (the tax's rightness is still reported)")
     ap.add_argument("--unchecked", help="the same receipts' candidates read with --checks none: where the held-out "
                     "total flags a receipt, its date and vendor are judged on these, as the analyzer reads them by default")
     ap.add_argument("--report")
@@ -685,10 +765,11 @@ def train_mode(receipts, a, say):
     """Held-out figures of one model (printed with `say`), then the model fitted on every receipt:
     (version, fitted parameters per field, review thresholds, held-out probabilities)."""
     held = {f: held_out(receipts, f, a.folds, a.seed) for f in FIELDS}
-    best = choose_thresholds(receipts, held, a.target)
+    taxes = out_of_fold_taxes(receipts, a.folds) if a.review_tax else None
+    best = choose_thresholds(receipts, held, a.target, taxes)
     # Judged on the checked candidates: a receipt the analyzer leaves unchecked is one its total
     # flags, whatever its date reads.
-    nested = nested_review(receipts, a.folds, a.target)
+    nested = nested_review(receipts, a.folds, a.target, a.review_tax)
     if a.unchecked and best:
         # By default the analyzer reads the date's and the vendor's rows again only where its total
         # is sure enough for the receipt to go unflagged (ReadChecks.unflagged). Judged the same way:
@@ -737,12 +818,16 @@ def train_mode(receipts, a, say):
     thresholds = {"total": 1.01, "date": 1.01}
     say()
     if best:
-        share, tt, td, st = best
+        share, tt, td, tx, st = best
         thresholds = {"total": tt, "date": td}
-        say(f"needsReview thresholds (chosen on held-out folds, target {a.target * 100:.0f}%): total < {tt:.2f}, date < {td:.2f}")
+        if tx > 0:
+            thresholds["tax"] = tx
+        what = "total, date and tax" if a.review_tax else "total and date"
+        say(f"needsReview thresholds (chosen on held-out folds, target {a.target * 100:.0f}%): total < {tt:.2f}, date < {td:.2f}"
+            + (f", tax < {tx:.2f} where the receipt prints a tax" if a.review_tax else ""))
         say("(the table below applies them to the probabilities they were chosen on; the nested table after it is the held-out result)")
         say()
-        say("| family | receipts | unflagged | unflagged share | total and date right among unflagged |")
+        say(f"| family | receipts | unflagged | unflagged share | {what} right among unflagged |")
         say("|---|---|---|---|---|")
         for f, (n, un, ok) in sorted(st.items()):
             say(f"| {f} | {n} | {un} | {un / max(1, n) * 100:.1f}% | {ok / max(1, un) * 100:.1f}% |")
@@ -752,15 +837,19 @@ def train_mode(receipts, a, say):
     say("needsReview held out (rankers, calibration and thresholds all chosen on the other folds; a receipt")
     say("with no vendor, total or date read is flagged too, as the analyzer does):")
     say()
-    say("| set | receipts | unflagged | unflagged share | total and date right among unflagged |")
-    say("|---|---|---|---|---|")
+    say("| set | receipts | unflagged | unflagged share | total and date right among unflagged | total, date and tax right | vendor right |")
+    say("|---|---|---|---|---|---|---|")
+    vendor_right = {i: as_shipped(receipts, held, "vendor", i) for i in held["vendor"]}
     for name, test in [(s, lambda r, s=s: r["set"] == s) for s in sets] + \
                       [(f, lambda r, f=f: r["family"] == f) for f in fams if f in ("SROIE", "WildReceipt")]:
         ids = [i for i in nested if test(receipts[i])]
         un = [i for i in ids if not nested[i][0]]
         ok = sum(nested[i][1] for i in un)
+        ok_tax = sum(nested[i][2] for i in un)
+        vendors = [i for i in un if i in vendor_right]
+        ok_vendor = sum(vendor_right[i] for i in vendors)
         say(f"| {name} | {len(ids)} | {len(un)} | {len(un) / max(1, len(ids)) * 100:.1f}% | "
-            f"{ok / max(1, len(un)) * 100:.1f}% |")
+            f"{ok / max(1, len(un)) * 100:.1f}% | {ok_tax / max(1, len(un)) * 100:.1f}% | {ok_vendor / max(1, len(vendors)) * 100:.1f}% |")
     say()
 
     # The shipped model: rankers on everything; calibration on out-of-fold scores.

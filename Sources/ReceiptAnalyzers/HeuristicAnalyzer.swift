@@ -154,7 +154,7 @@ public struct HeuristicAnalyzer: ReceiptAnalyzer {
             choice.date = choice.date ?? neural.date?.date
         }
         var confidence = choice.confidence
-        confidence.needsReview = ReviewDecision.needsReview(choice)
+        let review = ReviewDecision.fields(choice)
         let vendor = choice.vendor
         let finalCategory = vendor == rulesVendor?.name ? category
             : CategoryClassifier.forTaxonomy(options.taxonomy).classify(reading.document, vendor: vendor)
@@ -163,6 +163,7 @@ public struct HeuristicAnalyzer: ReceiptAnalyzer {
                                        currency: currency.code, category: finalCategory.name,
                                        lineItems: choice.lineItems,
                                        confidence: confidence, analyzer: name)
+        analysis.flag(review)
         analysis.candidates = candidates.map { Array($0.all.joined()) + $0.items.map(\.candidate) } ?? []
         return analysis
     }

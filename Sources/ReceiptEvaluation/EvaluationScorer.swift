@@ -40,16 +40,24 @@ public struct FieldScore: Sendable, Equatable {
 }
 
 /// How far `needsReview` can be trusted in one folder: of the receipts with a known total or date,
-/// how many were not flagged, and how many of those had every known total and date right.
+/// how many were not flagged, and how many of those had every known total and date right (`right`),
+/// every known total, date and tax (`rightWithTax`), and a known vendor right (`vendorRight` of
+/// `vendorKnown`).
 public struct ReviewScore: Sendable, Equatable {
     public var receipts = 0
     public var unflagged = 0
     public var right = 0
+    public var rightWithTax = 0
+    public var vendorKnown = 0
+    public var vendorRight = 0
 
-    public init(receipts: Int = 0, unflagged: Int = 0, right: Int = 0) {
+    public init(receipts: Int = 0, unflagged: Int = 0, right: Int = 0, rightWithTax: Int = 0, vendorKnown: Int = 0, vendorRight: Int = 0) {
         self.receipts = receipts
         self.unflagged = unflagged
         self.right = right
+        self.rightWithTax = rightWithTax
+        self.vendorKnown = vendorKnown
+        self.vendorRight = vendorRight
     }
 }
 
@@ -78,9 +86,17 @@ public struct EvaluationScorer: Sendable {
             review.receipts += 1
             if let analysis, !analysis.confidence.needsReview {
                 review.unflagged += 1
-                let total = truth.total == nil || EvaluationScorer.matches(.total, truth: truth, analysis: analysis)
-                let date = truth.date == nil || EvaluationScorer.matches(.date, truth: truth, analysis: analysis)
-                if total && date { review.right += 1 }
+                func right(_ field: EvaluatedField) -> Bool {
+                    EvaluationScorer.expectedText(field, truth) == nil || EvaluationScorer.matches(field, truth: truth, analysis: analysis)
+                }
+                if right(.total) && right(.date) {
+                    review.right += 1
+                    if right(.tax) { review.rightWithTax += 1 }
+                }
+                if EvaluationScorer.expectedText(.vendor, truth) != nil {
+                    review.vendorKnown += 1
+                    if right(.vendor) { review.vendorRight += 1 }
+                }
             }
         }
         if let labelled = truth.items {
@@ -166,7 +182,8 @@ public struct FolderReport: Sendable, Equatable {
     public func score(_ field: EvaluatedField) -> FieldScore { scores[field] ?? FieldScore() }
 
     /// `{"folder", "receipts", "failed", "fields": {"total": {"scored", "correct", "accuracy"}, …},
-    /// "review": {"receipts", "unflagged", "right"}, "misses": [...]}`; fields nothing was scored on
+    /// "review": {"receipts", "unflagged", "right", "rightWithTax", "vendorKnown", "vendorRight"},
+    /// "misses": [...]}`; fields nothing was scored on
     /// are left out.
     public func json(includeMisses: Bool = true) -> JSONValue {
         var fields: [(String, JSONValue)] = []
@@ -181,7 +198,8 @@ public struct FolderReport: Sendable, Equatable {
         var pairs: [(String, JSONValue)] = [
             ("folder", .string(folder)), ("receipts", .int(receipts)), ("failed", .int(failed)), ("fields", .object(fields)),
             ("review", .object([("receipts", .int(review.receipts)), ("unflagged", .int(review.unflagged)),
-                                ("right", .int(review.right))])),
+                                ("right", .int(review.right)), ("rightWithTax", .int(review.rightWithTax)),
+                                ("vendorKnown", .int(review.vendorKnown)), ("vendorRight", .int(review.vendorRight))])),
         ]
         if items.receipts > 0 { pairs.append(("items", items.json)) }
         if includeMisses {

@@ -15,6 +15,9 @@ public struct ReceiptAnalysis: Sendable, Equatable {
     public var category: String?
     public var lineItems: [LineItem]
     public var confidence: FieldConfidence
+    /// The fields a person should look at (`total`, `date`, `vendor`, `tax`), in that order: empty
+    /// when `confidence.needsReview` is false; a person checks these, not the whole receipt.
+    public var review: [String] = []
     /// Name of the analyzer that produced this (`heuristic`, `gemini`, …).
     public var analyzer: String
     /// Extra facts an analyzer records (prompt used, token counts, why it fell back, …).
@@ -44,6 +47,17 @@ public struct ReceiptAnalysis: Sendable, Equatable {
         self.confidence = confidence
         self.analyzer = analyzer
         self.details = details
+    }
+
+    /// The fields a review can name, in the order `review` lists them.
+    public static let reviewableFields = ["total", "date", "vendor", "tax"]
+
+    /// Marks `fields` for a person's look (in `reviewableFields`' order, each once) and sets
+    /// `confidence.needsReview` to whether there are any.
+    public mutating func flag(_ fields: some Sequence<String>) {
+        let wanted = Set(fields)
+        review = Self.reviewableFields.filter(wanted.contains)
+        confidence.needsReview = !review.isEmpty
     }
 
     public static func == (a: ReceiptAnalysis, b: ReceiptAnalysis) -> Bool {
@@ -100,6 +114,7 @@ extension ReceiptAnalysis {
             ("category", .optionalString(category)),
             ("lineItems", .array(lineItems.map { $0.json(currency: currency) })),
             ("confidence", confidence.json),
+            ("review", .array(review.map(JSONValue.string))),
             ("analyzer", .string(analyzer)),
         ]
         // One pass is the usual case and goes unsaid.
@@ -121,9 +136,10 @@ extension ReceiptAnalysis {
         category = json["category"]?.stringValue
         lineItems = (json["lineItems"]?.arrayValue ?? []).map(LineItem.init(json:))
         if let c = json["confidence"] { confidence = FieldConfidence(json: c) }
+        review = json["review"]?.arrayValue?.compactMap(\.stringValue) ?? []
         ocrPasses = json["ocrPasses"]?.doubleValue.map { Int($0) }
         timings = json["timings"].flatMap(ReceiptTimings.init(json:))
-        let known: Set = ["vendor", "date", "total", "tax", "currency", "category", "lineItems", "confidence", "analyzer",
+        let known: Set = ["vendor", "date", "total", "tax", "currency", "category", "lineItems", "confidence", "review", "analyzer",
                           "ocrPasses", "timings"]
         details = (json.objectValue ?? []).filter { !known.contains($0.0) }
     }

@@ -101,9 +101,13 @@ package enum AnalysisNormalizer {
             tax: score(AnalysisField.tax.key, present: analysis.tax != nil),
             currency: currencyDefaulted ? 0.3 : score(AnalysisField.currency.key, present: analysis.currency != nil),
             category: score(AnalysisField.category.key, present: true))
-        confidence.needsReview = analysis.vendor == nil || analysis.date == nil || analysis.total == nil
-            || !warnings.isEmpty || min(confidence.vendor, confidence.date, confidence.total) < 0.5
         analysis.confidence = confidence
+        // A missing or doubtful total, date or vendor; a repaired value (a warning) is weak already.
+        var review = [("total", confidence.total), ("date", confidence.date), ("vendor", confidence.vendor)]
+            .filter { $0.1 < 0.5 }.map(\.0)
+        if analysis.tax != nil && confidence.tax < 0.5 { review.append("tax") }
+        if review.isEmpty && !warnings.isEmpty { review = ["total", "date", "vendor"] }
+        analysis.flag(review)
         return Outcome(analysis: analysis, warnings: warnings)
     }
 

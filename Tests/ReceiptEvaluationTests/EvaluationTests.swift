@@ -77,8 +77,25 @@ import ReceiptEvaluation
         #expect(parsed["folders"]?.arrayValue?.first?["misses"]?.arrayValue?.count == report.misses.count)
         #expect(report.summaryLine.contains("total 33.3% (1/3)"))
         // needsReview: only b was left unflagged, and its total and date are wrong.
-        #expect(report.review == ReviewScore(receipts: 3, unflagged: 1, right: 0))
+        #expect(report.review == ReviewScore(receipts: 3, unflagged: 1, right: 0, rightWithTax: 0, vendorKnown: 1, vendorRight: 0))
         #expect(parsed["folders"]?.arrayValue?.first?["review"]?["unflagged"]?.doubleValue == 1)
+    }
+
+    /// An unflagged receipt with the right total and date but the wrong tax is right on those two,
+    /// not on all three: what a bookkeeper reclaiming VAT would notice.
+    @Test func unflaggedReceiptsAreJudgedOnTheirTaxAndVendorToo() throws {
+        let truth = GroundTruth(vendor: "Kestrel Fuel", date: CalendarDate(iso: "2024-05-23"), total: Decimal(string: "14.77"),
+                                tax: Decimal(string: "2.36"))
+        var scorer = EvaluationScorer(folder: "driver")
+        func analysis(tax: String, vendor: String) -> ReceiptAnalysis {
+            var a = ReceiptAnalysis(vendor: vendor, date: CalendarDate(iso: "2024-05-23"), total: Decimal(string: "14.77"),
+                                    tax: Decimal(string: tax), analyzer: "heuristic")
+            a.confidence.needsReview = false
+            return a
+        }
+        scorer.add(file: "right.jpg", truth: truth, analysis: analysis(tax: "2.36", vendor: "KESTREL FUEL"))
+        scorer.add(file: "vat-of-half.jpg", truth: truth, analysis: analysis(tax: "7.36", vendor: "Thank you"))
+        #expect(scorer.report.review == ReviewScore(receipts: 2, unflagged: 2, right: 2, rightWithTax: 1, vendorKnown: 2, vendorRight: 1))
     }
 
     @Test func vendorComparisonIgnoresCaseSpacesAndPunctuation() {

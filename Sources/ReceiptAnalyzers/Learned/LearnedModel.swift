@@ -99,6 +99,10 @@ package struct LearnedModel: Sendable {
         p < (reviewBelow[field] ?? 0)
     }
 
+    /// The tax has a review threshold: a receipt that prints a tax is flagged when its tax is less
+    /// likely right than it (`Choice.learned`).
+    package var reviewsTax: Bool { reviewBelow[.tax] != nil }
+
     /// Whether `candidates`' best marks the receipt for review, whatever its other fields: less
     /// likely right than the field's threshold, or none at all.
     package func flagsReview(_ candidates: [Candidate]) -> Bool {

@@ -24,7 +24,8 @@ package struct FieldCandidates {
         total = totals
         date = CandidateProposer.dates(reading, check: checks.date, options: options)
         vendor = CandidateProposer.vendor(reading, check: checks.vendor)
-        self.tax = CandidateProposer.taxes(reading, finding: tax, total: reading.total?.value)
+        self.tax = CandidateProposer.taxes(reading, finding: tax, total: reading.total?.value,
+                                           currency: reading.currency?.code ?? options.defaultCurrency)
         self.items = items ? CandidateProposer.items(reading) : []
     }
 
@@ -51,9 +52,9 @@ package struct Choice {
     package var lineItems: [LineItem]
     /// Every field's confidence (its `needsReview` is decided by `ReviewDecision`).
     package var confidence: FieldConfidence
-    /// Whether the model's total or date is less likely right than its review threshold; nil when
-    /// the rules decided.
-    package var flaggedByModel: Bool?
+    /// The fields whose chosen value the model finds less likely right than its review threshold
+    /// (the total, the date, and the tax where the receipt prints one); nil when the rules decided.
+    package var flaggedByModel: [String]?
 
     /// The rules' picks and confidences.
     package static func rules(_ reading: Reading, tax: TaxFinding?, currencyConfidence: Double, categoryConfidence: Double) -> Choice {
@@ -70,18 +71,19 @@ package struct Choice {
     /// field with no candidates).
     package static func learned(_ model: LearnedModel, candidates: FieldCandidates, from rules: Choice) -> Choice {
         var choice = rules
-        var flagged = false
+        var flagged: [String] = []
+        var taxProbability: Double?
         for list in candidates.all {
             guard let field = list.first?.field, let (best, p) = model.choose(list) else { continue }
             switch field {
             case .total:
                 choice.total = Decimal(string: best.value)
                 choice.confidence.total = p
-                flagged = flagged || model.flagsReview(field, probability: p)
+                if model.flagsReview(field, probability: p) { flagged.append("total") }
             case .date:
                 choice.date = CalendarDate(iso: best.value)
                 choice.confidence.date = p
-                flagged = flagged || model.flagsReview(field, probability: p)
+                if model.flagsReview(field, probability: p) { flagged.append("date") }
             case .vendor:
                 choice.vendor = best.value
                 choice.confidence.vendor = p
@@ -98,12 +100,18 @@ package struct Choice {
                 } else if choice.tax != nil || p >= model.taxFloor || model.showsTax(best) {
                     choice.tax = amount
                     choice.confidence.tax = p
+                    taxProbability = p
                 }
             case .item:
                 break
             }
         }
         if let items = model.chooseItems(candidates.items) { choice.lineItems = items.map(\.item.item) }
+        // A receipt that prints a tax is left alone only when its tax is as sure as its threshold:
+        // none taken where one is printed, or one less likely right, asks for a look.
+        if model.reviewsTax, choice.tax != nil || candidates.tax.contains(where: model.showsTax) {
+            if model.flagsReview(.tax, probability: choice.tax == nil ? 0 : taxProbability ?? 0) { flagged.append("tax") }
+        }
         choice.flaggedByModel = flagged
         return choice
     }

@@ -1,16 +1,28 @@
 import Foundation
 import ReceiptModel
 
-/// Whether a person should look at a receipt: the one place `needsReview` is decided.
+/// Whether a person should look at a receipt, and at which fields: the one place `needsReview`
+/// and `review` are decided.
 package enum ReviewDecision {
-    /// A receipt is flagged when its total, date or vendor is missing, when its tax is not less
-    /// than its total, and otherwise by the learned model's thresholds (its total or date less
-    /// likely right than chosen on held-out folds) or, when the rules decided, by their confidence
-    /// (total below 0.6, date below 0.5).
-    package static func needsReview(_ choice: Choice) -> Bool {
-        guard let total = choice.total, choice.date != nil, choice.vendor != nil else { return true }
-        if let tax = choice.tax, tax >= total { return true }
-        if let flagged = choice.flaggedByModel { return flagged }
-        return choice.confidence.total < 0.6 || choice.confidence.date < 0.5
+    /// The fields to look at (`ReceiptAnalysis.review`):
+    /// - a missing total, date or vendor;
+    /// - a tax not less than the total;
+    /// - with the learned model, a total, date or tax less likely right than its threshold (chosen
+    ///   on held-out folds; the tax only where the receipt prints one: `Choice.printsTax`, and then
+    ///   also when no tax was taken);
+    /// - with the rules alone, a total below 0.6 or a date below 0.5.
+    package static func fields(_ choice: Choice) -> [String] {
+        var fields: [String] = []
+        if choice.total == nil { fields.append("total") }
+        if choice.date == nil { fields.append("date") }
+        if choice.vendor == nil { fields.append("vendor") }
+        if let tax = choice.tax, let total = choice.total, tax >= total { fields.append("tax") }
+        if let flagged = choice.flaggedByModel {
+            fields += flagged
+        } else {
+            if choice.confidence.total < 0.6 { fields.append("total") }
+            if choice.confidence.date < 0.5 { fields.append("date") }
+        }
+        return fields
     }
 }

@@ -39,7 +39,7 @@ extension ReceiptProcessor {
         if let total = fields.total { analysis.total = total; analysis.confidence.total = 1 }
         if let tax = fields.tax { analysis.tax = tax; analysis.confidence.tax = 1 }
         if let currency = fields.currency { analysis.currency = currency; analysis.confidence.currency = 1 }
-        if fields.vendor != nil, fields.date != nil, fields.total != nil { analysis.confidence.needsReview = false }
+        if fields.vendor != nil, fields.date != nil, fields.total != nil { analysis.flag(analysis.review.filter { $0 == "tax" && fields.tax == nil }) }
         analysis.details.append(("structuredData", .string(fields.kind)))
     }
 }
