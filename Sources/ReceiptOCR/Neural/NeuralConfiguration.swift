@@ -5,6 +5,10 @@ public struct NeuralConfiguration: Sendable, Equatable {
     /// The folder `make neural` fills: `lib/` (the OpenVINO runtime) and one folder a model set.
     public var directory: String
     public var modelSet: NeuralModelSet
+    /// The model set that reads the page's header band again (the rows above its first priced row,
+    /// where the shop's name is printed in logos and display type), its rows taking the place of
+    /// `modelSet`'s there; nil reads the page with `modelSet` alone.
+    public var headerModelSet: NeuralModelSet?
     /// The detector's input: the page is scaled so that its short side is at least `minimumSide`
     /// and its long side at most `maximumSide`, then to multiples of 32 (RapidOCR's 736 and 2000).
     public var detectorMinimumSide: Int
@@ -26,11 +30,12 @@ public struct NeuralConfiguration: Sendable, Equatable {
     /// Feed the models the page in gray (replicated to three channels) even when it is in colour.
     public var grayInput: Bool
 
-    public init(directory: String, modelSet: NeuralModelSet = .ppocrV4, detectorMinimumSide: Int = 736,
+    public init(directory: String, modelSet: NeuralModelSet = .ppocrV4, headerModelSet: NeuralModelSet? = nil, detectorMinimumSide: Int = 736,
                 detectorMaximumSide: Int = 2000, detectorMaximumPixels: Int = 800_000, batchSize: Int = 8, recognizerMinimumWidth: Int = 320, recognizerBatchWidth: Int = .max,
                 grayInput: Bool = false) {
         self.directory = directory
         self.modelSet = modelSet
+        self.headerModelSet = headerModelSet
         self.detectorMinimumSide = detectorMinimumSide
         self.detectorMaximumSide = detectorMaximumSide
         self.detectorMaximumPixels = detectorMaximumPixels

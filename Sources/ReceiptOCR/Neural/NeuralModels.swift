@@ -19,6 +19,8 @@ import Synchronization
 /// (thread-safe in OpenVINO) behind `NetworkLoad`'s lock, the counters are atomics.
 public final class NeuralModels: Sendable {
     public let configuration: NeuralConfiguration
+    /// The networks that read a page's header band again (`NeuralConfiguration.headerModelSet`), or nil.
+    public let header: NeuralModels?
     /// The recognizer's classes: `""` (CTC's blank), the set's characters, then `" "`.
     package let classes: [String]
     private let networks: NetworkLoad
@@ -68,6 +70,12 @@ public final class NeuralModels: Sendable {
                                threads: threads, logger: logger, setName: set.name)
         Self.compiles.add(2, ordering: .relaxed)
         self.configuration = configuration
+        header = try configuration.headerModelSet.map { set in
+            var headerConfiguration = configuration
+            headerConfiguration.modelSet = set
+            headerConfiguration.headerModelSet = nil
+            return try NeuralModels(configuration: headerConfiguration, streams: streams, logger: logger)
+        }
     }
 
     /// Returns once no network is being compiled by this process. A program that may exit within a
@@ -83,11 +91,11 @@ public final class NeuralModels: Sendable {
     /// detection need not wait for the recognizer's compilation).
     /// - Throws: `ReceiptError(.engineInitFailed)` naming the model file that could not be compiled.
     package func makeRequests() throws -> NeuralRequests {
-        let requests = NeuralRequests(detector: try networks.wait(.detector).makeRequest()) { [self] in
+        let requests = NeuralRequests(detector: try networks.wait(.detector).makeRequest(), recognizer: { [self] in
             let request = try networks.wait(.recognizer).makeRequest()
             self.requests.add(1, ordering: .relaxed)
             return request
-        }
+        }, header: header.map { header in { try header.makeRequests() } })
         self.requests.add(1, ordering: .relaxed)
         return requests
     }
@@ -188,10 +196,13 @@ package final class NeuralRequests {
     let detector: InferRequest
     private var madeRecognizer: InferRequest?
     private let makeRecognizer: () throws -> InferRequest
+    private var madeHeader: NeuralRequests?
+    private let makeHeader: (() throws -> NeuralRequests)?
 
-    init(detector: InferRequest, recognizer: @escaping () throws -> InferRequest) {
+    init(detector: InferRequest, recognizer: @escaping () throws -> InferRequest, header: (() throws -> NeuralRequests)? = nil) {
         self.detector = detector
         makeRecognizer = recognizer
+        makeHeader = header
     }
 
     /// The recognizer's request, made (once the recognizer is compiled) on first use.
@@ -199,6 +210,15 @@ package final class NeuralRequests {
         if let madeRecognizer { return madeRecognizer }
         let made = try makeRecognizer()
         madeRecognizer = made
+        return made
+    }
+
+    /// The header networks' requests (`NeuralModels.header`), made on first use; nil without them.
+    func header() throws -> NeuralRequests? {
+        if let madeHeader { return madeHeader }
+        guard let makeHeader else { return nil }
+        let made = try makeHeader()
+        madeHeader = made
         return made
     }
 }

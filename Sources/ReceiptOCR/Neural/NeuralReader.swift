@@ -9,11 +9,23 @@ package struct NeuralReader: Sendable {
     package let detector: TextDetector
     package let recognizer: TextRecognizer
     package let grayInput: Bool
+    /// The networks that read the header band again (`NeuralModels.header`).
+    package let header: HeaderReader?
+
+    /// A second detector and recognizer for the rows above a page's first priced row.
+    package struct HeaderReader: Sendable {
+        package let detector: TextDetector
+        package let recognizer: TextRecognizer
+    }
 
     package init(models: NeuralModels) {
         detector = TextDetector(configuration: models.configuration)
         recognizer = TextRecognizer(classes: models.classes, configuration: models.configuration)
         grayInput = models.configuration.grayInput
+        header = models.header.map {
+            HeaderReader(detector: TextDetector(configuration: $0.configuration),
+                         recognizer: TextRecognizer(classes: $0.classes, configuration: $0.configuration))
+        }
     }
 
     /// Time spent in each stage of one reading.
@@ -21,6 +33,8 @@ package struct NeuralReader: Sendable {
         package var detection: Duration = .zero
         package var recognition: Duration = .zero
         package var boxes = 0
+        /// The header band read again (detection and recognition), when it was.
+        package var header: Duration = .zero
     }
 
     /// The page's rows of words, in the image's pixels, with confidences 0–100.
@@ -38,7 +52,34 @@ package struct NeuralReader: Sendable {
         let texts = try recognizer.recognize(boxes, in: page, request: requests.recognizer())
         timing.recognition = clock.now - start
         let words = texts.flatMap { Self.words(of: $0, imageWidth: page.width, imageHeight: page.height) }
-        return (Self.rows(words), timing)
+        var lines = Self.rows(words)
+        if let header, let band = Self.headerBand(lines), let headerRequests = try requests.header() {
+            start = clock.now
+            // The band at the page's own detection scale: its cost is the band's share of the page's.
+            let ratio = Double(detector.inputSize(width: page.width, height: page.height).width) / Double(page.width)
+            let headerBoxes = try header.detector.detect(page.top(band), request: headerRequests.detector, ratio: ratio)
+            let headerTexts = try header.recognizer.recognize(headerBoxes, in: page, request: headerRequests.recognizer())
+            let headerWords = headerTexts.flatMap { Self.words(of: $0, imageWidth: page.width, imageHeight: page.height) }
+            lines = Self.spliced(lines, header: Self.rows(headerWords), above: band)
+            timing.header = clock.now - start
+        }
+        return (lines, timing)
+    }
+
+    /// The top of the first row that prints a price (`12.50`, `3,99`): the rows above it are the
+    /// header, where the shop names itself. Nil when no row prints one, or the first row does.
+    package static func headerBand(_ lines: [OCRLine]) -> Int? {
+        guard let first = lines.first(where: { price.firstMatch(in: $0.text, range: NSRange($0.text.startIndex..., in: $0.text)) != nil }),
+              first.box.y > 0 else { return nil }
+        return first.box.y
+    }
+
+    private nonisolated(unsafe) static let price = try! NSRegularExpression(pattern: #"\d[.,]\d{2}(?![\d])"#)
+
+    /// `lines` with the rows whose centre is above `band` replaced by `header`'s rows there.
+    package static func spliced(_ lines: [OCRLine], header: [OCRLine], above band: Int) -> [OCRLine] {
+        func above(_ line: OCRLine) -> Bool { line.box.y * 2 + line.box.height < band * 2 }
+        return header.filter(above) + lines.filter { !above($0) }
     }
 
     /// A box's words with their boxes: each word spans its first to its last character's column

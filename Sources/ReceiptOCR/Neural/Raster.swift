@@ -60,6 +60,12 @@ package struct Raster: Sendable {
         self.init(width: w, height: h, channels: channels, pixels: pixels)
     }
 
+    /// The raster's top `rows` rows.
+    package func top(_ rows: Int) -> Raster {
+        let rows = max(1, min(height, rows))
+        return Raster(width: width, height: rows, channels: channels, pixels: Array(pixels.prefix(width * rows * channels)))
+    }
+
     /// Channel `c` (0 red, 1 green, 2 blue; gray for all three in a gray raster) at (x, y).
     @inline(__always) package func value(_ x: Int, _ y: Int, _ c: Int) -> UInt8 {
         pixels[(y * width + x) * channels + (channels == 3 ? c : 0)]

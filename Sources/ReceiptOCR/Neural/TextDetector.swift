@@ -34,9 +34,17 @@ package struct TextDetector: Sendable {
         return (rounded(width), rounded(height))
     }
 
-    /// The page's text boxes, in its pixels.
-    func detect(_ page: Raster, request: InferRequest) throws -> [TextBox] {
-        let (w, h) = inputSize(width: page.width, height: page.height)
+    /// The network's input size for a page of `width × height` scaled by `ratio` (each side a
+    /// multiple of 32).
+    package func inputSize(width: Int, height: Int, ratio: Double) -> (width: Int, height: Int) {
+        func rounded(_ side: Int) -> Int { max(32, Int((Double(side) * ratio / 32).rounded()) * 32) }
+        return (rounded(width), rounded(height))
+    }
+
+    /// The page's text boxes, in its pixels; `ratio`: the scale to read it at (default: the one
+    /// `inputSize(width:height:)` gives it).
+    func detect(_ page: Raster, request: InferRequest, ratio: Double? = nil) throws -> [TextBox] {
+        let (w, h) = ratio.map { inputSize(width: page.width, height: page.height, ratio: $0) } ?? inputSize(width: page.width, height: page.height)
         let input = tensor(page, width: w, height: h)
         let output = try request.infer(input, shape: [1, 3, h, w])
         guard output.shape.count == 4, output.shape[2] == h, output.shape[3] == w else {

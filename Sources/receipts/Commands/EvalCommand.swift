@@ -272,8 +272,11 @@ struct EvalCommand: AsyncParsableCommand {
             + "\(configuration.detectorMaximumPixels) \(configuration.batchSize) \(configuration.recognizerMinimumWidth) \(configuration.grayInput)"
             // No limit (the default) is left out: the readings made before the limit existed stay valid.
             + (configuration.recognizerBatchWidth == Int.max ? "" : " \(configuration.recognizerBatchWidth)")
+            // No header set (as before it existed) is left out too.
+            + (configuration.headerModelSet.map { " header \($0.name)" } ?? "")
         var hash: UInt64 = 14_695_981_039_346_656_037
         for byte in settings.utf8 { hash = (hash ^ UInt64(byte)) &* 1_099_511_628_211 }
-        return "neural-\(configuration.modelSet.name)-v\(neuralReadingVersion)-" + String(hash % 0xFFFFFF, radix: 16)
+        let name = configuration.modelSet.name + (configuration.headerModelSet.map { "+\($0.name)-header" } ?? "")
+        return "neural-\(name)-v\(neuralReadingVersion)-" + String(hash % 0xFFFFFF, radix: 16)
     }
 }

@@ -14,6 +14,9 @@ struct NeuralOptions: ParsableArguments {
     @Option(name: .customLong("neural-models"), help: ArgumentHelp("The neural reader's model set: \(NeuralModelSet.installed.map(\.name).joined(separator: ", ")).", visibility: .hidden))
     var models = NeuralConfiguration(directory: "").modelSet.name
 
+    @Option(name: .customLong("neural-header-models"), help: ArgumentHelp("The model set that reads the header band (the rows above the first priced row) again, or none: \(NeuralModelSet.installed.map(\.name).joined(separator: ", ")).", visibility: .hidden))
+    var headerModels = NeuralConfiguration(directory: "").headerModelSet?.name ?? "none"
+
     @Option(name: .customLong("det-max-side"), help: ArgumentHelp("Longest side of the neural detector's input, in pixels.", visibility: .hidden))
     var detectorMaximumSide = NeuralConfiguration(directory: "").detectorMaximumSide
 
@@ -39,6 +42,9 @@ struct NeuralOptions: ParsableArguments {
         guard NeuralModelSet.installed.contains(where: { $0.name == models }) else {
             throw ValidationError("--neural-models must be one of \(NeuralModelSet.installed.map(\.name).joined(separator: ", ")).")
         }
+        guard headerModels == "none" || NeuralModelSet.installed.contains(where: { $0.name == headerModels }) else {
+            throw ValidationError("--neural-header-models must be none or one of \(NeuralModelSet.installed.map(\.name).joined(separator: ", ")).")
+        }
         guard detectorMaximumSide >= 32, detectorMinimumSide >= 32 else { throw ValidationError("--det-max-side and --det-min-side must be at least 32.") }
         guard batchSize > 0 else { throw ValidationError("--rec-batch must be positive.") }
         guard recognizerBatchWidth > 0 else { throw ValidationError("--rec-batch-width must be positive.") }
@@ -51,6 +57,7 @@ struct NeuralOptions: ParsableArguments {
         let folder = NeuralConfiguration.resolveDirectory(explicit: directory, environment: ProcessInfo.processInfo.environment,
                                                           executable: executable)
         return NeuralConfiguration(directory: folder, modelSet: NeuralModelSet.installed.first { $0.name == models }!,
+                                   headerModelSet: NeuralModelSet.installed.first { $0.name == headerModels },
                                    detectorMinimumSide: detectorMinimumSide, detectorMaximumSide: detectorMaximumSide,
                                    detectorMaximumPixels: detectorMaximumPixels,
                                    batchSize: batchSize, recognizerMinimumWidth: recognizerMinimumWidth,
