@@ -122,9 +122,38 @@ struct NeuralReaderTests {
         }
         #expect(counts.allSatisfy { $0 > 10 })
         #expect(NeuralModels.compiledNetworks == compiled, "reading loads nothing: the networks were compiled once")
-        #expect(NeuralModels.compiledNetworks == 2, "one detector and one recognizer in the whole process")
+        #expect(NeuralModels.compiledNetworks == 4, "one detector and one recognizer for the page, one of each for its header band, in the whole process")
         #expect(models.requestsMade <= 2 * (try NeuralTestSupport.engine().threads), "a thread's requests are made once and kept")
         #expect(models.requestsMade >= 2)
+        let header = try #require(models.header)
+        #expect(header.requestsMade <= 2 * (try NeuralTestSupport.engine().threads) && header.requestsMade >= 2)
+    }
+
+    /// The header band (the rows above the first priced row) is read again by the header's model
+    /// set, whose rows take the page set's place there; the rows below are the page set's.
+    @Test func theHeaderBandIsReadAgainByTheHeaderSet() async throws {
+        let models = try NeuralTestSupport.models()
+        #expect(models.configuration.modelSet == .ppocrV4 && models.header?.configuration.modelSet == .ppocrV6Small)
+        let (reading, timing) = try await NeuralTestSupport.session("uk-fuel-diesel.png").neuralReadingTimed()
+        #expect(timing.header > .zero, "the header band was read again")
+        #expect(reading.text.contains("KESTREL") && reading.text.contains("90.70"), "\(reading.text)")
+        let tops = reading.lines.map(\.box.y)
+        #expect(tops == tops.sorted(), "rows top to bottom")
+    }
+
+    @Test func theHeaderBandEndsAtTheFirstPricedRow() {
+        func line(_ text: String, y: Int) -> OCRLine {
+            OCRLine(words: text.split(separator: " ").enumerated().map { i, w in
+                OCRWord(text: String(w), confidence: 90, box: BoundingBox(x: 10 + 60 * i, y: y, width: 50, height: 20))
+            })
+        }
+        let page = [line("KESTREL FUEL", y: 10), line("12 Mill Lane", y: 40), line("DIESEL 45.20", y: 80), line("TOTAL 45.20", y: 110)]
+        #expect(NeuralReader.headerBand(page) == 80)
+        #expect(NeuralReader.headerBand([line("TOTAL 3,99", y: 0)]) == nil, "a first row with a price leaves no header")
+        #expect(NeuralReader.headerBand([line("no prices here", y: 30)]) == nil)
+        let header = [line("KESTREL", y: 8), line("FUEL STATION", y: 30), line("DIESEL 45.20", y: 79)]
+        let spliced = NeuralReader.spliced(page, header: header, above: 80)
+        #expect(spliced.map(\.text) == ["KESTREL", "FUEL STATION", "DIESEL 45.20", "TOTAL 45.20"])
     }
 
     @Test func theKernelCacheKeepsAFewShapesSoMemoryDoesNotGrowWithEachPage() async throws {

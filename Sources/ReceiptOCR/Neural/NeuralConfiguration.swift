@@ -9,6 +9,9 @@ public struct NeuralConfiguration: Sendable, Equatable {
     /// where the shop's name is printed in logos and display type), its rows taking the place of
     /// `modelSet`'s there; nil reads the page with `modelSet` alone.
     public var headerModelSet: NeuralModelSet?
+
+    /// The set that reads the header band again: `headerModelSet`, unless the page is read with it.
+    public var headerReading: NeuralModelSet? { headerModelSet == modelSet ? nil : headerModelSet }
     /// The detector's input: the page is scaled so that its short side is at least `minimumSide`
     /// and its long side at most `maximumSide`, then to multiples of 32 (RapidOCR's 736 and 2000).
     public var detectorMinimumSide: Int
@@ -30,7 +33,7 @@ public struct NeuralConfiguration: Sendable, Equatable {
     /// Feed the models the page in gray (replicated to three channels) even when it is in colour.
     public var grayInput: Bool
 
-    public init(directory: String, modelSet: NeuralModelSet = .ppocrV4, headerModelSet: NeuralModelSet? = nil, detectorMinimumSide: Int = 736,
+    public init(directory: String, modelSet: NeuralModelSet = .ppocrV4, headerModelSet: NeuralModelSet? = .ppocrV6Small, detectorMinimumSide: Int = 736,
                 detectorMaximumSide: Int = 2000, detectorMaximumPixels: Int = 800_000, batchSize: Int = 8, recognizerMinimumWidth: Int = 320, recognizerBatchWidth: Int = .max,
                 grayInput: Bool = false) {
         self.directory = directory

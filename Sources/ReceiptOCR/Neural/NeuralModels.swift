@@ -70,7 +70,7 @@ public final class NeuralModels: Sendable {
                                threads: threads, logger: logger, setName: set.name)
         Self.compiles.add(2, ordering: .relaxed)
         self.configuration = configuration
-        header = try configuration.headerModelSet.map { set in
+        header = try configuration.headerReading.map { set in
             var headerConfiguration = configuration
             headerConfiguration.modelSet = set
             headerConfiguration.headerModelSet = nil

@@ -47,8 +47,8 @@ struct OCRCommand: AsyncParsableCommand {
                 if reader != .tesseract {
                     let (result, stages) = try await session.neuralReadingTimed()
                     if timing {
-                        let line = String(format: "neural: detection %.3f s, recognition %.3f s, %d boxes\n",
-                                          stages.detection.seconds, stages.recognition.seconds, stages.boxes)
+                        let line = String(format: "neural: detection %.3f s, recognition %.3f s, %d boxes, header %.3f s\n",
+                                          stages.detection.seconds, stages.recognition.seconds, stages.boxes, stages.header.seconds)
                         FileHandle.standardError.write(Data(line.utf8))
                     }
                     readings.append(("neural", result))
