@@ -108,7 +108,7 @@ extension ReceiptServer {
     // MARK: The page
 
     func accountPage(_ page: PageContext, note: String? = nil, error: String? = nil, status: HTTPResponse.Status = .ok,
-                     welcome: Bool = false, lastWay: String? = nil, invitation: String = "") async throws -> Response {
+                     welcome: Bool = false, lastWay: String? = nil, invitation: String = "", invited: String? = nil) async throws -> Response {
         let user = page.principal.user.name, now = Date()
         let csrf = "<input type=\"hidden\" name=\"csrf\" value=\"\(HTML.escape(page.csrf))\">"
         let passkeys = try await store.passkeys(user: user)
@@ -149,7 +149,9 @@ extension ReceiptServer {
         }.joined()
         var admin = ""
         if page.principal.user.isAdmin {
-            let users: String = try await store.users().map { user -> String in "<option>\(HTML.escape(user.name))</option>" }.joined()
+            let users: String = try await store.users().map { user -> String in
+                "<option\(user.name == invited ? " selected" : "")>\(HTML.escape(user.name))</option>"
+            }.joined()
             admin = """
                 <section class="panel" id="invite">
                   <h2>Invite someone</h2>
@@ -204,6 +206,12 @@ extension ReceiptServer {
         case ..<(7 * 86400): return "\(seconds / 86400) d ago"
         default: return "on " + String(TokenGate.time(date).prefix(10))
         }
+    }
+
+    /// `2026-11-29 18:00 UTC`.
+    static func clock(_ date: Date) -> String {
+        let text = TokenGate.time(date)
+        return text.prefix(10) + " " + text.dropFirst(11).prefix(5) + " UTC"
     }
 
     // MARK: Password
@@ -307,12 +315,12 @@ extension ReceiptServer {
         logger.info("Invitation made", metadata: ["user": "\(user)", "invitation": "\(invitation.id)", "by": "\(page.principal.user.name)"])
         let shown = """
             <div class="invitation" id="invitation" data-user="\(HTML.escape(user))">
-              <p>\(HTML.escape(user)) scans this with a phone's camera, or opens the link, before \(HTML.escape(TokenGate.time(invitation.expiresAt))). It signs in once.</p>
+              <p><b>\(HTML.escape(user))</b> scans this with a phone's camera, or opens the link, before \(HTML.escape(Self.clock(invitation.expiresAt))). It signs in once.</p>
               <figure class="qr" id="invite-qr">\(code)</figure>
               <p><input id="invite-link" readonly value="\(HTML.escape(link))" aria-label="Invitation link"></p>
             </div>
             """
-        var response = try await accountPage(page, invitation: shown)
+        var response = try await accountPage(page, invitation: shown, invited: user)
         response.headers[.cacheControl] = "no-store"
         return response
     }

@@ -51,7 +51,10 @@ extension ReceiptServer {
     /// sign-in page. The page shows what the token's user may see.
     func signedIn(_ request: Request, _ page: (PageContext) async throws -> Response) async throws -> Response {
         guard let signedIn = try await WebAuth.session(request, sessions: sessions) else {
-            return Response(status: .seeOther, headers: [.location: "/signin"])
+            var response = Response(status: .seeOther, headers: [.location: "/signin"])
+            // A session that ended (signed out elsewhere, revoked): the browser forgets its cookie.
+            if request.cookies[WebAuth.cookieName] != nil { response.setCookie(sessionCookie("")) }
+            return response
         }
         let principal: Principal
         if let token = signedIn.token {

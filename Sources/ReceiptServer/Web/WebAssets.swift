@@ -147,7 +147,7 @@ enum WebAssets {
         @media (pointer: coarse), (max-width: 760px) {
           button, .button { min-height: 44px; min-width: 44px; display: inline-flex; align-items: center; justify-content: center; }
           input, select { min-height: 44px; font-size: 16px; }
-          .top nav a, .top .brand { display: inline-flex; align-items: center; min-height: 44px; min-width: 44px; padding: 0 .3rem; }
+          .top nav a, .top .brand, .top a.user { display: inline-flex; align-items: center; min-height: 44px; min-width: 44px; padding: 0 .3rem; }
           .row { min-height: 60px; }
           table.list td a { display: inline-flex; align-items: center; min-height: 44px; min-width: 44px; }
           .viewer .tools button { padding: 0 .9em; }
