@@ -65,6 +65,11 @@ extension ReceiptServer {
         }
         var response = try await page(PageContext(principal: principal, csrf: signedIn.csrf, session: signedIn.session))
         response.headers[.cacheControl] = response.headers[.cacheControl] ?? "no-store"
+        // The cookie's life starts again with each page, as the session's does.
+        if let secret = request.cookies[WebAuth.cookieName]?.value, response.headers[.setCookie] == nil,
+           response.headers[.contentType]?.hasPrefix("text/html") == true {
+            response.setCookie(sessionCookie(secret))
+        }
         return response
     }
 
