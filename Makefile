@@ -15,10 +15,12 @@ SHELL := /bin/bash
 # PostgreSQL 15 (the tests start a server of their own for the PostgreSQL store), iproute2 (`ip netns`: the two-host test),
 # Chromium with its WebDriver (scripts/browser-test drives the review page in it), and for e-mail (`receipts mail`):
 # GMime (MIME), libxml2 (HTML e-receipts), libcurl's headers (IMAP), and Dovecot with openssl (the tests start an IMAP
-# server of their own, with a certificate they make).
+# server of their own, with a certificate they make); for signing in (`receipts user invite|password`, passkeys):
+# libsodium (Argon2id password hashes) and libqrencode (the invitation's QR code).
 APT_PACKAGES := libtesseract-dev libleptonica-dev tesseract-ocr tesseract-ocr-eng libheif-dev libpoppler-glib-dev libsqlite3-dev libcurl4 pkg-config \
   postgresql iproute2 chromium chromium-driver \
-  libgmime-3.0-dev libxml2-dev libcurl4-openssl-dev dovecot-imapd openssl
+  libgmime-3.0-dev libxml2-dev libcurl4-openssl-dev dovecot-imapd openssl \
+  libsodium-dev libqrencode-dev
 
 # Debian's libtesseract uses OpenMP: one thread per OCR engine, or OCR is several times slower.
 export OMP_THREAD_LIMIT := 1
@@ -92,7 +94,7 @@ test-analyzers:
 	  --explicit-target-dependency-import-check error
 
 # Fuzzing (docs/hardening.md): one libFuzzer executable with every target (FUZZ_TARGETS to run some:
-# json amount date analyzer analyzer-boxes exif image heif pdf multipart request remote-answer), in a
+# json amount date analyzer analyzer-boxes exif image heif pdf multipart request remote-answer cbor webauthn), in a
 # build of its own (.build/fuzz, RECEIPTS_FUZZ=1: see the end of Package.swift). Each target runs
 # FUZZ_SECONDS; corpora stay in fuzz/corpus/<target> (the seeds, seed-*, are committed: regenerate
 # them with scripts/fuzz-seeds --ocr), findings go to fuzz/findings/<target> (not committed: each

@@ -217,6 +217,18 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // Signing people in (`receipts user invite|password`, the review page's passkeys): libsodium
+        // for Argon2id password hashes, libqrencode for the invitation link's QR code.
+        .systemLibrary(
+            name: "CSodium",
+            pkgConfig: "libsodium",
+            providers: [.apt(["libsodium-dev"])]
+        ),
+        .systemLibrary(
+            name: "CQREncode",
+            pkgConfig: "libqrencode",
+            providers: [.apt(["libqrencode-dev"])]
+        ),
         // `receipts serve`: the pipeline over HTTP (Hummingbird), for backends in any language.
         .target(
             name: "ReceiptServer",
@@ -224,12 +236,16 @@ let package = Package(
                 "ReceiptKit",
                 "ReceiptMail",
                 "ReceiptServerStore",
+                "CSodium",
+                "CQREncode",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                // RSA public keys of passkeys (RS256).
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -373,6 +389,8 @@ let package = Package(
                 "ReceiptServerStore",
                 "TestHelpers",
                 "TestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -429,6 +447,7 @@ if Context.environment["RECEIPTS_FUZZ"] == "1" {
             "ReceiptModel", "ReceiptAnalyzers", "ReceiptOCR", "ReceiptRemoteAnalyzers", "ReceiptServer",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "Crypto", package: "swift-crypto"),
         ],
         path: "fuzz/receipts-fuzz",
         swiftSettings: [.unsafeFlags(sanitized)],

@@ -11,7 +11,8 @@ enum PostgresSchema {
     /// Key of the advisory lock held while migrating ("receipts" in ASCII, truncated).
     static let migrationLock: Int64 = 0x7265_6365_6970_7473
 
-    static let migrations: [(version: String, sql: String)] = [("v1", v1), ("v2", v2), ("v3", v3), ("v4", v4), ("v5", v5), ("v6", v6)]
+    static let migrations: [(version: String, sql: String)] = [("v1", v1), ("v2", v2), ("v3", v3), ("v4", v4), ("v5", v5), ("v6", v6),
+                                                                    ("v7-sign-in", v7SignIn)]
 
     static var latestVersion: String { migrations.last!.version }
 
@@ -263,6 +264,60 @@ enum PostgresSchema {
             uid_validity bigint NOT NULL,
             last_uid bigint NOT NULL,
             updated_at timestamptz NOT NULL
+        )
+        """
+
+    /// Signing people in (`docs/review-ui.md`): `web_session` (a browser's session by the SHA-256
+    /// of its cookie, with how, when and from what it signed in), `invitation` (one-time links by
+    /// the SHA-256 of their secret), `passkey` (WebAuthn credentials: COSE public key, counter),
+    /// `account_password` (Argon2id hashes), `webauthn_challenge` (single-use, short-lived). A
+    /// user's rows go with the user (ON DELETE CASCADE).
+    static let v7SignIn = """
+        CREATE TABLE receipts.web_session (
+            id text PRIMARY KEY,
+            secret_hash text NOT NULL UNIQUE,
+            user_name text NOT NULL REFERENCES receipts.account (name) ON DELETE CASCADE,
+            method text NOT NULL,
+            token_name text,
+            created_at timestamptz NOT NULL,
+            last_used_at timestamptz NOT NULL,
+            expires_at timestamptz NOT NULL,
+            device text NOT NULL,
+            address text
+        );
+        CREATE INDEX web_session_on_user ON receipts.web_session (user_name);
+        CREATE TABLE receipts.invitation (
+            id text PRIMARY KEY,
+            secret_hash text NOT NULL UNIQUE,
+            user_name text NOT NULL REFERENCES receipts.account (name) ON DELETE CASCADE,
+            created_by text NOT NULL,
+            created_at timestamptz NOT NULL,
+            expires_at timestamptz NOT NULL,
+            used_at timestamptz,
+            revoked_at timestamptz
+        );
+        CREATE TABLE receipts.passkey (
+            id text PRIMARY KEY,
+            user_name text NOT NULL REFERENCES receipts.account (name) ON DELETE CASCADE,
+            user_handle text NOT NULL,
+            name text NOT NULL,
+            public_key bytea NOT NULL,
+            algorithm integer NOT NULL,
+            sign_count bigint NOT NULL,
+            created_at timestamptz NOT NULL,
+            last_used_at timestamptz
+        );
+        CREATE INDEX passkey_on_user ON receipts.passkey (user_name);
+        CREATE TABLE receipts.account_password (
+            user_name text PRIMARY KEY REFERENCES receipts.account (name) ON DELETE CASCADE,
+            hash text NOT NULL,
+            updated_at timestamptz NOT NULL
+        );
+        CREATE TABLE receipts.webauthn_challenge (
+            hash text PRIMARY KEY,
+            purpose text NOT NULL,
+            user_name text,
+            expires_at timestamptz NOT NULL
         )
         """
 }

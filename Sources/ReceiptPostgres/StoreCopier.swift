@@ -51,6 +51,7 @@ public struct StoreCopier: Sendable {
             summary.accounts = try await target.importAccounts(
                 users: try await server.users(), groups: try await server.groups(), tokens: try await server.tokens(),
                 secretHashes: hashes, webhooks: try await server.webhookSubscriptions(user: nil))
+            try await copySignIn(server)
         }
         let receipts = try await source.receipts(ReceiptQuery(), in: .everyone).reversed()
         var duplicates: [(UUID, UUID)] = []
@@ -97,5 +98,19 @@ public struct StoreCopier: Sendable {
             try await target.linkPossibleDuplicate(expense: expenseInTarget[expense] ?? expense, original: expenseInTarget[original] ?? original)
         }
         return summary
+    }
+
+    /// Passkeys and password hashes go with their users, and the public URL with the store; sessions
+    /// and invitations do not (people sign in again, and are invited again).
+    private func copySignIn(_ server: any ServerStore) async throws {
+        for user in try await server.users() {
+            for passkey in try await server.passkeys(user: user.name) where try await target.passkey(id: passkey.id) == nil {
+                try await target.addPasskey(passkey)
+            }
+            if let hash = try await server.passwordHash(user: user.name), try await target.passwordHash(user: user.name) == nil {
+                try await target.setPasswordHash(user: user.name, hash: hash, now: Date())
+            }
+        }
+        if let url = try await server.publicURL(), try await target.publicURL() == nil { try await target.setPublicURL(url) }
     }
 }

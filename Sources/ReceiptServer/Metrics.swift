@@ -22,6 +22,7 @@ public final class HTTPMetrics: Sendable {
         static let requests = "HTTP requests by route, method and status."
         static let latency = "HTTP request latency by route and method."
         static let processed = "Receipts this process's workers finished, by outcome."
+        static let signIns = "Sign-ins to the review page by method (password, passkey, invitation, token) and result (ok, refused, slowed)."
         static let stages = "OCR (first reading, waiting for a thread included) and analysis (further passes included) per receipt."
     }
 
@@ -45,6 +46,12 @@ public final class HTTPMetrics: Sendable {
             registry.makeValueHistogram(name: "receipt_stage_duration_seconds", labels: [("stage", stage)],
                                         buckets: Self.buckets, help: Help.stages).record(Double(milliseconds) / 1000)
         }
+    }
+
+    /// A sign-in: `result` is `ok`, `refused` (a wrong password, an unknown passkey, a used link…)
+    /// or `slowed` (refused unread: too many failures of this user or address).
+    func recordSignIn(method: String, result: String) {
+        registry.makeCounter(name: "receipts_sign_ins_total", labels: [("method", method), ("result", result)], help: Help.signIns).increment()
     }
 
     func record(route: String, method: String, status: Int, seconds: Double) {

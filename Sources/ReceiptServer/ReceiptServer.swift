@@ -40,6 +40,8 @@ public final class ReceiptServer: Service, Sendable {
         public var rateLimit: RateLimit
         /// HTTPS with this certificate and key (`--tls-cert`, `--tls-key`); nil: plain HTTP.
         public var tls: ServerTLS?
+        /// How people sign in: the public URL (`--public-url`), password hashing, lifetimes.
+        public var signIn = SignInConfiguration()
 
         /// `receipts serve`'s `--rate-limit` when not given.
         public static let defaultRateLimit = RateLimit(requests: 600, seconds: 60)
@@ -69,7 +71,9 @@ public final class ReceiptServer: Service, Sendable {
     let metrics: HTTPMetrics
     let analyses: AnalysisGate
     /// Browsers signed in to the review page.
-    let sessions = WebSessions()
+    let sessions: WebSessions
+    /// Failed sign-ins, slowed per user and per address.
+    let throttle: SignInThrottle
     /// What each token may do, and how often.
     let gate: TokenGate
     let thumbnails = ThumbnailCache()
@@ -100,6 +104,8 @@ public final class ReceiptServer: Service, Sendable {
         self.logger = logger
         self.onListening = onListening
         gate = TokenGate(store: store, defaultRateLimit: configuration.rateLimit, logger: logger)
+        sessions = WebSessions(store: store, lifetime: configuration.signIn.sessionLifetime)
+        throttle = SignInThrottle(policy: configuration.signIn.throttle)
         let engine = processor.ocrEngine
         analyses = AnalysisGate(
             slots: configuration.maxConcurrentAnalyses > 0 ? configuration.maxConcurrentAnalyses : engine?.threads ?? 1,

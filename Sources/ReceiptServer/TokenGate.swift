@@ -117,9 +117,17 @@ struct BearerTokenMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let store = gate.store
         let token: APIToken?
-        if request.headers[.authorization] == nil, let signedIn = try await WebAuth.session(request, sessions: sessions, store: store) {
-            try WebAuth.checkChange(request, csrf: signedIn.session.csrf, given: request.headers[WebAuth.csrfHeader])
-            token = signedIn.token
+        let path = context.endpointPath ?? request.uri.path
+        if request.headers[.authorization] == nil, let signedIn = try await WebAuth.session(request, sessions: sessions) {
+            try WebAuth.checkChange(request, csrf: signedIn.csrf, given: request.headers[WebAuth.csrfHeader])
+            guard let sessionToken = signedIn.token else {
+                // A person's session (a passkey, a password, an invitation): their own rights.
+                var context = context
+                context.principal = try await gate.authorize(person: signedIn.session.user, route: "\(request.method) \(path)",
+                                                             externalUser: request.headers[Principal.externalUserHeader])
+                return try await next(request, context)
+            }
+            token = sessionToken
         } else if try await store.hasActiveTokens() {
             guard let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer ") else {
                 throw Problem(.unauthorized, "an API token is needed: Authorization: Bearer <token>")
@@ -133,7 +141,6 @@ struct BearerTokenMiddleware: RouterMiddleware {
             token = nil
         }
         if let token {
-            let path = context.endpointPath ?? request.uri.path
             try await gate.authorize(token, for: ReceiptServer.scope(method: request.method.rawValue, path: path),
                                      route: "\(request.method) \(path)")
         }

@@ -225,7 +225,7 @@ public enum IdempotencyClaim: Sendable, Equatable {
 /// and idempotency keys. A store that serves HTTP conforms: `SQLiteReceiptStore` here, and
 /// `PostgresReceiptStore` in ReceiptPostgres (beside its other queries). Their tables are part of
 /// each store's schema (one schema per database); the queries and this protocol are the server's.
-public protocol ServerStore: ReceiptStore, MailStore {
+public protocol ServerStore: ReceiptStore, MailStore, SignInStore {
     // MARK: Users and groups (see `User`, `UserGroup`)
 
     /// Adds a user; with `defaultGroup`, the user's uploads go to that group (which must exist;

@@ -32,12 +32,18 @@ import GRDB
 ///   indexed), and
 ///   `mail_mailbox`, each IMAP mailbox's UIDVALIDITY and UID watermark.
 ///
+/// - `v10-sign-in`: signing people in (`docs/review-ui.md`): `web_session` (a browser's session by
+///   the SHA-256 of its cookie, with how, when and from what it signed in), `invitation` (one-time
+///   links by the SHA-256 of their secret), `passkey` (WebAuthn credentials: COSE public key,
+///   counter), `account_password` (Argon2id hashes), `webauthn_challenge` (single-use, short-lived).
+///   A user's rows go with the user (ON DELETE CASCADE).
+///
 /// Money is TEXT holding the exact decimal (`23.45`); receipt dates are TEXT `YYYY-MM-DD`
 /// calendar dates; timestamps are GRDB's UTC text `YYYY-MM-DD HH:MM:SS.SSS` (they sort as text).
 package enum StoreSchema {
     /// The migrations in order: each a version and the SQL that makes it.
     private static let migrations = [("v1", v1), ("v2", v2), ("v3", v3), ("v4", v4), ("v5", v5), ("v6", v6),
-                                     ("v7", v7), ("v8", v8), ("v9", v9)]
+                                     ("v7", v7), ("v8", v8), ("v9", v9), ("v10-sign-in", v10SignIn)]
 
     package static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -279,5 +285,54 @@ package enum StoreSchema {
     /// the bytes' own index (a handful of rows), and every insert paid for one index more.
     package static let v9 = """
         DROP INDEX IF EXISTS receipt_on_owner_content;
+        """
+
+    package static let v10SignIn = """
+        CREATE TABLE web_session (
+            id TEXT PRIMARY KEY NOT NULL,
+            secretHash TEXT NOT NULL UNIQUE,
+            userName TEXT NOT NULL REFERENCES account(name) ON DELETE CASCADE,
+            method TEXT NOT NULL,
+            tokenName TEXT,
+            createdAt TEXT NOT NULL,
+            lastUsedAt TEXT NOT NULL,
+            expiresAt TEXT NOT NULL,
+            device TEXT NOT NULL,
+            address TEXT
+        );
+        CREATE INDEX web_session_on_user ON web_session(userName);
+        CREATE TABLE invitation (
+            id TEXT PRIMARY KEY NOT NULL,
+            secretHash TEXT NOT NULL UNIQUE,
+            userName TEXT NOT NULL REFERENCES account(name) ON DELETE CASCADE,
+            createdBy TEXT NOT NULL,
+            createdAt TEXT NOT NULL,
+            expiresAt TEXT NOT NULL,
+            usedAt TEXT,
+            revokedAt TEXT
+        );
+        CREATE TABLE passkey (
+            id TEXT PRIMARY KEY NOT NULL,
+            userName TEXT NOT NULL REFERENCES account(name) ON DELETE CASCADE,
+            userHandle TEXT NOT NULL,
+            name TEXT NOT NULL,
+            publicKey BLOB NOT NULL,
+            algorithm INTEGER NOT NULL,
+            signCount INTEGER NOT NULL,
+            createdAt TEXT NOT NULL,
+            lastUsedAt TEXT
+        );
+        CREATE INDEX passkey_on_user ON passkey(userName);
+        CREATE TABLE account_password (
+            userName TEXT PRIMARY KEY NOT NULL REFERENCES account(name) ON DELETE CASCADE,
+            hash TEXT NOT NULL,
+            updatedAt TEXT NOT NULL
+        );
+        CREATE TABLE webauthn_challenge (
+            hash TEXT PRIMARY KEY NOT NULL,
+            purpose TEXT NOT NULL,
+            userName TEXT,
+            expiresAt TEXT NOT NULL
+        );
         """
 }

@@ -1,6 +1,7 @@
 // The fuzz targets: every place the program reads bytes or text it did not make. Each takes the
 // fuzzer's bytes, feeds them to the product code, and checks what must hold whatever the input
 // (a round trip, a limit); a broken check is a `fatalError`, which libFuzzer records as a crash.
+import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -28,6 +29,8 @@ struct FuzzTarget: Sendable {
         FuzzTarget(name: "multipart", run: multipart),
         FuzzTarget(name: "request", run: request),
         FuzzTarget(name: "remote-answer", run: remoteAnswer),
+        FuzzTarget(name: "cbor", run: cbor),
+        FuzzTarget(name: "webauthn", run: webAuthn),
     ]
 
     static let selected: FuzzTarget = {
@@ -246,4 +249,48 @@ func decode(_ bytes: [UInt8], maxPixels: Int) {
     }
     if let date = analysis.date { require((1990...today.year + 1).contains(date.year), "implausible date kept: \(date)") }
     check(analysis)
+}
+
+// MARK: - Passkeys
+
+/// The CBOR decoder (passkeys' attestationObject and COSE keys): what decodes encodes to bytes that
+/// decode to the same item, and encoding is stable.
+@Sendable func cbor(_ bytes: [UInt8]) {
+    guard let item = try? CBOR.decode(bytes) else {
+        _ = try? CBOR.decodePrefix(bytes[...])
+        return
+    }
+    let encoded = item.encoded
+    guard let again = try? CBOR.decode(encoded) else { fatalError("property broken: re-encoded CBOR does not decode: \(encoded)") }
+    require(again == item, "round trip changed the item")
+    require(again.encoded == encoded, "encoding twice differs")
+}
+
+/// The relying party the WebAuthn target checks against.
+let party = WebAuthn(rpID: "localhost", origin: "http://localhost:8080")
+/// A P-256 key (COSE) for the sign-in half of the target.
+let fuzzKey: [UInt8] = {
+    let key = P256.Signing.PrivateKey().publicKey.x963Representation
+    return CBOR.map([(.int(1), .int(2)), (.int(3), .int(-7)), (.int(-1), .int(1)),
+                     (.int(-2), .bytes(Array(key[1...32]))), (.int(-3), .bytes(Array(key[33...])))]).encoded
+}()
+
+/// The WebAuthn verifier: the input is clientDataJSON, a newline, then authenticatorData or an
+/// attestationObject. Nothing crashes; a registration accepted has the user verified, this RP ID and a
+/// public key that parses; a sign-in with a random key's signature never verifies.
+@Sendable func webAuthn(_ bytes: [UInt8]) {
+    let (first, rest) = split(bytes)
+    let client = Array(first.utf8)
+    _ = try? WebAuthn.clientData(client)
+    if let auth = try? WebAuthn.authenticatorData(rest) {
+        require(auth.rpIDHash.count == 32, "the RP ID hash is 32 bytes")
+        if let key = auth.publicKey { _ = try? WebAuthn.PublicKey(cose: key) }
+    }
+    _ = try? WebAuthn.PublicKey(cose: rest)
+    if let credential = try? party.register(clientDataJSON: client, attestationObject: rest, rawID: Array(rest.prefix(16))) {
+        require((try? WebAuthn.PublicKey(cose: credential.publicKey)) != nil, "an accepted credential's key parses")
+    }
+    let signature = Array(rest.suffix(72))
+    require((try? party.signIn(clientDataJSON: client, authenticatorData: rest, signature: signature, publicKey: fuzzKey,
+                               storedSignCount: 0)) == nil, "a signature by no one's key verified")
 }

@@ -46,7 +46,7 @@ enum HTML {
             if who.admin { data["admin"] = "true" }
         }
         let attributes = data.sorted { $0.key < $1.key }.map { " data-\($0.key)=\"\(escape($0.value))\"" }.joined()
-        let user = who.map { "<span class=\"user\" id=\"user\">\(escape($0.user))\($0.admin ? " · admin" : "")</span>" } ?? ""
+        let user = who.map { "<a class=\"user\" id=\"user\" href=\"/account\" title=\"Your account: passkeys, password, devices\">\(escape($0.user))\($0.admin ? " · admin" : "")</a>" } ?? ""
         let nav = csrf.map { csrf in
             """
             <header class="top">

@@ -11,12 +11,7 @@ import ReceiptServerStore
 /// page is the one `PATCH /v1/expenses/{id}` makes.
 extension ReceiptServer {
     func addWebRoutes(to router: Router<ReceiptRequestContext>) {
-        router.get("/signin") { request, _ in
-            _ = try QueryParameters(request, allowed: [])
-            return try await self.signInPage(message: nil)
-        }
-        router.post("/signin") { request, context in try await self.signIn(request, context) }
-        router.post("/signout") { request, context in try await self.signOut(request, context) }
+        addSignInRoutes(to: router)
         router.get("/") { request, _ in
             _ = try QueryParameters(request, allowed: [])
             return try await self.signedIn(request) { page in try await self.inboxPage(page) }
@@ -43,6 +38,7 @@ extension ReceiptServer {
     struct PageContext {
         var principal: Principal
         var csrf: String
+        var session: WebSession? = nil
 
         /// The user's name and role for the page's header.
         var who: HTML.Who {
@@ -53,70 +49,27 @@ extension ReceiptServer {
 
     /// The page for a signed-in browser whose token may read (403 otherwise), or a redirect to the
     /// sign-in page. The page shows what the token's user may see.
-    private func signedIn(_ request: Request, _ page: (PageContext) async throws -> Response) async throws -> Response {
-        guard let signedIn = try await WebAuth.session(request, sessions: sessions, store: store) else {
-            return Response(status: .seeOther, headers: [.location: "/signin"])
+    func signedIn(_ request: Request, _ page: (PageContext) async throws -> Response) async throws -> Response {
+        guard let signedIn = try await WebAuth.session(request, sessions: sessions) else {
+            var response = Response(status: .seeOther, headers: [.location: "/signin"])
+            // A session that ended (signed out elsewhere, revoked): the browser forgets its cookie.
+            if request.cookies[WebAuth.cookieName] != nil { response.setCookie(sessionCookie("")) }
+            return response
         }
-        try await gate.authorize(signedIn.token, for: .read, route: "the review pages")
-        let principal = try await Principal.resolve(token: signedIn.token, externalUser: nil, store: store)
-        var response = try await page(PageContext(principal: principal, csrf: signedIn.session.csrf))
+        let principal: Principal
+        if let token = signedIn.token {
+            try await gate.authorize(token, for: .read, route: "the review pages")
+            principal = try await Principal.resolve(token: token, externalUser: nil, store: store)
+        } else {
+            principal = try await gate.authorize(person: signedIn.session.user, route: "the review pages", externalUser: nil)
+        }
+        var response = try await page(PageContext(principal: principal, csrf: signedIn.csrf, session: signedIn.session))
         response.headers[.cacheControl] = response.headers[.cacheControl] ?? "no-store"
-        return response
-    }
-
-    // MARK: Signing in and out
-
-    private func signInPage(message: String?, status: HTTPResponse.Status = .ok) async throws -> Response {
-        let noTokens = try await !store.hasActiveTokens()
-        let note = noTokens ? "<p class=\"error\">No API token exists yet: create one with <code>receipts token create --name NAME</code>, then sign in with it.</p>" : ""
-        let error = message.map { "<p class=\"error\" id=\"signin-error\">\(HTML.escape($0))</p>" } ?? ""
-        return HTML.page(title: "Sign in", csrf: nil, active: "", status: status, pageName: "signin", body: """
-            <main class="signin">
-              <h1>Receipts</h1>
-              <form method="post" action="/signin">
-                <label for="token">API token</label>
-                <input id="token" name="token" type="password" autocomplete="current-password" required autofocus
-                       placeholder="rcp_…">
-                <button type="submit">Sign in</button>
-              </form>
-              \(error)\(note)
-              <p id="waiting" class="waiting" aria-live="polite" hidden></p>
-              <p class="hint">A token from <code>receipts token create</code> signs this browser in; the browser keeps a session, not the token.</p>
-            </main>
-            """)
-    }
-
-    private func signIn(_ request: Request, _ context: ReceiptRequestContext) async throws -> Response {
-        try WebAuth.checkOrigin(request)
-        let body = try await BoundedBody.collect(request, context: context, limit: 8 * 1024, reported: 8 * 1024, what: "the sign-in form", setting: "")
-        let secret = (WebAuth.form(String(buffer: body))["token"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !secret.isEmpty, let token = try await store.token(secret: secret), !token.isExpired(at: Date()) else {
-            let known = secret.isEmpty ? nil : try await store.token(secret: secret)
-            return try await signInPage(message: secret.isEmpty ? "Paste an API token to sign in."
-                                            : known != nil ? "That token has expired." : "That token is unknown or revoked.",
-                                        status: .unauthorized)
+        // The cookie's life starts again with each page, as the session's does.
+        if let secret = request.cookies[WebAuth.cookieName]?.value, response.headers[.setCookie] == nil,
+           response.headers[.contentType]?.hasPrefix("text/html") == true {
+            response.setCookie(sessionCookie(secret))
         }
-        guard TokenScope.allows(token.scopes, .read) else {
-            return try await signInPage(message: "That token may not read receipts (its scopes: \(TokenScope.text(token.scopes))): the review pages need read.",
-                                        status: .forbidden)
-        }
-        let (id, _) = sessions.create(secret: secret)
-        var response = Response(status: .seeOther, headers: [.location: "/"])
-        response.setCookie(Cookie(name: WebAuth.cookieName, value: id, maxAge: Int(sessions.lifetime), path: "/", secure: configuration.tls != nil,
-                                  httpOnly: true, sameSite: .strict))
-        return response
-    }
-
-    private func signOut(_ request: Request, _ context: ReceiptRequestContext) async throws -> Response {
-        let body = try await BoundedBody.collect(request, context: context, limit: 8 * 1024, reported: 8 * 1024, what: "the sign-out form", setting: "")
-        if let id = request.cookies[WebAuth.cookieName]?.value,
-           let signedIn = try await WebAuth.session(request, sessions: sessions, store: store) {
-            try WebAuth.checkChange(request, csrf: signedIn.session.csrf, given: WebAuth.form(String(buffer: body))["csrf"])
-            sessions.end(id: id)
-        }
-        var response = Response(status: .seeOther, headers: [.location: "/signin"])
-        response.setCookie(Cookie(name: WebAuth.cookieName, value: "", maxAge: 0, path: "/", secure: configuration.tls != nil,
-                                  httpOnly: true, sameSite: .strict))
         return response
     }
 

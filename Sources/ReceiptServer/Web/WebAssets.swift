@@ -33,6 +33,18 @@ enum WebAssets {
         main { padding: 1rem; max-width: 1200px; margin: 0 auto; }
         .signin { max-width: 26rem; }
         .signin form { display: grid; gap: .5rem; }
+        .signin .passkey-signin button { width: 100%; margin-bottom: 1rem; }
+        .signin details { margin-top: 1rem; }
+        .note { border-left: 3px solid var(--accent); padding-left: .6rem; }
+        .account { max-width: 46rem; }
+        .account ul { list-style: none; padding: 0; display: grid; gap: .5rem; }
+        .account li { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; justify-content: space-between; }
+        .account li form, .account .add-passkey { display: inline-flex; gap: .4rem; align-items: center; flex-wrap: wrap; }
+        .account .rename input, .account .add-passkey input { width: 12rem; }
+        .account .when { opacity: .75; font-size: .9em; flex: 1; }
+        .account .password-form, .account .invite-form { display: grid; gap: .5rem; max-width: 26rem; }
+        .account .anyway input { width: auto; }
+        .qr svg { max-width: 100%; height: auto; }
         input, select { font: inherit; padding: .35em .5em; border: 1px solid var(--line); border-radius: 5px; width: 100%; }
         .error { color: var(--bad); }
         .hint { opacity: .75; font-size: .9em; }
@@ -135,7 +147,7 @@ enum WebAssets {
         @media (pointer: coarse), (max-width: 760px) {
           button, .button { min-height: 44px; min-width: 44px; display: inline-flex; align-items: center; justify-content: center; }
           input, select { min-height: 44px; font-size: 16px; }
-          .top nav a, .top .brand { display: inline-flex; align-items: center; min-height: 44px; min-width: 44px; padding: 0 .3rem; }
+          .top nav a, .top .brand, .top a.user { display: inline-flex; align-items: center; min-height: 44px; min-width: 44px; padding: 0 .3rem; }
           .row { min-height: 60px; }
           table.list td a { display: inline-flex; align-items: center; min-height: 44px; min-width: 44px; }
           .viewer .tools button { padding: 0 .9em; }

@@ -4,22 +4,20 @@ import Hummingbird
 import ReceiptServerStore
 
 /// How a browser proves who it is: the session cookie, and for every change the session's CSRF
-/// token (a header, or a form field) from a page of this server's own origin.
+/// token (a header, or a form field) from a page of this server's own origin. Before a session
+/// exists, the sign-in forms carry a CSRF token of their own (`signInCookie`).
 enum WebAuth {
     static let cookieName = "receipts_session"
+    /// The sign-in pages' CSRF token: a random value in this cookie and in the page's form; a
+    /// sign-in POST (a password, a token, a passkey, an invitation) must carry both, equal.
+    static let signInCookie = "receipts_signin"
     static let csrfHeader = HTTPField.Name("X-CSRF-Token")!
     static let fetchSite = HTTPField.Name("Sec-Fetch-Site")!
 
-    /// The browser's live session and its token, or nil. A session whose token was revoked or has
-    /// expired ends here.
-    static func session(_ request: Request, sessions: WebSessions, store: any ServerStore,
-                        now: Date = Date()) async throws -> (session: WebSessions.Session, token: APIToken)? {
-        guard let id = request.cookies[cookieName]?.value, !id.isEmpty, let session = sessions.session(id: id) else { return nil }
-        guard let token = try await store.token(secret: session.secret), !token.isExpired(at: now) else {
-            sessions.end(id: id)
-            return nil
-        }
-        return (session, token)
+    /// The browser's live session, or nil. A session whose token was revoked or has expired ends here.
+    static func session(_ request: Request, sessions: WebSessions) async throws -> WebSessions.SignedIn? {
+        guard let secret = request.cookies[cookieName]?.value, !secret.isEmpty else { return nil }
+        return try await sessions.session(secret: secret)
     }
 
     /// A request from another site's page is refused: its `Origin` must be this server's (a
@@ -42,6 +40,15 @@ enum WebAuth {
         try checkOrigin(request)
         guard let given, WebSessions.same(given, csrf) else {
             throw Problem(.forbidden, "the CSRF token is missing or wrong: reload the page and try again")
+        }
+    }
+
+    /// A sign-in POST: this origin, and the sign-in page's CSRF token (`given`, from the form or
+    /// the header) equal to its cookie's.
+    static func checkSignIn(_ request: Request, given: String?) throws {
+        try checkOrigin(request)
+        guard let cookie = request.cookies[signInCookie]?.value, !cookie.isEmpty, let given, WebSessions.same(given, cookie) else {
+            throw Problem(.forbidden, "the sign-in form's CSRF token is missing or wrong: reload the page and try again")
         }
     }
 

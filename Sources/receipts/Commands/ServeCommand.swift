@@ -68,6 +68,12 @@ struct ServeCommand: AsyncParsableCommand {
             with Retry-After. The review page's session has its token's scopes and ends when it expires. Idempotency-Key on POST /v1/receipts: the same key returns the same \
             receipt; the same key with other bytes gets 422 and nothing is stored.
 
+            People sign in to the review page (/) as people: `receipts user invite NAME` prints a one-time \
+            link (and on a terminal its QR code) that signs them in and offers a passkey; then they sign \
+            in with the passkey (WebAuthn: its relying party is --public-url's host, so give a name, not an \
+            IP address), or a password (`receipts user password NAME`). `receipts user sessions NAME` lists \
+            and ends the browsers they are signed in on. A session is never a bearer token.
+
             --workers 0 runs no queue workers here (the API only; `receipts worker` on other hosts reads \
             the receipts); /v1/analyze still reads on one OCR thread. Logs: one line when listening and \
             when stopped; -v adds a line per receipt this process's workers finish (failures are logged \
@@ -97,6 +103,15 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(name: .customLong("tls-key"), help: ArgumentHelp("The private key of --tls-cert (PEM).", valueName: "FILE"))
     var tlsKey: String?
+
+    @Option(name: .customLong("public-url"), help: ArgumentHelp(
+        "The address people open the server at (https://receipts.example.com, http://localhost:8080): invitation links start with it, "
+            + "and passkeys are for its host (an IP address cannot have passkeys). Kept in the store: given once, later starts and "
+            + "`receipts user invite` use it.", valueName: "URL"))
+    var publicURL: String?
+
+    @Option(name: .customLong("password-cost"), help: ArgumentHelp("Argon2id limits of new password hashes (tests only).", visibility: .hidden))
+    var passwordCost: PasswordHasher.Cost = .moderate
 
     @Option(name: .customLong("max-upload-mb"), help: "Refuse uploads larger than this many megabytes (413).")
     var maxUploadMB: Double = 20
@@ -153,6 +168,9 @@ struct ServeCommand: AsyncParsableCommand {
         if let mailConfig { _ = try MailConfigFile.load(mailConfig) }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535.") }
         _ = try tls()
+        if let publicURL {
+            do { _ = try SignInConfiguration.publicURL(publicURL) } catch let error as SignInError { throw ValidationError(error.description + ".") }
+        }
         guard maxUploadMB > 0 else { throw ValidationError("--max-upload-mb must be positive.") }
         guard maxWait >= 0, maxWait.isFinite else { throw ValidationError("--max-wait must be 0 or more seconds.") }
         guard maxPending > 0 else { throw ValidationError("--max-pending must be positive.") }
@@ -290,10 +308,13 @@ struct ServeCommand: AsyncParsableCommand {
             }
             mailboxes.append(MailboxPoller(configuration: mailbox, filer: filer, store: opened.store, logger: queueLogger))
         }
+        var serverConfiguration = ReceiptServer.Configuration(
+            host: host, port: port, maxUploadBytes: Int(maxUploadMB * 1_048_576), maxWaitSeconds: maxWait, maxPending: maxPending,
+            maxConcurrentAnalyses: maxAnalyses ?? 0, advice: .flags, rateLimit: try RateLimit.parse(rateLimit), tls: tls)
+        serverConfiguration.signIn = try await signInConfiguration(opened.store, logger: logger)
         let server = ReceiptServer(
             pipeline: pipeline, store: opened.store, processor: processor,
-            configuration: .init(host: host, port: port, maxUploadBytes: Int(maxUploadMB * 1_048_576), maxWaitSeconds: maxWait, maxPending: maxPending,
-                                 maxConcurrentAnalyses: maxAnalyses ?? 0, advice: .flags, rateLimit: try RateLimit.parse(rateLimit), tls: tls),
+            configuration: serverConfiguration,
             metrics: metrics,
             logger: logger,
             mailboxes: mailboxes,
@@ -316,5 +337,28 @@ struct ServeCommand: AsyncParsableCommand {
             throw ExitCode(2)
         }
         logger.info("Stopped", metadata: ["store.path": "\(location)"])
+    }
+
+    /// How people sign in: --public-url (kept in the store; the one kept when not given) and the
+    /// password hashes' cost.
+    private func signInConfiguration(_ store: any ServerStore, logger: Logger) async throws -> SignInConfiguration {
+        var url: URL?
+        do {
+            if let publicURL {
+                url = try SignInConfiguration.publicURL(publicURL)
+                try await store.setPublicURL(url?.absoluteString)
+            } else if let kept = try await store.publicURL() {
+                url = URL(string: kept)
+                logger.info("Public URL from the store (serve --public-url)", metadata: ["http.public_url": "\(kept)"])
+            }
+        } catch let error as ReceiptError {
+            printError(error)
+            throw ExitCode(2)
+        }
+        let configuration = SignInConfiguration(publicURL: url, passwordCost: passwordCost)
+        if url != nil, !configuration.hasRelyingParty {
+            logger.notice("Passkeys are off: --public-url's host is an IP address, which browsers refuse as a passkey's relying party; use a name (localhost, nas.local)")
+        }
+        return configuration
     }
 }

@@ -20,8 +20,11 @@ struct UserCommand: AsyncParsableCommand {
               receipts user add bob --group home        (his uploads are shared with the group home)
               receipts user add backend --admin
               receipts user remove carol --reassign-to alice
+              receipts user invite carol              (a one-time link and its QR code: carol signs in, adds a passkey)
+              receipts user password carol            (a password for browsers without passkeys)
+              receipts user sessions carol --all      (sign carol out everywhere)
             """,
-        subcommands: [Add.self, List.self, Remove.self])
+        subcommands: [Add.self, List.self, Remove.self, Invite.self, Invitations.self, Password.self, Sessions.self])
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Add a user.")
@@ -74,16 +77,27 @@ struct UserCommand: AsyncParsableCommand {
     struct Remove: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Remove a user, their tokens and their webhooks.",
-            discussion: "Refused while they own receipts, unless --reassign-to names who gets them; the last administrator cannot be removed.")
+            discussion: """
+                Refused while they own receipts, unless --reassign-to names who gets them; the last                 administrator cannot be removed. A user who signs in as a person (passkeys, a password)                 or is signed in on a browser is removed only with --force: their passkeys, password and                 sessions go too.
+                """)
         @Argument(help: "The user's name.")
         var name: String
         @Option(name: .customLong("reassign-to"), help: ArgumentHelp("Give the user's receipts to this user.", valueName: "NAME"))
         var reassignTo: String?
+        @Flag(help: "Remove them even though they sign in with passkeys or a password, or are signed in.")
+        var force = false
         @OptionGroup var storeOptions: StoreOptions
 
         func run() async throws {
             let store = try await storeOptions.openStore()
             try await exitingOnReceiptError {
+                let ways = try await store.waysToSignIn(user: name)
+                let signedIn = try await store.sessions(user: name, now: Date()).count
+                if !force, ways.passkeys > 0 || ways.password || signedIn > 0 {
+                    let text = try await store.waysToSignInText(user: name)
+                    throw ReceiptError(.invalidState, "\(name) signs in with \(text) and is signed in on "
+                                       + "\(signedIn) browser\(signedIn == 1 ? "" : "s"); add --force to remove them all the same")
+                }
                 let moved = try await store.removeUser(name: name, reassignTo: reassignTo)
                 let given = moved > 0 ? "; \(moved) receipt\(moved == 1 ? "" : "s") now \(reassignTo ?? "")'s" : ""
                 FileHandle.standardError.write(Data("'\(name)' removed with their tokens\(given)\n".utf8))
