@@ -149,6 +149,7 @@ struct NeuralReaderTests {
         }
         let page = [line("KESTREL FUEL", y: 10), line("12 Mill Lane", y: 40), line("DIESEL 45.20", y: 80), line("TOTAL 45.20", y: 110)]
         #expect(NeuralReader.headerBand(page) == 80)
+        #expect(NeuralReader.headerBand(page, rows: 1) == 40, "at most the first row")
         #expect(NeuralReader.headerBand([line("TOTAL 3,99", y: 0)]) == nil, "a first row with a price leaves no header")
         #expect(NeuralReader.headerBand([line("no prices here", y: 30)]) == nil)
         let header = [line("KESTREL", y: 8), line("FUEL STATION", y: 30), line("DIESEL 45.20", y: 79)]

@@ -10,6 +10,9 @@ public struct NeuralConfiguration: Sendable, Equatable {
     /// `modelSet`'s there; nil reads the page with `modelSet` alone.
     public var headerModelSet: NeuralModelSet?
 
+    /// The most top rows `headerModelSet` reads again (fewer when a price is printed sooner).
+    public var headerRows = 4
+
     /// The set that reads the header band again: `headerModelSet`, unless the page is read with it.
     public var headerReading: NeuralModelSet? { headerModelSet == modelSet ? nil : headerModelSet }
     /// The detector's input: the page is scaled so that its short side is at least `minimumSide`

@@ -16,6 +16,8 @@ package struct NeuralReader: Sendable {
     package struct HeaderReader: Sendable {
         package let detector: TextDetector
         package let recognizer: TextRecognizer
+        /// The most rows read again (`NeuralConfiguration.headerRows`).
+        package let rows: Int
     }
 
     package init(models: NeuralModels) {
@@ -24,7 +26,8 @@ package struct NeuralReader: Sendable {
         grayInput = models.configuration.grayInput
         header = models.header.map {
             HeaderReader(detector: TextDetector(configuration: $0.configuration),
-                         recognizer: TextRecognizer(classes: $0.classes, configuration: $0.configuration))
+                         recognizer: TextRecognizer(classes: $0.classes, configuration: $0.configuration),
+                         rows: models.configuration.headerRows)
         }
     }
 
@@ -53,7 +56,7 @@ package struct NeuralReader: Sendable {
         timing.recognition = clock.now - start
         let words = texts.flatMap { Self.words(of: $0, imageWidth: page.width, imageHeight: page.height) }
         var lines = Self.rows(words)
-        if let header, let band = Self.headerBand(lines), let headerRequests = try requests.header() {
+        if let header, let band = Self.headerBand(lines, rows: header.rows), let headerRequests = try requests.header() {
             start = clock.now
             // The band at the page's own detection scale: its cost is the band's share of the page's.
             let ratio = Double(detector.inputSize(width: page.width, height: page.height).width) / Double(page.width)
@@ -66,12 +69,14 @@ package struct NeuralReader: Sendable {
         return (lines, timing)
     }
 
-    /// The top of the first row that prints a price (`12.50`, `3,99`): the rows above it are the
-    /// header, where the shop names itself. Nil when no row prints one, or the first row does.
-    package static func headerBand(_ lines: [OCRLine]) -> Int? {
-        guard let first = lines.first(where: { price.firstMatch(in: $0.text, range: NSRange($0.text.startIndex..., in: $0.text)) != nil }),
-              first.box.y > 0 else { return nil }
-        return first.box.y
+    /// Where the header band ends: the top of the first row that prints a price (`12.50`, `3,99`),
+    /// or of the row after the first `rows` when more are above it — the shop names itself in the
+    /// top rows (four of them read again gave the names the whole band gave, at a third of its cost:
+    /// docs/neural-reader.md). Nil when no row prints a price, or the first row does.
+    package static func headerBand(_ lines: [OCRLine], rows: Int = 4) -> Int? {
+        guard let first = lines.firstIndex(where: { price.firstMatch(in: $0.text, range: NSRange($0.text.startIndex..., in: $0.text)) != nil }),
+              lines[first].box.y > 0 else { return nil }
+        return lines[min(first, max(1, rows))].box.y
     }
 
     private nonisolated(unsafe) static let price = try! NSRegularExpression(pattern: #"\d[.,]\d{2}(?![\d])"#)
