@@ -388,7 +388,7 @@ actor RereadRecorder {
             func feature(_ field: LearnedField, _ name: String) -> Double {
                 let features = analysis.candidates.filter { $0.field == field }.map(\.features)
                     .first { $0.first == 1 } ?? []
-                return CandidateProposer.features(for: field).firstIndex(of: name).map { features[$0] } ?? -1
+                return CandidateProposer.features(for: field).firstIndex(of: name).flatMap { features.indices.contains($0) ? features[$0] : nil } ?? -1
             }
             return (analysis.confidence.needsReview, reader.passesRead, feature(.vendor, "readAgain"), feature(.date, "rowReadAgain"))
         }
