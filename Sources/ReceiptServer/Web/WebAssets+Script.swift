@@ -261,6 +261,9 @@ extension WebAssets {
           { key: "deductible", label: "Deductible %", expense: "taxDeductiblePercentage", confidence: "category" },
         ];
 
+        // "total", "total and tax", "vendor, total and tax".
+        const listed = (words) => words.length < 2 ? words.join("") : `${words.slice(0, -1).join(", ")} and ${words[words.length - 1]}`;
+
         async function review() {
           const id = document.body.dataset.id;
           // A receipt the user may only look at (a group's, as a viewer): fields shown, nothing changed.
@@ -299,6 +302,8 @@ extension WebAssets {
             etag = answer.headers.get("ETag");
             expense = (await answer.json()).expense;
             const confidence = record.analysis?.confidence ?? {};
+            // The fields the analysis says a person should look at (analysis.review), marked; the first is focused.
+            const toCheck = expense.status === "confirmed" ? [] : FIELDS.map((f) => f.key).filter((k) => (record.analysis?.review ?? []).includes(k));
             const categories = [...$("#category-options").options].map((o) => o.value);
             for (const field of FIELDS) {
               const value = expense[field.expense];
@@ -312,7 +317,8 @@ extension WebAssets {
               const c = confidence[field.confidence];
               const badge = el("span", { class: `conf ${c === undefined ? "" : c >= 0.94 ? "high" : "low"}`, title: "confidence" },
                                c === undefined ? "" : `${Math.round(c * 100)}%`);
-              const row = el("div", { class: "field", "data-field": field.key }, el("label", { for: input.id }, field.label), input, badge);
+              const row = el("div", { class: toCheck.includes(field.key) ? "field check" : "field", "data-field": field.key },
+                             el("label", { for: input.id }, field.label), input, badge);
               input.addEventListener("focus", () => { highlight(field.key); if (input.select) input.select(); });
               input.addEventListener("input", () => row.classList.toggle("changed", input.value !== input.dataset.drafted));
               form.append(row);
@@ -321,8 +327,9 @@ extension WebAssets {
             const by = expense.confirmedBy ? ` by ${expense.confirmedBy}` : "";
             $("#status").textContent = expense.status === "confirmed" ? `Confirmed${by}.`
               : readOnly ? "You may view this receipt, not change it."
+              : toCheck.length > 0 ? `Needs review: check the ${listed(toCheck.map((k) => FIELDS.find((f) => f.key === k).label.toLowerCase()))}, then Enter.`
               : expense.needsReview ? "Needs review: check the fields, then Enter." : "Drafted: check, then Enter.";
-            if (readOnly) document.body.dataset.readOnlyShown = "true"; else $("#f-vendor").focus();
+            if (readOnly) document.body.dataset.readOnlyShown = "true"; else $(`#f-${toCheck[0] ?? "vendor"}`).focus();
           }
 
           // follow: show the page of a PDF the words are on (not when a page was turned by hand).

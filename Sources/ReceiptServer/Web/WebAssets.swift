@@ -86,6 +86,8 @@ enum WebAssets {
         .field .conf { font-size: .8em; text-align: right; border-radius: 4px; padding: .1em .3em; }
         .conf.low { background: color-mix(in srgb, var(--warn) 25%, transparent); }
         .conf.high { background: color-mix(in srgb, var(--ok) 20%, transparent); }
+        .field.check label::after { content: " ●"; color: var(--warn); }
+        .field.check input { border-color: var(--warn); border-width: 2px; }
         .field.changed input, .field.changed select { border-color: var(--accent); border-width: 2px; }
         .status.ok { color: var(--ok); }
         .help { position: fixed; inset: 10% 20%; background: Canvas; color: CanvasText; border: 1px solid var(--line);
