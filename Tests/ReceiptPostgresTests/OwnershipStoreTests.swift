@@ -321,6 +321,32 @@ import ReceiptServerStore
         #expect(try await store.expense(id: bobsAgain.id, in: .user("bob"))?.possibleDuplicateOf == bobs.id)
     }
 
+    /// Bob and alice both uploaded the same image; bob leaves and alice gets his receipts: the
+    /// purchase is hers twice now, so the moved expense names hers as its possible duplicate (as a
+    /// completion would), and PostgreSQL's one-first-copy-per-owner index is not in the way. A
+    /// purchase alice did not have stays unflagged.
+    @Test(arguments: StoreKind.available)
+    func reassignedReceiptsThatTheNewOwnerHasAreMarkedAsPossibleDuplicates(kind: StoreKind) async throws {
+        let store = try await people(kind).store
+        let alices = try await complete(store, try await insert(store, Ownership(owner: "alice"), hash: "same-photo").receipt)
+        let bobs = try await complete(store, try await insert(store, Ownership(owner: "bob"), hash: "same-photo").receipt,
+                                      vendor: "Shell Forecourt")
+        let bobsOwn = try await complete(store, try await insert(store, Ownership(owner: "bob"), hash: "other-photo").receipt,
+                                         vendor: "Tesco", total: "5.00")
+        let bobsSamePurchase = try await complete(store, try await insert(store, Ownership(owner: "bob"), hash: "third-photo").receipt)
+        #expect(bobs.possibleDuplicateOf == nil && bobsOwn.possibleDuplicateOf == nil)
+        #expect(try await store.removeUser(name: "bob", reassignTo: "alice") == 3)
+        let hers = try await store.expenses(ExpenseQuery(), in: .owner("alice"))
+        #expect(hers.count == 4)
+        #expect(hers.first { $0.id == bobs.id }?.possibleDuplicateOf == alices.id, "the same bytes")
+        #expect(hers.first { $0.id == bobsSamePurchase.id }?.possibleDuplicateOf == alices.id, "the same vendor, date and total")
+        #expect(hers.first { $0.id == bobsOwn.id }?.possibleDuplicateOf == nil)
+        #expect(hers.first { $0.id == alices.id }?.possibleDuplicateOf == nil)
+        // Her bytes are still one receipt to her: uploading them again finds her first copy.
+        let again = try await insert(store, Ownership(owner: "alice"), hash: "same-photo")
+        #expect(!again.isNew && again.receipt.id == alices.receiptId)
+    }
+
     // MARK: Users and groups
 
     @Test(arguments: StoreKind.available)
