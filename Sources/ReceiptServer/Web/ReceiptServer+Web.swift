@@ -156,7 +156,7 @@ extension ReceiptServer {
 
     private func reviewPage(id: UUID, _ page: PageContext) async throws -> Response {
         let principal = page.principal
-        guard let receipt = try await pipeline.receipt(id: id, in: principal.scope) else { throw Self.unknown(id) }
+        guard let receipt = try await pipeline.receipt(id: id, in: principal.scope) else { return notFoundPage(id, page) }
         let readOnly = !principal.mayChange(receipt) || page.who.viewerOnly
         let categories = taxonomy.names.map { "<option>\(HTML.escape($0))</option>" }.joined()
         let key = id.uuidString.lowercased()
@@ -226,6 +226,18 @@ extension ReceiptServer {
                   <dt>?</dt><dd>this list (Esc closes it)</dd>
                 </dl>
               </div>
+            </main>
+            """)
+    }
+
+    /// A receipt the signed-in person may not see (or that is gone), as a page of the app: 404,
+    /// saying so the way the API does (whether it exists is not said), with the way back.
+    private func notFoundPage(_ id: UUID, _ page: PageContext) -> Response {
+        HTML.page(title: "Not found", csrf: page.csrf, who: page.who, active: "inbox", status: .notFound, pageName: "not-found", body: """
+            <main class="not-found">
+              <h1>Not found</h1>
+              <p id="not-found">\(HTML.escape(Self.unknown(id).detail)): it was deleted, or it is not one you may see.</p>
+              <p><a class="button" href="/">Back to the inbox</a></p>
             </main>
             """)
     }
