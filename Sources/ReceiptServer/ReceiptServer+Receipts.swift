@@ -104,8 +104,7 @@ extension ReceiptServer {
 
     /// Submits the bytes (whose `ContentHash.hex` is `hash`) unless too many receipts wait already (429).
     private func submit(_ bytes: Data, filename: String, as ownership: Ownership, hash: String) async throws -> (Receipt, Bool) {
-        let counts = try await store.statusCounts(in: .everyone)
-        if (counts[.pending] ?? 0) + (counts[.processing] ?? 0) >= configuration.maxPending {
+        if try await store.waitingCount() >= configuration.maxPending {
             throw Problem(.tooManyRequests, "\(configuration.maxPending) receipts are waiting to be read\(configuration.advice[.maxPending]); try again shortly")
         }
         return try await pipeline.submitReporting(imageData: bytes, filename: filename, as: ownership, contentHash: hash)
@@ -133,12 +132,15 @@ extension ReceiptServer {
 
     /// `GET /v1/receipts`: the receipts the caller may see, newest first; `next` is the id to pass
     /// as `after` for the next page. `needsReview=true` keeps the receipts whose expense waits for
-    /// a person (`false`: the others); `externalUser` one end user's; `owner` one user's.
+    /// a person (`false`: the others); `externalUser` one end user's; `owner` one user's. Each page
+    /// is a query of the store (its indexes, keyset paging), with its expenses read in one more.
+    /// `counts=true` adds `counts`: how many of the listing's receipts (its owner and end user;
+    /// status and needsReview aside) are in each of the inbox's states, up to 10,000 each.
     func list(_ request: Request, _ context: ReceiptRequestContext) async throws -> Response {
         let principal = try context.who()
-        let query = try QueryParameters(request, allowed: ["status", "needsReview", "limit", "after", "externalUser", "owner"])
+        let query = try QueryParameters(request, allowed: ["status", "needsReview", "limit", "after", "externalUser", "owner", "counts"])
         let scope = principal.scope
-        var filter = ReceiptQuery(externalUser: query["externalUser"])
+        var filter = ReceiptQuery(externalUser: query["externalUser"], owner: query["owner"])
         if let status = query["status"] {
             guard let parsed = OCRStatus(rawValue: status) else {
                 throw Problem(.badRequest, "status must be one of pending, processing, completed, failed (got '\(status)')")
@@ -146,26 +148,22 @@ extension ReceiptServer {
             filter.status = parsed
         }
         let limit = try query.integer("limit", in: 1...500) ?? 50
-        let after = try query.id("after")
-        var receipts = try await pipeline.receipts(filter, in: scope)
-        if let owner = query["owner"] { receipts = receipts.filter { $0.ownership.owner == owner } }
-        if let needsReview = try query.flag("needsReview") {
-            let flagged = Set(try await pipeline.expenses(ExpenseQuery(needsReview: true, externalUser: filter.externalUser), in: scope)
-                .map(\.receiptId))
-            receipts = receipts.filter { flagged.contains($0.id) == needsReview }
-        }
-        if let after {
-            guard let index = receipts.firstIndex(where: { $0.id == after }) else {
-                throw Problem(.notFound, "after names no receipt of this listing (deleted, or of another status)")
-            }
-            receipts = Array(receipts[(index + 1)...])
-        }
+        filter.needsReview = try query.flag("needsReview")
+        filter.after = try query.id("after")
+        let counts = try query.flag("counts") ?? false
+        // One more than the page: whether there is a next page.
+        filter.limit = limit + 1
+        let receipts = try await pipeline.receipts(filter, in: scope)
         let page = Array(receipts.prefix(limit))
-        var items: [JSONValue] = []
-        for receipt in page { items.append(try await recordJSON(receipt, in: scope)) }
+        let items = try await recordsJSON(page, in: scope)
         let next = receipts.count > limit ? page.last.map { JSONValue.string($0.id.uuidString.lowercased()) } ?? .null : .null
-        return Self.json(JSONValue.object([("receipts", .array(items)), ("next", next)]))
+        var fields: [(String, JSONValue)] = [("receipts", .array(items)), ("next", next)]
+        if counts { fields.append(("counts", try await store.inboxCounts(filter, in: scope, cap: Self.countCap).json)) }
+        return Self.json(JSONValue.object(fields))
     }
+
+    /// The most an inbox count counts (`counts=true`): beyond it, "at least".
+    static let countCap = 10_000
 
     func record(_ id: UUID, _ context: ReceiptRequestContext) async throws -> Response {
         let scope = try context.who().scope
@@ -299,6 +297,13 @@ extension ReceiptServer {
     func recordJSON(_ receipt: Receipt, in scope: Scope) async throws -> JSONValue {
         let expense = try await pipeline.expense(forReceipt: receipt.id, in: scope)
         return ReceiptOutcome(source: receipt.filePath, receipt: receipt, expense: expense, isDuplicate: false).record.json
+    }
+
+    /// The records of a page of receipts, their expenses read in one query.
+    func recordsJSON(_ receipts: [Receipt], in scope: Scope) async throws -> [JSONValue] {
+        let expenses = Dictionary(try await store.expenses(ofReceipts: receipts.map(\.id), in: scope).map { ($0.receiptId, $0) },
+                                  uniquingKeysWith: { first, _ in first })
+        return receipts.map { ReceiptOutcome(source: $0.filePath, receipt: $0, expense: expenses[$0.id], isDuplicate: false).record.json }
     }
 
     func recordResponse(_ receipt: Receipt, in scope: Scope, status: HTTPResponse.Status, duplicate: DuplicateUpload? = nil) async throws -> Response {
