@@ -161,7 +161,9 @@ extension SQLiteReceiptStore {
     public func expenses(ofReceipts ids: [UUID], in scope: Scope) async throws -> [Expense] {
         guard !ids.isEmpty else { return [] }
         return try await read { db in
-            guard let branches = try StoreRows.branches(scope, alias: "e", db) else { return [] }
+            // `+e.owner`: the scope's columns are not to be read by an index (an owner's index would
+            // walk all their expenses); the page's receipt ids, by receiptId's, find the rows.
+            guard let branches = try StoreRows.branches(scope, alias: "+e", db) else { return [] }
             var arguments = StatementArguments(ids.map(StoreRows.text))
             var sql = "SELECT e.* FROM expense e WHERE e.receiptId IN (\(databaseQuestionMarks(count: ids.count)))"
             if !branches.isEmpty {
