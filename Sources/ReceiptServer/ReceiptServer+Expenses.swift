@@ -28,7 +28,8 @@ extension ReceiptServer {
     /// status was sent already.)
     func exportCSV(_ request: Request, _ context: ReceiptRequestContext) async throws -> Response {
         let query = try QueryParameters(request, allowed: ["from", "to", "category", "status", "needsReview", "externalUser"])
-        var pages = ExpenseExport.pages(try expenseQuery(query), in: try context.who().scope, store: store).makeAsyncIterator()
+        // A first page of 100 rows: the first bytes go out as soon as they are read.
+        var pages = ExpenseExport.pages(try expenseQuery(query), in: try context.who().scope, store: store, first: 100).makeAsyncIterator()
         // The first page before the answer starts: a store that cannot be read is a problem document.
         let first = try await pages.next() ?? []
         let logger = self.logger

@@ -201,6 +201,12 @@ import ReceiptServerStore
             #expect(try await store.inboxCounts(ReceiptQuery(), in: scope, cap: 2).reading == min(2, counts.reading), "counted up to the cap")
         }
 
+        // The export's pages, joined, are the export read at once.
+        let whole = try await store.expenseListings(ExpenseQuery(), in: .user("alice")).map(ExpenseExport.record)
+        var joined: [JSONValue] = []
+        for try await page in ExpenseExport.pages(ExpenseQuery(), in: .user("alice"), store: store, batch: 3, first: 1) { joined += page }
+        #expect(joined == whole && whole.count > 4)
+
         // A cursor that is not in the listing: not found, never another page.
         let bobs = try #require(everyone.first { $0.ownership.owner == "bob" })
         let notInIt = await failure { _ = try await store.receipts(ReceiptQuery(after: bobs.id, limit: 2), in: .user("alice")) }

@@ -49,9 +49,11 @@ public enum ExpenseExport {
 
     /// The records of the expenses in `scope` that `query` selects, by date, `batch` at a time: each
     /// page is read from the store when the one before has been taken (the store's keyset paging),
-    /// so an export of any size holds one page in memory. `query.limit` bounds the whole.
-    public static func pages(_ query: ExpenseQuery, in scope: Scope, store: any ReceiptStore, batch: Int = 1000) -> Pages {
-        Pages(query: query, scope: scope, store: store, batch: max(1, batch))
+    /// so an export of any size holds one page in memory. `query.limit` bounds the whole. `first`:
+    /// the size of the first page, when smaller (what a client waits for before its first byte).
+    public static func pages(_ query: ExpenseQuery, in scope: Scope, store: any ReceiptStore, batch: Int = 1000,
+                             first: Int? = nil) -> Pages {
+        Pages(query: query, scope: scope, store: store, batch: max(1, batch), first: max(1, min(first ?? batch, batch)))
     }
 
     public struct Pages: AsyncSequence, Sendable {
@@ -60,9 +62,10 @@ public enum ExpenseExport {
         let scope: Scope
         let store: any ReceiptStore
         let batch: Int
+        let first: Int
 
         public func makeAsyncIterator() -> Iterator {
-            Iterator(query: query, scope: scope, store: store, batch: batch, left: query.limit ?? Int.max)
+            Iterator(query: query, scope: scope, store: store, batch: batch, pageSize: first, left: query.limit ?? Int.max)
         }
 
         public struct Iterator: AsyncIteratorProtocol, Sendable {
@@ -70,13 +73,16 @@ public enum ExpenseExport {
             let scope: Scope
             let store: any ReceiptStore
             let batch: Int
+            /// The size of the page to read next (the first may be smaller than `batch`).
+            var pageSize: Int
             var left: Int
             var done = false
 
             public mutating func next() async throws -> [JSONValue]? {
                 guard !done, left > 0 else { return nil }
                 var page = query
-                page.limit = Swift.min(batch, left)
+                page.limit = Swift.min(pageSize, left)
+                pageSize = batch
                 let listings = try await store.expenseListings(page, in: scope)
                 left -= listings.count
                 if listings.count < page.limit! { done = true }
