@@ -133,7 +133,7 @@ public struct MailFiler: Sendable {
     }
 
     /// What `ownership`'s receipts are: theirs, or their end user's.
-    static func scope(_ ownership: Ownership) -> Scope {
+    public static func scope(_ ownership: Ownership) -> Scope {
         ownership.externalUser.map { .externalUser($0, of: ownership.owner) } ?? .owner(ownership.owner)
     }
 

@@ -43,8 +43,8 @@ public struct MailboxConfiguration: Sendable {
 
     /// `--user NAME`: a user's name as the store takes it (`Ownership.isValidName`).
     public static func validateUser(_ name: String) throws {
-        guard Ownership.isValidName(name) else {
-            throw ReceiptError(.invalidConfiguration, "'\(name)' is not a user name: 1 to 64 characters, no control characters, slashes, colons or commas")
+        if let problem = Ownership.nameProblem(name) {
+            throw ReceiptError(.invalidConfiguration, "\(Ownership.quotedForMessage(name)) is not a user name: \(problem)")
         }
     }
 }

@@ -47,6 +47,12 @@ public struct Ownership: Sendable, Equatable {
         guard pairs.count <= maxMetadataKeys else {
             throw ReceiptError(.invalidInput, "metadata has \(pairs.count) keys; at most \(maxMetadataKeys) are kept")
         }
+        var seen = Set<String>()
+        if let repeated = pairs.first(where: { !seen.insert($0.0).inserted }) {
+            // JSON leaves a repeated key's meaning open (one reader keeps the first, another the last).
+            throw ReceiptError(.invalidInput, "metadata has the key \(JSONValue.string(String(repeated.0.prefix(40))).serialized()) "
+                               + "more than once; give each key once")
+        }
         for (key, field) in pairs {
             guard (1...maxMetadataKey).contains(key.unicodeScalars.count) else {
                 throw ReceiptError(.invalidInput, "metadata keys are 1 to \(maxMetadataKey) characters")
@@ -68,16 +74,57 @@ public struct Ownership: Sendable, Equatable {
 
     /// Whether `name` may name a user, a group or an external user: 1 to 64 characters, none of
     /// them a control character, a slash, a colon or a comma, not starting or ending with a space.
+    /// (Spaces inside are allowed: `Smith family`; a shell needs the name quoted.)
     public static func isValidName(_ name: String) -> Bool {
-        guard (1...64).contains(name.count), name.trimmingCharacters(in: .whitespaces) == name else { return false }
-        return !name.unicodeScalars.contains { CharacterSet.controlCharacters.contains($0) || "/:,".unicodeScalars.contains($0) }
+        nameProblem(name) == nil
     }
 
-    /// Throws `.invalidInput` unless `name` is a valid name (see `isValidName`) for `what` ("user").
-    public static func checkName(_ name: String, _ what: String) throws {
-        guard isValidName(name) else {
-            throw ReceiptError(.invalidInput, "'\(name)' is not a valid \(what) name: 1 to 64 characters, no control characters, "
-                               + "slashes, colons or commas, no leading or trailing spaces")
+    /// Why `name` is not a valid name (`it holds the control character \x01`), or nil when it is.
+    public static func nameProblem(_ name: String) -> String? {
+        if name.isEmpty { return "it is empty" }
+        if name.count > 64 { return "it is \(name.count) characters long (at most 64)" }
+        if let control = name.unicodeScalars.first(where: { CharacterSet.controlCharacters.contains($0) }) {
+            return "it holds the control character \(visible(String(control)))"
         }
+        if let mark = name.unicodeScalars.first(where: { "/:,".unicodeScalars.contains($0) }) { return "it holds '\(mark)'" }
+        if name.trimmingCharacters(in: .whitespaces) != name { return "it starts or ends with a space" }
+        return nil
+    }
+
+    /// Throws `.invalidInput` unless `name` is a valid name (see `isValidName`) for `what` ("user"),
+    /// naming the name as it was given (control characters written `\x01`) and what is wrong.
+    public static func checkName(_ name: String, _ what: String) throws {
+        if let problem = nameProblem(name) {
+            throw ReceiptError(.invalidInput, "\(quotedForMessage(name)) is not a valid \(what) name: \(problem) (a name is 1 to 64 "
+                               + "characters, without control characters, slashes, colons or commas, nor spaces at its ends)")
+        }
+    }
+
+    /// `text` with each control character written as `\x01` (`\u{85}` beyond ASCII), so a message
+    /// shows what was given instead of letting a terminal act on it.
+    public static func visible(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            if CharacterSet.controlCharacters.contains(scalar) {
+                out += scalar.value < 0x100 ? String(format: "\\x%02x", scalar.value) : String(format: "\\u{%x}", scalar.value)
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
+    /// `'name'` for a message, its control characters made visible (`visible`).
+    public static func quotedForMessage(_ name: String) -> String {
+        "'" + visible(name) + "'"
+    }
+
+    /// `name` as a POSIX shell reads it back as one word: as it is when it is only letters, digits
+    /// and `-_.@+`, else in single quotes (a quote inside written `'\''`). For the commands a
+    /// message suggests (`receipts token create --user 'Smith family'`).
+    public static func shellQuoted(_ name: String) -> String {
+        let plain = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-_.@+"))
+        if !name.isEmpty, name.unicodeScalars.allSatisfy({ $0.isASCII && plain.contains($0) }) { return name }
+        return "'" + name.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 }

@@ -77,6 +77,24 @@ extension PostgresReceiptStore {
                     "SELECT 1 FROM receipts.account WHERE name = \(reassignTo) FOR SHARE", logger: self.logger).collect().isEmpty else {
                     throw ReceiptError(.notFound, "no other user named '\(reassignTo)' to give the receipts to", file: location)
                 }
+                // The bytes the new owner has already stay their first copy (one receipt per
+                // owner's bytes); a purchase both had (the same bytes, or the same vendor, date and
+                // total) names the new owner's earliest expense as its possible duplicate.
+                try await connection.query("""
+                    UPDATE receipts.receipt r SET primary_copy = false
+                    WHERE r.owner = \(name) AND r.primary_copy AND EXISTS (
+                        SELECT 1 FROM receipts.receipt o WHERE o.owner = \(reassignTo) AND o.primary_copy
+                            AND coalesce(o.external_user, '') = coalesce(r.external_user, '') AND o.content_hash = r.content_hash)
+                    """, logger: self.logger)
+                try await connection.query("""
+                    UPDATE receipts.expense e SET possible_duplicate_of = (
+                        SELECT e2.id FROM receipts.receipt r, receipts.expense e2 JOIN receipts.receipt r2 ON r2.id = e2.receipt_id
+                        WHERE r.id = e.receipt_id AND r2.owner = \(reassignTo) AND r2.external_user IS NOT DISTINCT FROM r.external_user
+                            AND (r2.content_hash = r.content_hash
+                                 OR (lower(trim(e2.description)) = lower(trim(e.description)) AND e2.date = e.date AND e2.amount = e.amount))
+                        ORDER BY e2.last_modified, e2.seq LIMIT 1)
+                    WHERE e.possible_duplicate_of IS NULL AND e.receipt_id IN (SELECT id FROM receipts.receipt WHERE owner = \(name))
+                    """, logger: self.logger)
                 try await connection.query("UPDATE receipts.receipt SET owner = \(reassignTo) WHERE owner = \(name)", logger: self.logger)
                 // Their idempotency keys go with their receipts, unless the new owner has a key of that name.
                 try await connection.query("""

@@ -115,17 +115,6 @@ extension PostgresReceiptStore {
             .first?.decode(String?.self)
     }
 
-    public func receipts(_ query: ReceiptQuery, in scope: Scope) async throws -> [Receipt] {
-        var sql: PostgresQuery = "SELECT * FROM receipts.receipt r WHERE \(scope: scope, alias: "r")"
-        if let externalUser = query.externalUser { sql.and("r.external_user = $?", externalUser) }
-        if let status = query.status { sql.and("r.ocr_status = $?", status.rawValue) }
-        if let from = query.submittedFrom { sql.and("r.upload_timestamp >= $?", from) }
-        if let before = query.submittedBefore { sql.and("r.upload_timestamp < $?", before) }
-        sql.sql += " ORDER BY r.created_at DESC, r.seq DESC"
-        if let limit = query.limit { sql.sql += " LIMIT \(max(0, limit))" }
-        return try await rows(sql).map(PostgresRows.receipt)
-    }
-
     public func expense(id: UUID, in scope: Scope) async throws -> Expense? {
         try await rows("""
             SELECT \(unescaped: PostgresRows.expenseColumns) FROM receipts.expense e JOIN receipts.receipt r ON r.id = e.receipt_id
@@ -144,22 +133,6 @@ extension PostgresReceiptStore {
         var binds = PostgresBindings()
         binds.append(id)
         return binds
-    }
-
-    public func expenses(_ query: ExpenseQuery, in scope: Scope) async throws -> [Expense] {
-        var sql: PostgresQuery = """
-            SELECT \(unescaped: PostgresRows.expenseColumns) FROM receipts.expense e JOIN receipts.receipt r ON r.id = e.receipt_id
-            WHERE \(scope: scope, alias: "r")
-            """
-        if let externalUser = query.externalUser { sql.and("r.external_user = $?", externalUser) }
-        if let from = query.from { sql.and("e.date >= $?::date", from.description) }
-        if let to = query.to { sql.and("e.date <= $?::date", to.description) }
-        if let category = query.category { sql.and("lower(e.category) = $?", category.lowercased()) }
-        if let status = query.status { sql.and("e.status = $?", status.rawValue) }
-        if let needsReview = query.needsReview { sql.and("e.needs_review = $?", needsReview) }
-        sql.sql += " ORDER BY e.date IS NULL, e.date, e.last_modified, e.seq"
-        if let limit = query.limit { sql.sql += " LIMIT \(max(0, limit))" }
-        return try await rows(sql).map(PostgresRows.expense)
     }
 
     public func statusCounts(in scope: Scope) async throws -> [OCRStatus: Int] {

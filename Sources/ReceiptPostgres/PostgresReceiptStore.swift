@@ -224,9 +224,13 @@ public final class PostgresReceiptStore: ReceiptStore, Sendable {
         }
     }
 
-    /// The schema versions applied (for tests and `receipts store`).
+    /// The schema versions applied (for tests and `receipts store`), in the order they apply (a
+    /// version this build does not know last). Versions are names, not numbers: `lists-as-queries`
+    /// comes after `v6`.
     public func schemaVersions() async throws -> [String] {
-        try await rows("SELECT version FROM receipts.schema_migrations ORDER BY version").map { try $0.decode(String.self) }
+        let applied = try await rows("SELECT version FROM receipts.schema_migrations ORDER BY version").map { try $0.decode(String.self) }
+        let order = Dictionary(uniqueKeysWithValues: PostgresSchema.migrations.enumerated().map { ($0.element.version, $0.offset) })
+        return applied.sorted { (order[$0] ?? Int.max, $0) < (order[$1] ?? Int.max, $1) }
     }
 
     // MARK: Running queries

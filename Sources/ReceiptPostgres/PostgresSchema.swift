@@ -12,7 +12,7 @@ enum PostgresSchema {
     static let migrationLock: Int64 = 0x7265_6365_6970_7473
 
     static let migrations: [(version: String, sql: String)] = [("v1", v1), ("v2", v2), ("v3", v3), ("v4", v4), ("v5", v5), ("v6", v6),
-                                                                    ("v7-sign-in", v7SignIn)]
+                                                                    ("v7-sign-in", v7SignIn), ("lists-as-queries", listsAsQueries)]
 
     static var latestVersion: String { migrations.last!.version }
 
@@ -319,5 +319,78 @@ enum PostgresSchema {
             user_name text,
             expires_at timestamptz NOT NULL
         )
+        """
+
+    /// Lists as queries (issue 47), as SQLite's `lists-as-queries`: an expense keeps its receipt's
+    /// `owner`, `group_name` and `external_user`, and a receipt its expense's `needs_review` (NULL
+    /// without one), kept equal to their source by triggers whatever writes them; `amount_minor`
+    /// is the amount in ten-thousandths (a generated column) for totals summed as integers.
+    /// `expense_total` holds the totals per owner, group, currency, category, month, status, review
+    /// flag and duplicate flag, kept by a trigger, so that totals and counts sum a few thousand rows.
+    /// Indexes: receipts newest first by status and flagged ones (everyone's, per owner, group and
+    /// end user), expenses in their list's order (date, none last) per owner, group and end user.
+    /// (Each function's body is on one line: statements are split at a semicolon ending a line.)
+    static let listsAsQueries = """
+        ALTER TABLE receipts.receipt ADD COLUMN needs_review boolean;
+        ALTER TABLE receipts.expense ADD COLUMN owner text;
+        ALTER TABLE receipts.expense ADD COLUMN group_name text;
+        ALTER TABLE receipts.expense ADD COLUMN external_user text;
+        ALTER TABLE receipts.expense ADD COLUMN amount_minor bigint GENERATED ALWAYS AS ((amount * 10000)::bigint) STORED;
+        UPDATE receipts.expense e SET owner = r.owner, group_name = r.group_name, external_user = r.external_user
+            FROM receipts.receipt r WHERE r.id = e.receipt_id;
+        UPDATE receipts.receipt r SET needs_review = e.needs_review FROM receipts.expense e WHERE e.receipt_id = r.id;
+        CREATE FUNCTION receipts.expense_takes_its_receipts_ownership() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN SELECT r.owner, r.group_name, r.external_user INTO NEW.owner, NEW.group_name, NEW.external_user FROM receipts.receipt r WHERE r.id = NEW.receipt_id; RETURN NEW; END $$;
+        CREATE TRIGGER expense_takes_its_receipts_ownership BEFORE INSERT ON receipts.expense
+            FOR EACH ROW EXECUTE FUNCTION receipts.expense_takes_its_receipts_ownership();
+        CREATE FUNCTION receipts.receipt_ownership_goes_to_its_expense() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN UPDATE receipts.expense SET owner = NEW.owner, group_name = NEW.group_name, external_user = NEW.external_user WHERE receipt_id = NEW.id; RETURN NULL; END $$;
+        CREATE TRIGGER receipt_ownership_goes_to_its_expense AFTER UPDATE OF owner, group_name, external_user ON receipts.receipt
+            FOR EACH ROW EXECUTE FUNCTION receipts.receipt_ownership_goes_to_its_expense();
+        CREATE FUNCTION receipts.expense_review_goes_to_its_receipt() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF TG_OP = 'DELETE' THEN UPDATE receipts.receipt SET needs_review = NULL WHERE id = OLD.receipt_id; ELSE UPDATE receipts.receipt SET needs_review = NEW.needs_review WHERE id = NEW.receipt_id; END IF; RETURN NULL; END $$;
+        CREATE TRIGGER expense_review_goes_to_its_receipt AFTER INSERT OR DELETE OR UPDATE OF needs_review ON receipts.expense
+            FOR EACH ROW EXECUTE FUNCTION receipts.expense_review_goes_to_its_receipt();
+
+        CREATE TABLE receipts.expense_total (
+            owner text NOT NULL,
+            group_name text NOT NULL,
+            currency text NOT NULL,
+            category text NOT NULL,
+            month text NOT NULL,
+            status text NOT NULL,
+            needs_review boolean NOT NULL,
+            duplicate boolean NOT NULL,
+            count bigint NOT NULL,
+            priced bigint NOT NULL,
+            total_minor numeric NOT NULL,
+            PRIMARY KEY (owner, group_name, currency, category, month, status, needs_review, duplicate)
+        );
+        CREATE INDEX expense_total_on_group ON receipts.expense_total (group_name) WHERE group_name <> '';
+        INSERT INTO receipts.expense_total
+            SELECT owner, coalesce(group_name, ''), coalesce(currency, ''), category, coalesce(to_char(date, 'YYYY-MM'), ''), status,
+                   needs_review, possible_duplicate_of IS NOT NULL AND status = 'draft', count(*), count(amount), coalesce(sum(amount_minor), 0)
+            FROM receipts.expense GROUP BY 1, 2, 3, 4, 5, 6, 7, 8;
+        CREATE FUNCTION receipts.expense_total_change(e receipts.expense, sign integer) RETURNS void LANGUAGE plpgsql AS $$ BEGIN INSERT INTO receipts.expense_total VALUES (e.owner, coalesce(e.group_name, ''), coalesce(e.currency, ''), e.category, coalesce(to_char(e.date, 'YYYY-MM'), ''), e.status, e.needs_review, e.possible_duplicate_of IS NOT NULL AND e.status = 'draft', sign, sign * (e.amount IS NOT NULL)::integer, sign * coalesce(e.amount_minor, 0)) ON CONFLICT (owner, group_name, currency, category, month, status, needs_review, duplicate) DO UPDATE SET count = expense_total.count + excluded.count, priced = expense_total.priced + excluded.priced, total_minor = expense_total.total_minor + excluded.total_minor; DELETE FROM receipts.expense_total t WHERE t.count = 0 AND (t.owner, t.group_name, t.currency, t.category, t.month, t.status, t.needs_review, t.duplicate) = (e.owner, coalesce(e.group_name, ''), coalesce(e.currency, ''), e.category, coalesce(to_char(e.date, 'YYYY-MM'), ''), e.status, e.needs_review, e.possible_duplicate_of IS NOT NULL AND e.status = 'draft'); END $$;
+        CREATE FUNCTION receipts.expense_counts_in_its_total() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF TG_OP IN ('UPDATE', 'DELETE') THEN PERFORM receipts.expense_total_change(OLD, -1); END IF; IF TG_OP IN ('INSERT', 'UPDATE') THEN PERFORM receipts.expense_total_change(NEW, 1); END IF; RETURN NULL; END $$;
+        CREATE TRIGGER expense_counts_in_its_total AFTER INSERT OR DELETE
+            OR UPDATE OF owner, group_name, currency, category, date, status, needs_review, possible_duplicate_of, amount ON receipts.expense
+            FOR EACH ROW EXECUTE FUNCTION receipts.expense_counts_in_its_total();
+
+        CREATE INDEX receipt_by_status ON receipts.receipt (ocr_status, created_at, seq);
+        CREATE INDEX receipt_on_owner_by_status ON receipts.receipt (owner, ocr_status, created_at, seq);
+        CREATE INDEX receipt_on_group_by_status ON receipts.receipt (group_name, ocr_status, created_at, seq) WHERE group_name IS NOT NULL;
+        CREATE INDEX receipt_on_external_user_by_status ON receipts.receipt (owner, external_user, ocr_status, created_at, seq)
+            WHERE external_user IS NOT NULL;
+        CREATE INDEX receipt_flagged ON receipts.receipt (created_at, seq) WHERE needs_review;
+        CREATE INDEX receipt_flagged_on_owner ON receipts.receipt (owner, created_at, seq) WHERE needs_review;
+        CREATE INDEX receipt_flagged_on_group ON receipts.receipt (group_name, created_at, seq) WHERE needs_review AND group_name IS NOT NULL;
+        CREATE INDEX receipt_flagged_on_external_user ON receipts.receipt (owner, external_user, created_at, seq)
+            WHERE needs_review AND external_user IS NOT NULL;
+
+        DROP INDEX receipts.expense_on_date;
+        CREATE INDEX expense_by_date ON receipts.expense ((coalesce(date, 'infinity'::date)), last_modified, seq);
+        CREATE INDEX expense_on_owner_by_date ON receipts.expense (owner, (coalesce(date, 'infinity'::date)), last_modified, seq);
+        CREATE INDEX expense_on_group_by_date ON receipts.expense (group_name, (coalesce(date, 'infinity'::date)), last_modified, seq)
+            WHERE group_name IS NOT NULL;
+        CREATE INDEX expense_on_external_user_by_date ON receipts.expense (owner, external_user, (coalesce(date, 'infinity'::date)), last_modified, seq)
+            WHERE external_user IS NOT NULL
         """
 }

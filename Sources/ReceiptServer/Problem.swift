@@ -21,18 +21,27 @@ struct Problem: Error, Sendable {
     /// Seconds a client is told to wait (`Retry-After`) after a 429 or a 503.
     static let retryAfterSeconds = 5
 
-    var response: Response {
-        let body = JSONValue.object([
+    /// The document: `{"type", "title", "status", "detail"}` and a newline.
+    var document: String {
+        JSONValue.object([
             ("type", .string("about:blank")),
             ("title", .string(status.reasonPhrase)),
             ("status", .number(String(status.code))),
             ("detail", .string(detail)),
-        ])
+        ]).serialized() + "\n"
+    }
+
+    /// The answer's headers: the document's type and what the status calls for.
+    var fields: HTTPFields {
         var fields: HTTPFields = [.contentType: "application/problem+json"]
         if status == .tooManyRequests || status == .serviceUnavailable { fields[.retryAfter] = String(Self.retryAfterSeconds) }
         if status == .unauthorized { fields[.wwwAuthenticate] = "Bearer" }
         for field in headers { fields[field.name] = field.value }
-        return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(string: body.serialized() + "\n")))
+        return fields
+    }
+
+    var response: Response {
+        Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(string: document)))
     }
 
     /// A `ReceiptError` from the layers below, as the status that says what it means: a value

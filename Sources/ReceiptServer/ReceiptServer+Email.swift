@@ -26,8 +26,7 @@ extension ReceiptServer {
         } catch let error as ReceiptError {
             throw Problem(.unprocessableContent, "not an RFC 822 message: \(error.message)")
         }
-        let counts = try await store.statusCounts(in: .everyone)
-        if (counts[.pending] ?? 0) + (counts[.processing] ?? 0) >= configuration.maxPending {
+        if try await store.waitingCount() >= configuration.maxPending {
             throw Problem(.tooManyRequests, "\(configuration.maxPending) receipts are waiting to be read\(configuration.advice[.maxPending]); try again shortly")
         }
         let filer = MailFiler(pipeline: pipeline, store: store, logger: logger)

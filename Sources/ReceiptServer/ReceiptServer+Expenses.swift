@@ -10,27 +10,44 @@ extension ReceiptServer {
     /// id to pass as `after` for the next page.
     func expenses(_ request: Request, _ context: ReceiptRequestContext) async throws -> Response {
         let query = try QueryParameters(request, allowed: ["from", "to", "category", "status", "needsReview", "limit", "after", "externalUser"])
-        var expenses = try await pipeline.expenses(try expenseQuery(query), in: try context.who().scope)
         let limit = try query.integer("limit", in: 1...500) ?? 100
-        if let after = try query.id("after") {
-            guard let index = expenses.firstIndex(where: { $0.id == after }) else {
-                throw Problem(.notFound, "after names no expense of this listing (deleted, or not matching the filters)")
-            }
-            expenses = Array(expenses[(index + 1)...])
-        }
+        var filter = try expenseQuery(query)
+        filter.after = try query.id("after")
+        // One more than the page: whether there is a next page.
+        filter.limit = limit + 1
+        let expenses = try await pipeline.expenses(filter, in: try context.who().scope)
         let page = Array(expenses.prefix(limit))
         let next = expenses.count > limit ? page.last.map { JSONValue.string($0.id.uuidString.lowercased()) } ?? .null : .null
         return Self.json(JSONValue.object([("expenses", .array(page.map(\.json))), ("next", next)]))
     }
 
     /// The expenses as CSV, one row each, for a spreadsheet or an accountant: exactly what
-    /// `receipts export --format csv` prints (`ExpenseExport`).
+    /// `receipts export --format csv` prints (`ExpenseExport`). Streamed a page at a time as the
+    /// client takes it: the first bytes go out at once and the server holds one page, whatever the
+    /// number of rows. (A store that fails after the first page ends the body early: the answer's
+    /// status was sent already.)
     func exportCSV(_ request: Request, _ context: ReceiptRequestContext) async throws -> Response {
         let query = try QueryParameters(request, allowed: ["from", "to", "category", "status", "needsReview", "externalUser"])
-        let records = try await ExpenseExport.records(try expenseQuery(query), in: try context.who().scope, store: store)
+        // A first page of 100 rows: the first bytes go out as soon as they are read.
+        var pages = ExpenseExport.pages(try expenseQuery(query), in: try context.who().scope, store: store, first: 100).makeAsyncIterator()
+        // The first page before the answer starts: a store that cannot be read is a problem document.
+        let first = try await pages.next() ?? []
+        let logger = self.logger
         return Response(status: .ok, headers: [.contentType: "text/csv; charset=utf-8",
                                                .contentDisposition: "attachment; filename=\"expenses.csv\""],
-                        body: .init(byteBuffer: ByteBuffer(string: ExpenseExport.csv(records))))
+                        body: ResponseBody { [pages] writer in
+                            var pages = pages
+                            try await writer.write(ByteBuffer(string: ExpenseExport.csvHeader + ExpenseExport.csvRows(first)))
+                            do {
+                                while let page = try await pages.next() {
+                                    try await writer.write(ByteBuffer(string: ExpenseExport.csvRows(page)))
+                                }
+                            } catch {
+                                logger.error("Export ended early", metadata: ["error.message": "\(String(describing: error).oneLine)"])
+                                throw error
+                            }
+                            try await writer.finish(nil)
+                        })
     }
 
     private func expenseQuery(_ query: QueryParameters) throws -> ExpenseQuery {

@@ -21,10 +21,15 @@ extension ReceiptServer {
         let wait = try waitSeconds(query)
         let upload = try await imageBody(request, context, query: query)
         let (bytes, filename) = (upload.bytes, upload.filename)
+        if query["metadata"] != nil, upload.metadata != nil {
+            throw Problem(.badRequest, "metadata is given twice, as ?metadata= and as a multipart part; send it once")
+        }
         let ownership = try principal.ownership(group: query["group"], metadata: try Self.metadata(query["metadata"] ?? upload.metadata))
+        // Hashed once: the idempotency key's fingerprint and the receipt's content hash.
         let fingerprint = ContentHash.hex(of: bytes)
         let scope = principal.scope
         var receipt: Receipt
+        var isNew = true
         if let key {
             let keyOwner = principal.keyOwner
             switch try await store.claimIdempotencyKey(key, of: keyOwner, fingerprint: fingerprint, now: Date()) {
@@ -35,12 +40,13 @@ extension ReceiptServer {
                 guard let existing = try await pipeline.receipt(id: id, in: scope) else { throw Self.unknown(id) }
                 // The same request again: the same receipt (a failed one is tried again).
                 receipt = existing.ocrStatus == .failed ? try await pipeline.retry(existing.id, in: scope) : existing
+                isNew = false
             case .taken(_, nil):
                 // The same bytes are being stored by a request in flight: they are one receipt.
-                receipt = try await submit(bytes, filename: filename, as: ownership)
+                (receipt, isNew) = try await submit(bytes, filename: filename, as: ownership, hash: fingerprint)
             case .claimed:
                 do {
-                    receipt = try await submit(bytes, filename: filename, as: ownership)
+                    (receipt, isNew) = try await submit(bytes, filename: filename, as: ownership, hash: fingerprint)
                 } catch {
                     try? await store.releaseIdempotencyKey(key, of: keyOwner, fingerprint: fingerprint)
                     throw error
@@ -48,15 +54,38 @@ extension ReceiptServer {
                 try await store.bindIdempotencyKey(key, of: keyOwner, receiptId: receipt.id)
             }
         } else {
-            receipt = try await submit(bytes, filename: filename, as: ownership)
+            (receipt, isNew) = try await submit(bytes, filename: filename, as: ownership, hash: fingerprint)
         }
+        // The same bytes again are the receipt they were stored as: its group and metadata stay as
+        // first given, and the answer says which of this upload's were not applied.
+        var notApplied: [String] = []
+        if !isNew {
+            if query["group"] != nil, receipt.ownership.group != ownership.group { notApplied.append("group") }
+            if ownership.metadata != nil, receipt.ownership.metadata != ownership.metadata { notApplied.append("metadata") }
+        }
+        let duplicate = DuplicateUpload(isDuplicate: !isNew, notApplied: notApplied)
         if let wait, wait > 0, let finished = try await finished(receipt.id, in: scope, within: wait) {
-            return try await recordResponse(finished, in: scope, status: .ok)
+            return try await recordResponse(finished, in: scope, status: .ok, duplicate: duplicate)
         }
         if receipt.ocrStatus == .completed || receipt.ocrStatus == .failed {
-            return try await recordResponse(receipt, in: scope, status: .ok)
+            return try await recordResponse(receipt, in: scope, status: .ok, duplicate: duplicate)
         }
-        return try await accepted(receipt, in: scope)
+        return try await accepted(receipt, in: scope, duplicate: duplicate)
+    }
+
+    /// What an upload's answer says beside the record: whether the bytes were the uploader's
+    /// already (`duplicate`), and which of this upload's settings the existing receipt did not take
+    /// (`notApplied`: `group`, `metadata`).
+    struct DuplicateUpload {
+        var isDuplicate: Bool
+        var notApplied: [String]
+
+        func adding(to record: JSONValue) -> JSONValue {
+            guard case var .object(fields) = record else { return record }
+            fields.append(("duplicate", .bool(isDuplicate)))
+            if !notApplied.isEmpty { fields.append(("notApplied", .array(notApplied.map(JSONValue.string)))) }
+            return .object(fields)
+        }
     }
 
     /// `metadata` as given (JSON text), checked: a JSON object of at most 4 KB (400 otherwise).
@@ -73,13 +102,12 @@ extension ReceiptServer {
         return value
     }
 
-    /// Submits the bytes unless too many receipts wait already (429).
-    private func submit(_ bytes: Data, filename: String, as ownership: Ownership) async throws -> Receipt {
-        let counts = try await store.statusCounts(in: .everyone)
-        if (counts[.pending] ?? 0) + (counts[.processing] ?? 0) >= configuration.maxPending {
+    /// Submits the bytes (whose `ContentHash.hex` is `hash`) unless too many receipts wait already (429).
+    private func submit(_ bytes: Data, filename: String, as ownership: Ownership, hash: String) async throws -> (Receipt, Bool) {
+        if try await store.waitingCount() >= configuration.maxPending {
             throw Problem(.tooManyRequests, "\(configuration.maxPending) receipts are waiting to be read\(configuration.advice[.maxPending]); try again shortly")
         }
-        return try await pipeline.submit(imageData: bytes, filename: filename, as: ownership)
+        return try await pipeline.submitReporting(imageData: bytes, filename: filename, as: ownership, contentHash: hash)
     }
 
     /// The receipt once completed or failed, or nil when that takes longer than `seconds`.
@@ -94,8 +122,8 @@ extension ReceiptServer {
     }
 
     /// 202 with the record as it is and `Location` naming where it will be.
-    func accepted(_ receipt: Receipt, in scope: Scope) async throws -> Response {
-        var response = try await recordResponse(receipt, in: scope, status: .accepted)
+    func accepted(_ receipt: Receipt, in scope: Scope, duplicate: DuplicateUpload? = nil) async throws -> Response {
+        var response = try await recordResponse(receipt, in: scope, status: .accepted, duplicate: duplicate)
         response.headers[.location] = Self.location(receipt.id)
         return response
     }
@@ -104,12 +132,15 @@ extension ReceiptServer {
 
     /// `GET /v1/receipts`: the receipts the caller may see, newest first; `next` is the id to pass
     /// as `after` for the next page. `needsReview=true` keeps the receipts whose expense waits for
-    /// a person (`false`: the others); `externalUser` one end user's; `owner` one user's.
+    /// a person (`false`: the others); `externalUser` one end user's; `owner` one user's. Each page
+    /// is a query of the store (its indexes, keyset paging), with its expenses read in one more.
+    /// `counts=true` adds `counts`: how many of the listing's receipts (its owner and end user;
+    /// status and needsReview aside) are in each of the inbox's states, up to 10,000 each.
     func list(_ request: Request, _ context: ReceiptRequestContext) async throws -> Response {
         let principal = try context.who()
-        let query = try QueryParameters(request, allowed: ["status", "needsReview", "limit", "after", "externalUser", "owner"])
+        let query = try QueryParameters(request, allowed: ["status", "needsReview", "limit", "after", "externalUser", "owner", "counts"])
         let scope = principal.scope
-        var filter = ReceiptQuery(externalUser: query["externalUser"])
+        var filter = ReceiptQuery(externalUser: query["externalUser"], owner: query["owner"])
         if let status = query["status"] {
             guard let parsed = OCRStatus(rawValue: status) else {
                 throw Problem(.badRequest, "status must be one of pending, processing, completed, failed (got '\(status)')")
@@ -117,26 +148,22 @@ extension ReceiptServer {
             filter.status = parsed
         }
         let limit = try query.integer("limit", in: 1...500) ?? 50
-        let after = try query.id("after")
-        var receipts = try await pipeline.receipts(filter, in: scope)
-        if let owner = query["owner"] { receipts = receipts.filter { $0.ownership.owner == owner } }
-        if let needsReview = try query.flag("needsReview") {
-            let flagged = Set(try await pipeline.expenses(ExpenseQuery(needsReview: true, externalUser: filter.externalUser), in: scope)
-                .map(\.receiptId))
-            receipts = receipts.filter { flagged.contains($0.id) == needsReview }
-        }
-        if let after {
-            guard let index = receipts.firstIndex(where: { $0.id == after }) else {
-                throw Problem(.notFound, "after names no receipt of this listing (deleted, or of another status)")
-            }
-            receipts = Array(receipts[(index + 1)...])
-        }
+        filter.needsReview = try query.flag("needsReview")
+        filter.after = try query.id("after")
+        let counts = try query.flag("counts") ?? false
+        // One more than the page: whether there is a next page.
+        filter.limit = limit + 1
+        let receipts = try await pipeline.receipts(filter, in: scope)
         let page = Array(receipts.prefix(limit))
-        var items: [JSONValue] = []
-        for receipt in page { items.append(try await recordJSON(receipt, in: scope)) }
+        let items = try await recordsJSON(page, in: scope)
         let next = receipts.count > limit ? page.last.map { JSONValue.string($0.id.uuidString.lowercased()) } ?? .null : .null
-        return Self.json(JSONValue.object([("receipts", .array(items)), ("next", next)]))
+        var fields: [(String, JSONValue)] = [("receipts", .array(items)), ("next", next)]
+        if counts { fields.append(("counts", try await store.inboxCounts(filter, in: scope, cap: Self.countCap).json)) }
+        return Self.json(JSONValue.object(fields))
     }
+
+    /// The most an inbox count counts (`counts=true`): beyond it, "at least".
+    static let countCap = 10_000
 
     func record(_ id: UUID, _ context: ReceiptRequestContext) async throws -> Response {
         let scope = try context.who().scope
@@ -272,7 +299,15 @@ extension ReceiptServer {
         return ReceiptOutcome(source: receipt.filePath, receipt: receipt, expense: expense, isDuplicate: false).record.json
     }
 
-    func recordResponse(_ receipt: Receipt, in scope: Scope, status: HTTPResponse.Status) async throws -> Response {
-        Self.json(try await recordJSON(receipt, in: scope), status: status)
+    /// The records of a page of receipts, their expenses read in one query.
+    func recordsJSON(_ receipts: [Receipt], in scope: Scope) async throws -> [JSONValue] {
+        let expenses = Dictionary(try await store.expenses(ofReceipts: receipts.map(\.id), in: scope).map { ($0.receiptId, $0) },
+                                  uniquingKeysWith: { first, _ in first })
+        return receipts.map { ReceiptOutcome(source: $0.filePath, receipt: $0, expense: expenses[$0.id], isDuplicate: false).record.json }
+    }
+
+    func recordResponse(_ receipt: Receipt, in scope: Scope, status: HTTPResponse.Status, duplicate: DuplicateUpload? = nil) async throws -> Response {
+        let record = try await recordJSON(receipt, in: scope)
+        return Self.json(duplicate.map { $0.adding(to: record) } ?? record, status: status)
     }
 }

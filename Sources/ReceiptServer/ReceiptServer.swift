@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
 import HummingbirdTLS
 import Logging
 import NIOCore
@@ -125,7 +126,7 @@ public final class ReceiptServer: Service, Sendable {
         }
         let app = Application(
             router: makeRouter(),
-            server: try configuration.tls.map { try .tls(.http1(), tlsConfiguration: $0.configuration) } ?? .http1(),
+            server: try configuration.tls.map { try .tls(Self.http1, tlsConfiguration: $0.configuration) } ?? Self.http1,
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "receipts"),
             onServerRunning: { channel in await onListening(host, channel.localAddress?.port ?? 0) },
             logger: logger)
@@ -139,6 +140,11 @@ public final class ReceiptServer: Service, Sendable {
                                hint: hint)
         }
         logger.info("Stopped listening", metadata: ["http.host": "\(host)", "http.port": "\(port)"])
+    }
+
+    /// HTTP/1.1, where a request that cannot be read as HTTP is answered with a problem document too.
+    static var http1: HTTPServerBuilder {
+        .http1(configuration: HTTP1Channel.Configuration(additionalChannelHandlers: [UnreadableRequestHandler()]))
     }
 
     /// Every route the router serves (method, path), as `/openapi.yaml` must describe them, with the
@@ -253,7 +259,8 @@ public final class ReceiptServer: Service, Sendable {
 
     private func ready() async throws -> Response {
         do {
-            _ = try await pipeline.store.statusCounts(in: .everyone)
+            // A query the queue's index answers at once, whatever the store holds.
+            _ = try await store.waitingCount()
         } catch {
             throw Problem(.serviceUnavailable, "the store cannot be read: \((error as? ReceiptError)?.message ?? String(describing: error).oneLine)")
         }

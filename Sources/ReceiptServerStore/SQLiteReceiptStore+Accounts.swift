@@ -58,6 +58,9 @@ extension SQLiteReceiptStore {
                 guard reassignTo != name, try Self.exists("account", reassignTo, db) else {
                     throw ReceiptError(.notFound, "no other user named '\(reassignTo)' to give the receipts to", file: location)
                 }
+                // A purchase both had (the same bytes, or the same vendor, date and total) is one
+                // expense twice now: the moved one names the new owner's as its possible duplicate.
+                try db.execute(sql: Self.reassignedDuplicates, arguments: [reassignTo, name])
                 try db.execute(sql: "UPDATE receipt SET owner = ? WHERE owner = ?", arguments: [reassignTo, name])
                 try db.execute(sql: """
                     UPDATE idempotency_key SET owner = ? WHERE owner = ?
@@ -76,6 +79,21 @@ extension SQLiteReceiptStore {
             return owned
         }
     }
+
+    /// Marks each expense of the user leaving (the second argument) that the user receiving their
+    /// receipts (the first) has already — a receipt of the same bytes, or an expense of the same
+    /// vendor, date and total, of the same end user — as a possible duplicate of the receiver's
+    /// earliest such expense, as a completion marks one.
+    static let reassignedDuplicates = """
+        UPDATE expense SET possibleDuplicateOf = (
+            SELECT e2.id FROM receipt r, expense e2 JOIN receipt r2 ON r2.id = e2.receiptId
+            WHERE r.id = expense.receiptId AND r2.owner = ?1 AND r2.externalUser IS r.externalUser
+                AND (r2.contentHash = r.contentHash
+                     OR (trim(e2.description) = trim(expense.description) COLLATE NOCASE AND e2.date = expense.date
+                         AND e2.amount = expense.amount))
+            ORDER BY e2.lastModified, e2.rowid LIMIT 1)
+        WHERE possibleDuplicateOf IS NULL AND receiptId IN (SELECT id FROM receipt WHERE owner = ?2)
+        """
 
     public func addGroup(name: String, members: [String: GroupRole], now: Date) async throws -> UserGroup {
         try Ownership.checkName(name, "group")

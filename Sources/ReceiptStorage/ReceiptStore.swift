@@ -31,12 +31,32 @@ public protocol ReceiptStore: Sendable {
     func receipt(contentHash: String, in scope: Scope) async throws -> Receipt?
     /// Where the receipt's image bytes are kept, if they were stored.
     func imagePath(ofReceipt id: UUID, in scope: Scope) async throws -> String?
+    /// A page of the receipts in `scope` that `query` selects, newest first (see `ReceiptQuery`).
     func receipts(_ query: ReceiptQuery, in scope: Scope) async throws -> [Receipt]
     func expense(id: UUID, in scope: Scope) async throws -> Expense?
     func expense(receiptId: UUID, in scope: Scope) async throws -> Expense?
+    /// The expenses of these receipts (those in `scope` that have one), in one query: a page of
+    /// receipts' records.
+    func expenses(ofReceipts ids: [UUID], in scope: Scope) async throws -> [Expense]
+    /// A page of the expenses in `scope` that `query` selects, by date (see `ExpenseQuery`).
     func expenses(_ query: ExpenseQuery, in scope: Scope) async throws -> [Expense]
+    /// `expenses(_:in:)` with each expense's receipt file, owner and corrections: what the export prints.
+    func expenseListings(_ query: ExpenseQuery, in scope: Scope) async throws -> [ExpenseListing]
+    /// The totals of the expenses in `scope` that `query` selects (its paging aside), summed by the
+    /// store per currency, category and month.
+    func expenseTotals(_ query: ExpenseQuery, in scope: Scope) async throws -> ExpenseTotals
     /// Number of receipts in each state.
     func statusCounts(in scope: Scope) async throws -> [OCRStatus: Int]
+    /// How many of the receipts in `scope` that `query` selects (its status, review flag and paging
+    /// aside) are in each of the inbox's states, each counted up to `cap`.
+    func inboxCounts(_ query: ReceiptQuery, in scope: Scope, cap: Int) async throws -> InboxCounts
+    /// Of the expenses in `scope` a person confirmed: how many, and per field how many had it
+    /// corrected (a field in their `corrections`).
+    func correctionCounts(in scope: Scope) async throws -> (confirmed: Int, changed: [String: Int])
+    /// Receipts of everyone pending or being read (the queue's length).
+    func waitingCount() async throws -> Int
+    /// How many receipts each group shares, by group name.
+    func groupReceiptCounts() async throws -> [String: Int]
 
     // MARK: A person's review
 
@@ -161,27 +181,41 @@ public struct CompletedWork: Sendable {
     }
 }
 
-/// Which receipts to list. Newest first.
+/// Which receipts to list. Newest first (by when they were stored), a page at a time: `limit`
+/// receipts after the receipt `after` (the last of the page before). The store answers it with its
+/// indexes, whatever the number of receipts.
 public struct ReceiptQuery: Sendable {
     public var status: OCRStatus?
     /// Only the receipts uploaded for this end user of a backend.
     public var externalUser: String?
+    /// Only this user's receipts (of those the scope may see).
+    public var owner: String?
+    /// Only the receipts whose expense is flagged for review (true), or the others (false: no
+    /// expense yet, or one not flagged).
+    public var needsReview: Bool?
     /// Submitted at or after / before.
     public var submittedFrom: Date?
     public var submittedBefore: Date?
+    /// The receipts after this one in the listing's order. `.notFound` when it is not in the listing
+    /// (deleted, not in the scope, or not matching the filters).
+    public var after: UUID?
     public var limit: Int?
 
-    public init(status: OCRStatus? = nil, externalUser: String? = nil, submittedFrom: Date? = nil, submittedBefore: Date? = nil,
-                limit: Int? = nil) {
+    public init(status: OCRStatus? = nil, externalUser: String? = nil, owner: String? = nil, needsReview: Bool? = nil,
+                submittedFrom: Date? = nil, submittedBefore: Date? = nil, after: UUID? = nil, limit: Int? = nil) {
         self.status = status
         self.externalUser = externalUser
+        self.owner = owner
+        self.needsReview = needsReview
         self.submittedFrom = submittedFrom
         self.submittedBefore = submittedBefore
+        self.after = after
         self.limit = limit
     }
 }
 
-/// Which expenses to list. Ordered by date, then creation.
+/// Which expenses to list. Ordered by date (those without one last), then by when they last
+/// changed; a page at a time as `ReceiptQuery` (`after`: an expense's id).
 public struct ExpenseQuery: Sendable {
     /// Receipt dates from and to, both inclusive.
     public var from: CalendarDate?
@@ -192,16 +226,94 @@ public struct ExpenseQuery: Sendable {
     public var needsReview: Bool?
     /// Only the expenses of receipts uploaded for this end user of a backend.
     public var externalUser: String?
+    /// The expenses after this one in the listing's order (`.notFound` when it is not in it).
+    public var after: UUID?
     public var limit: Int?
 
     public init(from: CalendarDate? = nil, to: CalendarDate? = nil, category: String? = nil,
-                status: ExpenseStatus? = nil, needsReview: Bool? = nil, externalUser: String? = nil, limit: Int? = nil) {
+                status: ExpenseStatus? = nil, needsReview: Bool? = nil, externalUser: String? = nil, after: UUID? = nil,
+                limit: Int? = nil) {
         self.externalUser = externalUser
         self.from = from
         self.to = to
         self.category = category
         self.status = status
         self.needsReview = needsReview
+        self.after = after
         self.limit = limit
+    }
+}
+
+/// An expense as the export lists it: with its receipt's file, its owner and its corrections.
+public struct ExpenseListing: Sendable {
+    public var expense: Expense
+    public var receiptFile: String
+    public var owner: String
+    /// What the analyzer had drafted for each field a person corrected (an empty object when none).
+    public var corrections: JSONValue
+
+    public init(expense: Expense, receiptFile: String, owner: String, corrections: JSONValue) {
+        self.expense = expense
+        self.receiptFile = receiptFile
+        self.owner = owner
+        self.corrections = corrections
+    }
+}
+
+/// Expense totals, summed by the store: one row per currency, category and month (exact sums).
+/// Expenses without an amount, and draft expenses flagged as a possible duplicate of another
+/// (the same purchase twice until a person says otherwise), are not in them.
+public struct ExpenseTotals: Sendable, Equatable {
+    public struct Row: Sendable, Equatable {
+        public var currency: String?
+        public var category: String
+        /// `YYYY-MM`; nil for expenses without a date.
+        public var month: String?
+        public var count: Int
+        public var total: Decimal
+
+        public init(currency: String?, category: String, month: String?, count: Int, total: Decimal) {
+            self.currency = currency
+            self.category = category
+            self.month = month
+            self.count = count
+            self.total = total
+        }
+    }
+
+    public var rows: [Row]
+    /// Draft expenses left out as possible duplicates.
+    public var possibleDuplicates: Int
+
+    public init(rows: [Row], possibleDuplicates: Int) {
+        self.rows = rows
+        self.possibleDuplicates = possibleDuplicates
+    }
+}
+
+/// How many receipts are in each of the inbox's states: flagged for review, failed, being read
+/// (pending or processing), done (completed, not flagged, not confirmed), confirmed. Each is
+/// counted up to `cap` (a count of `cap` means at least that many): an inbox says "10,000+".
+public struct InboxCounts: Sendable, Equatable {
+    public var review: Int
+    public var failed: Int
+    public var reading: Int
+    public var done: Int
+    public var confirmed: Int
+    public var cap: Int
+
+    public init(review: Int, failed: Int, reading: Int, done: Int, confirmed: Int, cap: Int) {
+        self.review = review
+        self.failed = failed
+        self.reading = reading
+        self.done = done
+        self.confirmed = confirmed
+        self.cap = cap
+    }
+
+    /// `{"review": 3, …, "cap": 10000}` in the inbox's order (a count equal to `cap`: at least that many).
+    public var json: JSONValue {
+        .object([("review", .int(review)), ("failed", .int(failed)), ("reading", .int(reading)), ("done", .int(done)),
+                 ("confirmed", .int(confirmed)), ("cap", .int(cap))])
     }
 }

@@ -90,37 +90,6 @@ extension SQLiteReceiptStore {
         }
     }
 
-    public func receipts(_ query: ReceiptQuery, in scope: Scope) async throws -> [Receipt] {
-        let scoped = StoreRows.condition(scope)
-        var clauses: [String] = scope == .everyone ? [] : [scoped.sql]
-        var arguments = scoped.arguments
-        if let externalUser = query.externalUser {
-            clauses.append("externalUser = ?")
-            arguments += [externalUser]
-        }
-        if let status = query.status {
-            clauses.append("ocrStatus = ?")
-            arguments += [status.rawValue]
-        }
-        if let from = query.submittedFrom {
-            clauses.append("uploadTimestamp >= ?")
-            arguments += [from]
-        }
-        if let before = query.submittedBefore {
-            clauses.append("uploadTimestamp < ?")
-            arguments += [before]
-        }
-        var sql = "SELECT * FROM receipt"
-        if !clauses.isEmpty { sql += " WHERE " + clauses.joined(separator: " AND ") }
-        sql += " ORDER BY createdAt DESC, rowid DESC"
-        if let limit = query.limit { sql += " LIMIT \(max(0, limit))" }
-        let finalSQL = sql
-        let finalArguments = arguments
-        return try await read { db in
-            try Row.fetchAll(db, sql: finalSQL, arguments: finalArguments).map(StoreRows.receipt)
-        }
-    }
-
     public func expense(id: UUID, in scope: Scope) async throws -> Expense? {
         try await read { db in try Self.expense(id: id, in: scope, db) }
     }
@@ -137,45 +106,6 @@ extension SQLiteReceiptStore {
         return try await read { db in
             try Row.fetchOne(db, sql: "SELECT e.* FROM expense e JOIN receipt r ON r.id = e.receiptId WHERE e.receiptId = ? AND \(condition)",
                              arguments: [StoreRows.text(receiptId)] + arguments).map(StoreRows.expense)
-        }
-    }
-
-    public func expenses(_ query: ExpenseQuery, in scope: Scope) async throws -> [Expense] {
-        let scoped = StoreRows.condition(scope, alias: "r")
-        var clauses: [String] = scope == .everyone ? [] : [scoped.sql]
-        var arguments = scoped.arguments
-        if let externalUser = query.externalUser {
-            clauses.append("r.externalUser = ?")
-            arguments += [externalUser]
-        }
-        if let from = query.from {
-            clauses.append("e.date >= ?")
-            arguments += [from.description]
-        }
-        if let to = query.to {
-            clauses.append("e.date <= ?")
-            arguments += [to.description]
-        }
-        if let category = query.category {
-            clauses.append("e.category = ? COLLATE NOCASE")
-            arguments += [category]
-        }
-        if let status = query.status {
-            clauses.append("e.status = ?")
-            arguments += [status.rawValue]
-        }
-        if let needsReview = query.needsReview {
-            clauses.append("e.needsReview = ?")
-            arguments += [needsReview]
-        }
-        var sql = "SELECT e.* FROM expense e JOIN receipt r ON r.id = e.receiptId"
-        if !clauses.isEmpty { sql += " WHERE " + clauses.joined(separator: " AND ") }
-        sql += " ORDER BY e.date IS NULL, e.date, e.lastModified, e.rowid"
-        if let limit = query.limit { sql += " LIMIT \(max(0, limit))" }
-        let finalSQL = sql
-        let finalArguments = arguments
-        return try await read { db in
-            try Row.fetchAll(db, sql: finalSQL, arguments: finalArguments).map(StoreRows.expense)
         }
     }
 

@@ -24,6 +24,12 @@ public enum Scope: Sendable, Equatable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Whether the scope is a backend's end user's.
+    public var isEndUser: Bool {
+        if case .externalUser = self { return true }
+        return false
+    }
+
     /// Whether `receipt` is in this scope, given the groups the scope's user belongs to (for
     /// `.user`; the store answers from its tables, this is the same rule for what is in memory).
     public func contains(_ ownership: Ownership, groupsOfUser groups: Set<String> = []) -> Bool {

@@ -81,18 +81,48 @@ package enum StoreRows {
                         r.source?.stored])
     }
 
+    /// Writes the expense with its receipt's `owner`, `groupName` and `externalUser` (copies that
+    /// lists and totals filter on; schema `lists-as-queries`).
     package static func insert(_ e: Expense, _ db: Database) throws {
         try db.execute(
             sql: """
                 INSERT INTO expense (id, receiptId, date, amount, currency, taxAmount, category, description,
                     isTaxDeductible, taxDeductiblePercentage, creationMethod, status, needsReview,
-                    possibleDuplicateOf, isUploaded, lastModified, confirmedBy)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    possibleDuplicateOf, isUploaded, lastModified, confirmedBy, owner, groupName, externalUser)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+                    (SELECT owner FROM receipt WHERE id = ?), (SELECT groupName FROM receipt WHERE id = ?),
+                    (SELECT externalUser FROM receipt WHERE id = ?))
                 """,
             arguments: [text(e.id), text(e.receiptId), e.date?.description, money(e.amount), e.currency,
                         money(e.taxAmount), e.category, e.description, e.isTaxDeductible,
                         e.taxDeductiblePercentage.plainString, e.creationMethod, e.status.rawValue, e.needsReview,
-                        optionalText(e.possibleDuplicateOf), e.isUploaded, e.lastModified, e.confirmedBy])
+                        optionalText(e.possibleDuplicateOf), e.isUploaded, e.lastModified, e.confirmedBy,
+                        text(e.receiptId), text(e.receiptId), text(e.receiptId)])
+    }
+
+    /// One disjunct of who may see: a condition on the columns `owner`, `groupName` and
+    /// `externalUser` (which a receipt and its expense both have) that an index leads with.
+    package struct Branch {
+        package var sql: String
+        package var arguments: StatementArguments
+    }
+
+    /// Who in `scope` may see, as branches that do not overlap (a receipt is in at most one), on the
+    /// table aliased `alias`: none for `.everyone` (no condition); a user's own receipts, then each
+    /// group of theirs' receipts that are not their own. Nil when the scope sees nothing.
+    package static func branches(_ scope: Scope, alias a: String, _ db: Database) throws -> [Branch]? {
+        switch scope {
+        case .everyone:
+            return []
+        case let .owner(name):
+            return [Branch(sql: "\(a).owner = ?", arguments: [name])]
+        case let .externalUser(external, service):
+            return [Branch(sql: "\(a).owner = ? AND \(a).externalUser = ?", arguments: [service, external])]
+        case let .user(name):
+            let groups = try String.fetchAll(db, sql: "SELECT groupName FROM group_member WHERE userName = ? ORDER BY groupName", arguments: [name])
+            return [Branch(sql: "\(a).owner = ?", arguments: [name])]
+                + groups.map { Branch(sql: "\(a).groupName = ? AND \(a).owner <> ?", arguments: [$0, name]) }
+        }
     }
 
     /// The SQL condition (on a table aliased `r`, or `receipt` when `alias` is empty) and its

@@ -31,6 +31,15 @@ import GRDB
 ///   UIDVALIDITY and UID, and by its owner's and the SHA-256 of its raw bytes; its Message-ID
 ///   indexed), and
 ///   `mail_mailbox`, each IMAP mailbox's UIDVALIDITY and UID watermark.
+/// - `lists-as-queries` (issue 47): what lists, counts and totals need to be queries the indexes
+///   answer at a million receipts, not receipts loaded into memory. An expense keeps its
+///   receipt's `owner`, `groupName` and `externalUser` (so who may see it is a condition on the
+///   expense itself, with indexes in its list's order), and a receipt its expense's
+///   `needsReview` (NULL without one); triggers keep both copies equal to their source, whatever
+///   writes it. `amountMinor` is the amount in ten-thousandths, exact (a generated column), for
+///   totals summed as integers. Indexes: receipts newest first (everyone's, flagged ones, by
+///   status), expenses in their list's order per owner, group and end user, and totals covered
+///   per currency, category and month.
 ///
 /// - `v10-sign-in`: signing people in (`docs/review-ui.md`): `web_session` (a browser's session by
 ///   the SHA-256 of its cookie, with how, when and from what it signed in), `invitation` (one-time
@@ -43,7 +52,7 @@ import GRDB
 package enum StoreSchema {
     /// The migrations in order: each a version and the SQL that makes it.
     private static let migrations = [("v1", v1), ("v2", v2), ("v3", v3), ("v4", v4), ("v5", v5), ("v6", v6),
-                                     ("v7", v7), ("v8", v8), ("v9", v9), ("v10-sign-in", v10SignIn)]
+                                     ("v7", v7), ("v8", v8), ("v9", v9), ("v10-sign-in", v10SignIn), ("lists-as-queries", listsAsQueries)]
 
     package static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -280,6 +289,116 @@ package enum StoreSchema {
             updatedAt TEXT NOT NULL
         );
         """
+
+    /// The sort key of an expense list: its date, no date last (`9999-99-99` sorts after every date).
+    package static let expenseDateKey = "ifnull(date, '9999-99-99')"
+
+    /// `expenseDateKey` on the table aliased `alias` (a query's expression must be the index's).
+    package static func expenseDateKey(alias: String) -> String { "ifnull(\(alias).date, '9999-99-99')" }
+
+    /// `amount` (exact decimal text: `-12.5`, `23.45`, `1200`) in ten-thousandths, as an integer:
+    /// the digits before the point, then the first four after it (the money parser keeps at most
+    /// four), without passing through a float.
+    package static let amountInMinorUnits = """
+        CAST(CASE WHEN instr(amount, '.') = 0 THEN amount || '0000'
+                  ELSE substr(amount, 1, instr(amount, '.') - 1) || substr(substr(amount, instr(amount, '.') + 1) || '0000', 1, 4) END
+             AS INTEGER)
+        """
+
+    package static var listsAsQueries: String { """
+        ALTER TABLE receipt ADD COLUMN needsReview INTEGER;
+        ALTER TABLE expense ADD COLUMN owner TEXT;
+        ALTER TABLE expense ADD COLUMN groupName TEXT;
+        ALTER TABLE expense ADD COLUMN externalUser TEXT;
+        ALTER TABLE expense ADD COLUMN amountMinor INTEGER GENERATED ALWAYS AS (\(amountInMinorUnits)) VIRTUAL;
+        UPDATE expense SET (owner, groupName, externalUser) =
+            (SELECT r.owner, r.groupName, r.externalUser FROM receipt r WHERE r.id = expense.receiptId);
+        UPDATE receipt SET needsReview = (SELECT e.needsReview FROM expense e WHERE e.receiptId = receipt.id);
+
+        CREATE TRIGGER expense_has_its_receipts_ownership BEFORE INSERT ON expense
+        WHEN NOT EXISTS (SELECT 1 FROM receipt r WHERE r.id = NEW.receiptId AND r.owner IS NEW.owner AND r.groupName IS NEW.groupName
+                                                      AND r.externalUser IS NEW.externalUser) BEGIN
+            SELECT RAISE(ABORT, 'an expense is written with its receipt''s owner, groupName and externalUser');
+        END;
+        CREATE TRIGGER receipt_ownership_goes_to_its_expense AFTER UPDATE OF owner, groupName, externalUser ON receipt BEGIN
+            UPDATE expense SET owner = NEW.owner, groupName = NEW.groupName, externalUser = NEW.externalUser WHERE receiptId = NEW.id;
+        END;
+        CREATE TRIGGER expense_review_goes_to_its_receipt AFTER INSERT ON expense BEGIN
+            UPDATE receipt SET needsReview = NEW.needsReview WHERE id = NEW.receiptId;
+        END;
+        CREATE TRIGGER expense_review_change_goes_to_its_receipt AFTER UPDATE OF needsReview ON expense BEGIN
+            UPDATE receipt SET needsReview = NEW.needsReview WHERE id = NEW.receiptId;
+        END;
+        CREATE TRIGGER expense_gone_from_its_receipt AFTER DELETE ON expense BEGIN
+            UPDATE receipt SET needsReview = NULL WHERE id = OLD.receiptId;
+        END;
+
+        CREATE TABLE expense_total (
+            owner TEXT NOT NULL,
+            groupName TEXT NOT NULL,
+            currency TEXT NOT NULL,
+            category TEXT NOT NULL,
+            month TEXT NOT NULL,
+            status TEXT NOT NULL,
+            needsReview INTEGER NOT NULL,
+            duplicate INTEGER NOT NULL,
+            count INTEGER NOT NULL,
+            priced INTEGER NOT NULL,
+            totalMinor INTEGER NOT NULL,
+            PRIMARY KEY (owner, groupName, currency, category, month, status, needsReview, duplicate)
+        ) WITHOUT ROWID;
+        CREATE INDEX expense_total_on_group ON expense_total(groupName) WHERE groupName <> '';
+        INSERT INTO expense_total
+            SELECT owner, ifnull(groupName, ''), ifnull(currency, ''), category, ifnull(substr(date, 1, 7), ''), status, needsReview,
+                   possibleDuplicateOf IS NOT NULL AND status = 'draft', count(*), count(amount), ifnull(sum(amountMinor), 0)
+            FROM expense GROUP BY 1, 2, 3, 4, 5, 6, 7, 8;
+        CREATE TRIGGER expense_counts_in_its_total AFTER INSERT ON expense BEGIN
+            \(totalChange("NEW", sign: "+"));
+        END;
+        CREATE TRIGGER expense_leaves_its_total AFTER DELETE ON expense BEGIN
+            \(totalChange("OLD", sign: "-"));
+        END;
+        CREATE TRIGGER expense_moves_between_totals AFTER UPDATE OF owner, groupName, currency, category, date, status, needsReview,
+            possibleDuplicateOf, amount ON expense BEGIN
+            \(totalChange("OLD", sign: "-"));
+            \(totalChange("NEW", sign: "+"));
+        END;
+
+        CREATE INDEX receipt_by_created ON receipt(createdAt);
+        CREATE INDEX receipt_by_status ON receipt(ocrStatus, createdAt);
+        CREATE INDEX receipt_on_owner_by_status ON receipt(owner, ocrStatus, createdAt);
+        CREATE INDEX receipt_on_group_by_status ON receipt(groupName, ocrStatus, createdAt) WHERE groupName IS NOT NULL;
+        CREATE INDEX receipt_on_external_user_by_status ON receipt(owner, externalUser, ocrStatus, createdAt) WHERE externalUser IS NOT NULL;
+        CREATE INDEX receipt_flagged ON receipt(createdAt) WHERE needsReview = 1;
+        CREATE INDEX receipt_flagged_on_owner ON receipt(owner, createdAt) WHERE needsReview = 1;
+        CREATE INDEX receipt_flagged_on_group ON receipt(groupName, createdAt) WHERE needsReview = 1 AND groupName IS NOT NULL;
+        CREATE INDEX receipt_flagged_on_external_user ON receipt(owner, externalUser, createdAt)
+            WHERE needsReview = 1 AND externalUser IS NOT NULL;
+
+        DROP INDEX IF EXISTS expense_on_date;
+        CREATE INDEX expense_by_date ON expense(\(expenseDateKey), lastModified);
+        CREATE INDEX expense_on_owner_by_date ON expense(owner, \(expenseDateKey), lastModified);
+        CREATE INDEX expense_on_group_by_date ON expense(groupName, \(expenseDateKey), lastModified) WHERE groupName IS NOT NULL;
+        CREATE INDEX expense_on_external_user_by_date ON expense(owner, externalUser, \(expenseDateKey), lastModified)
+            WHERE externalUser IS NOT NULL;
+        CREATE INDEX expense_totals_of_external_users ON expense(owner, externalUser, currency, category, substr(date, 1, 7),
+            possibleDuplicateOf IS NOT NULL AND status = 'draft', amountMinor) WHERE externalUser IS NOT NULL;
+        """ }
+
+    /// The statement a trigger runs to add (`+`) or take (`-`) the expense `row` (`NEW`, `OLD`) to or
+    /// from its row of `expense_total`; a row whose count reaches 0 goes.
+    static func totalChange(_ row: String, sign: String) -> String {
+        let key = "\(row).owner, ifnull(\(row).groupName, ''), ifnull(\(row).currency, ''), \(row).category, "
+            + "ifnull(substr(\(row).date, 1, 7), ''), \(row).status, \(row).needsReview, "
+            + "\(row).possibleDuplicateOf IS NOT NULL AND \(row).status = 'draft'"
+        return """
+            INSERT INTO expense_total VALUES (\(key), \(sign)1, \(sign)(\(row).amount IS NOT NULL), \(sign)ifnull(\(row).amountMinor, 0))
+                ON CONFLICT DO UPDATE SET count = count + excluded.count, priced = priced + excluded.priced,
+                    totalMinor = totalMinor + excluded.totalMinor;
+            DELETE FROM expense_total WHERE count = 0 AND (owner, groupName, currency, category, month, status, needsReview, duplicate)
+                = (\(key))
+            """
+    }
 
     /// v7's (owner, contentHash) index goes: a submission finds its owner's copy of some bytes by
     /// the bytes' own index (a handful of rows), and every insert paid for one index more.

@@ -119,6 +119,110 @@ import ReceiptServerStore
         #expect(try await store.receipts(ReceiptQuery(), in: .everyone).map(\.id) == [stored.id], "nothing stored for either")
     }
 
+    // MARK: Lists as queries
+
+    /// A list is a page the store reads (issue 47): pages joined by their cursors are the whole
+    /// listing, the same as what each scope may see of everyone's, in its order; `needsReview`,
+    /// `owner` and an end user filter in the store; a cursor not in the listing is not found;
+    /// totals and counts are those of the expenses listed, and follow a receipt to its new owner.
+    @Test(arguments: StoreKind.available)
+    func listsArePagesOfTheStoreWithCursorsFiltersTotalsAndCounts(kind: StoreKind) async throws {
+        let test = try await people(kind)
+        let store = test.store
+        _ = try await test.store.addGroup(name: "flat", members: ["alice": .editor, "carol": .viewer], now: Date())
+        let owners = [Ownership(owner: "alice"), Ownership(owner: "alice", group: "home"), Ownership(owner: "carol", group: "flat"),
+                      Ownership(owner: "bob"), Ownership(owner: "carol"), Ownership(owner: "svc", externalUser: "u-1"),
+                      Ownership(owner: "svc", externalUser: "u-2"), Ownership(owner: "alice", group: "flat")]
+        var flagged: Set<UUID> = []
+        for i in 0..<24 {
+            let receipt = try await insert(store, owners[i % owners.count]).receipt
+            guard i % 3 != 2 else { continue }  // a third stay pending
+            guard case .claimed = try await store.claim(id: receipt.id, Lease(owner: "w", duration: 60)) else { continue }
+            let date = i % 5 == 0 ? nil : CalendarDate(iso: "2024-0\(1 + i % 4)-1\(i % 10)")
+            let analysis = ReceiptAnalysis(vendor: "Shop \(i)", date: date, total: Decimal(i) + Decimal(string: "0.25")!,
+                                           currency: i % 4 == 0 ? "USD" : "EUR", category: i % 2 == 0 ? "Fuel" : "Groceries", analyzer: "t")
+            var expense = Expense.draft(from: analysis, receiptId: receipt.id, taxonomy: .default)
+            expense.needsReview = i % 4 == 1
+            if expense.needsReview { flagged.insert(receipt.id) }
+            _ = try await store.complete(id: receipt.id, owner: "w", work: CompletedWork(analysis: analysis, ocrText: "", expense: expense), now: Date())
+        }
+        let everyone = try await store.receipts(ReceiptQuery(), in: .everyone)
+        let everyExpense = try await store.expenses(ExpenseQuery(), in: .everyone)
+        #expect(everyone.count == 24 && everyExpense.count == 16)
+
+        /// Every page of `limit` after the one before, joined.
+        func pages(_ query: ReceiptQuery, _ scope: Scope, limit: Int = 2) async throws -> [UUID] {
+            var all: [UUID] = [], query = query
+            query.limit = limit
+            while true {
+                let page = try await store.receipts(query, in: scope)
+                all += page.map(\.id)
+                guard page.count == limit, let last = page.last else { return all }
+                query.after = last.id
+            }
+        }
+        func expensePages(_ query: ExpenseQuery, _ scope: Scope, limit: Int = 3) async throws -> [UUID] {
+            var all: [UUID] = [], query = query
+            query.limit = limit
+            while true {
+                let page = try await store.expenses(query, in: scope)
+                all += page.map(\.id)
+                guard page.count == limit, let last = page.last else { return all }
+                query.after = last.id
+            }
+        }
+        let scopes: [(Scope, Set<String>)] = [(.user("alice"), ["home", "flat"]), (.user("carol"), ["flat"]), (.user("bob"), []),
+                                               (.owner("alice"), []), (.externalUser("u-1", of: "svc"), []), (.everyone, [])]
+        for (scope, groups) in scopes {
+            let seen = everyone.filter { scope.contains($0.ownership, groupsOfUser: groups) }
+            #expect(try await pages(ReceiptQuery(), scope) == seen.map(\.id), "\(scope)")
+            #expect(try await pages(ReceiptQuery(needsReview: true), scope) == seen.filter { flagged.contains($0.id) }.map(\.id), "\(scope)")
+            #expect(try await pages(ReceiptQuery(needsReview: false), scope) == seen.filter { !flagged.contains($0.id) }.map(\.id), "\(scope)")
+            #expect(try await pages(ReceiptQuery(status: .pending), scope) == seen.filter { $0.ocrStatus == .pending }.map(\.id), "\(scope)")
+            #expect(try await pages(ReceiptQuery(owner: "carol"), scope) == seen.filter { $0.ownership.owner == "carol" }.map(\.id), "\(scope)")
+            let seenIds = Set(seen.map(\.id))
+            let expenses = everyExpense.filter { seenIds.contains($0.receiptId) }
+            #expect(try await expensePages(ExpenseQuery(), scope) == expenses.map(\.id), "\(scope)")
+            #expect(try await expensePages(ExpenseQuery(needsReview: true), scope) == expenses.filter(\.needsReview).map(\.id), "\(scope)")
+            #expect(try await expensePages(ExpenseQuery(from: CalendarDate(iso: "2024-02-01"), to: CalendarDate(iso: "2024-03-31")), scope)
+                    == expenses.filter { $0.date.map { $0 >= CalendarDate(iso: "2024-02-01")! && $0 <= CalendarDate(iso: "2024-03-31")! } ?? false }
+                        .map(\.id), "\(scope)")
+            // Totals: what the expenses listed add up to, per currency.
+            let totals = try await store.expenseTotals(ExpenseQuery(), in: scope)
+            var sums: [String: Decimal] = [:], summed: [String: Decimal] = [:]
+            for e in expenses { sums[e.currency ?? "", default: 0] += e.amount ?? 0 }
+            for row in totals.rows { summed[row.currency ?? "", default: 0] += row.total }
+            #expect(summed == sums.filter { $0.value != 0 }, "\(scope)")
+            #expect(totals.rows.reduce(0) { $0 + $1.count } == expenses.count, "\(scope)")
+            let counts = try await store.inboxCounts(ReceiptQuery(), in: scope, cap: 1000)
+            #expect(counts.review == seen.filter { flagged.contains($0.id) }.count, "\(scope)")
+            #expect(counts.reading == seen.filter { $0.ocrStatus == .pending }.count, "\(scope)")
+            #expect(counts.done == expenses.filter { !$0.needsReview }.count, "\(scope)")
+            #expect(try await store.inboxCounts(ReceiptQuery(), in: scope, cap: 2).reading == min(2, counts.reading), "counted up to the cap")
+        }
+
+        // The export's pages, joined, are the export read at once.
+        let whole = try await store.expenseListings(ExpenseQuery(), in: .user("alice")).map(ExpenseExport.record)
+        var joined: [JSONValue] = []
+        for try await page in ExpenseExport.pages(ExpenseQuery(), in: .user("alice"), store: store, batch: 3, first: 1) { joined += page }
+        #expect(joined == whole && whole.count > 4)
+
+        // A cursor that is not in the listing: not found, never another page.
+        let bobs = try #require(everyone.first { $0.ownership.owner == "bob" })
+        let notInIt = await failure { _ = try await store.receipts(ReceiptQuery(after: bobs.id, limit: 2), in: .user("alice")) }
+        #expect(notInIt?.code == .notFound)
+        let gone = await failure { _ = try await store.expenses(ExpenseQuery(after: UUID(), limit: 2), in: .everyone) }
+        #expect(gone?.code == .notFound)
+
+        // Bob's receipts go to alice: her lists and totals have them at once.
+        let before = try await store.expenseTotals(ExpenseQuery(), in: .owner("alice")).rows.reduce(0) { $0 + $1.count }
+        let bobsExpenses = everyExpense.filter { e in everyone.contains { $0.id == e.receiptId && $0.ownership.owner == "bob" } }
+        _ = try await store.removeUser(name: "bob", reassignTo: "alice")
+        #expect(try await pages(ReceiptQuery(), .owner("alice")).contains(bobs.id))
+        #expect(try await store.expenseTotals(ExpenseQuery(), in: .owner("alice")).rows.reduce(0) { $0 + $1.count } == before + bobsExpenses.count)
+        #expect(Set(try await expensePages(ExpenseQuery(), .owner("alice"))).isSuperset(of: bobsExpenses.map(\.id)))
+    }
+
     // MARK: Reads
 
     @Test(arguments: StoreKind.available)
@@ -319,6 +423,32 @@ import ReceiptServerStore
         #expect(u1.possibleDuplicateOf == nil && u2.possibleDuplicateOf == nil)
         #expect(u2Again.possibleDuplicateOf == u2.id)
         #expect(try await store.expense(id: bobsAgain.id, in: .user("bob"))?.possibleDuplicateOf == bobs.id)
+    }
+
+    /// Bob and alice both uploaded the same image; bob leaves and alice gets his receipts: the
+    /// purchase is hers twice now, so the moved expense names hers as its possible duplicate (as a
+    /// completion would), and PostgreSQL's one-first-copy-per-owner index is not in the way. A
+    /// purchase alice did not have stays unflagged.
+    @Test(arguments: StoreKind.available)
+    func reassignedReceiptsThatTheNewOwnerHasAreMarkedAsPossibleDuplicates(kind: StoreKind) async throws {
+        let store = try await people(kind).store
+        let alices = try await complete(store, try await insert(store, Ownership(owner: "alice"), hash: "same-photo").receipt)
+        let bobs = try await complete(store, try await insert(store, Ownership(owner: "bob"), hash: "same-photo").receipt,
+                                      vendor: "Shell Forecourt")
+        let bobsOwn = try await complete(store, try await insert(store, Ownership(owner: "bob"), hash: "other-photo").receipt,
+                                         vendor: "Tesco", total: "5.00")
+        let bobsSamePurchase = try await complete(store, try await insert(store, Ownership(owner: "bob"), hash: "third-photo").receipt)
+        #expect(bobs.possibleDuplicateOf == nil && bobsOwn.possibleDuplicateOf == nil)
+        #expect(try await store.removeUser(name: "bob", reassignTo: "alice") == 3)
+        let hers = try await store.expenses(ExpenseQuery(), in: .owner("alice"))
+        #expect(hers.count == 4)
+        #expect(hers.first { $0.id == bobs.id }?.possibleDuplicateOf == alices.id, "the same bytes")
+        #expect(hers.first { $0.id == bobsSamePurchase.id }?.possibleDuplicateOf == alices.id, "the same vendor, date and total")
+        #expect(hers.first { $0.id == bobsOwn.id }?.possibleDuplicateOf == nil)
+        #expect(hers.first { $0.id == alices.id }?.possibleDuplicateOf == nil)
+        // Her bytes are still one receipt to her: uploading them again finds her first copy.
+        let again = try await insert(store, Ownership(owner: "alice"), hash: "same-photo")
+        #expect(!again.isNew && again.receipt.id == alices.receiptId)
     }
 
     // MARK: Users and groups

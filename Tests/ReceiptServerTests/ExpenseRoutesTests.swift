@@ -165,6 +165,11 @@ extension LiveRouteTests {
                 #expect(try await Self.ids(server, "?needsReview=true") == [flaggedId])
                 #expect(try await Self.ids(server, "?needsReview=false") == [clearId])
                 #expect(try await Self.ids(server, "?needsReview=true&status=failed") == [])
+                // The inbox's counts, counted by the store (issue 47): one flagged, one done, the cap said.
+                let (_, counted) = try await server.json("GET", "/v1/receipts?limit=1&counts=true")
+                #expect(counted["counts"] == .object([("review", .int(1)), ("failed", .int(0)), ("reading", .int(0)), ("done", .int(1)),
+                                                       ("confirmed", .int(0)), ("cap", .int(10_000))]), "\(counted)")
+                #expect(counted["receipts"]?.arrayValue?.count == 1 && counted["next"]?.stringValue != nil, "\(counted)")
                 let (status, problem) = try await server.json("GET", "/v1/receipts?needsReview=yes")
                 #expect(status == 400 && problem["detail"]?.stringValue == "needsReview must be true or false (got 'yes')")
 

@@ -186,6 +186,32 @@ extension LiveRouteTests {
             }
         }
 
+        /// A signed-in person opening the review page of a receipt they may not see (someone
+        /// else's, or one that is gone) gets a page of the app saying it is not found, with the way
+        /// back to the inbox — not a raw problem document.
+        @Test func aReviewPageOfAReceiptOneMayNotSeeIsAPage() async throws {
+            let dir = try TemporaryDirectory()
+            let live = try LiveServer(dir, workers: 1)
+            let now = Date()
+            _ = try await live.store.addUser(name: "bob", isAdmin: false, defaultGroup: nil, now: now)
+            let bobs = try await live.store.createToken(name: "bob", user: "bob", scopes: [.admin], expiresAt: nil, rateLimit: nil, now: now)
+            let admins = try await live.store.insert(Receipt(filePath: "admins.jpg", contentHash: "h"), imagePath: nil, deduplicate: true).receipt
+            try await live.run { server in
+                let signedIn = try await server.send("POST", "/signin", body: Data("token=\(bobs)".utf8),
+                                                     headers: ["Content-Type": "application/x-www-form-urlencoded"])
+                let cookie = try #require(signedIn.headers["set-cookie"]?.split(separator: ";").first.map(String.init), "\(signedIn.headers)")
+                for id in [admins.id.uuidString.lowercased(), Self.uuid] {
+                    let answer = try await server.send("GET", "/review/\(id)", headers: ["Cookie": cookie])
+                    let page = String(decoding: answer.body, as: UTF8.self)
+                    #expect(answer.status == 404)
+                    #expect(answer.headers["content-type"]?.hasPrefix("text/html") == true, "\(answer.headers)")
+                    #expect(page.contains("no receipt with id \(id)") && page.contains("href=\"/\"")
+                            && page.contains("id=\"user\""), "\(page)")
+                    #expect(!page.contains("admins.jpg"))
+                }
+            }
+        }
+
         /// The review page's session has its token's scopes: a read-only token views but cannot
         /// confirm; a token that cannot read does not sign in; an expired one neither.
         @Test func aSessionHasItsTokensScopes() async throws {

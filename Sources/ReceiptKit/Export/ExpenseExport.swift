@@ -34,19 +34,77 @@ public enum ExpenseExport {
         ])
     }
 
-    /// The records of the expenses in `scope` that `query` selects, by date.
+    /// One listed expense's record.
+    public static func record(_ listing: ExpenseListing) -> JSONValue {
+        record(listing.expense, receiptFile: listing.receiptFile, owner: listing.owner, corrections: listing.corrections)
+    }
+
+    /// The records of the expenses in `scope` that `query` selects, by date (all of them, in memory:
+    /// for a few; `pages` streams any number).
     public static func records(_ query: ExpenseQuery, in scope: Scope, store: any ReceiptStore) async throws -> [JSONValue] {
         var records: [JSONValue] = []
-        for expense in try await store.expenses(query, in: scope) {
-            let receipt = try await store.receipt(id: expense.receiptId, in: scope)
-            records.append(record(expense, receiptFile: receipt?.filePath, owner: receipt?.ownership.owner,
-                                  corrections: try await store.corrections(ofExpense: expense.id, in: scope)))
-        }
+        for try await page in pages(query, in: scope, store: store) { records += page }
         return records
+    }
+
+    /// The records of the expenses in `scope` that `query` selects, by date, `batch` at a time: each
+    /// page is read from the store when the one before has been taken (the store's keyset paging),
+    /// so an export of any size holds one page in memory. `query.limit` bounds the whole. `first`:
+    /// the size of the first page, when smaller (what a client waits for before its first byte).
+    public static func pages(_ query: ExpenseQuery, in scope: Scope, store: any ReceiptStore, batch: Int = 1000,
+                             first: Int? = nil) -> Pages {
+        Pages(query: query, scope: scope, store: store, batch: max(1, batch), first: max(1, min(first ?? batch, batch)))
+    }
+
+    public struct Pages: AsyncSequence, Sendable {
+        public typealias Element = [JSONValue]
+        let query: ExpenseQuery
+        let scope: Scope
+        let store: any ReceiptStore
+        let batch: Int
+        let first: Int
+
+        public func makeAsyncIterator() -> Iterator {
+            Iterator(query: query, scope: scope, store: store, batch: batch, pageSize: first, left: query.limit ?? Int.max)
+        }
+
+        public struct Iterator: AsyncIteratorProtocol, Sendable {
+            var query: ExpenseQuery
+            let scope: Scope
+            let store: any ReceiptStore
+            let batch: Int
+            /// The size of the page to read next (the first may be smaller than `batch`).
+            var pageSize: Int
+            var left: Int
+            var done = false
+
+            public mutating func next() async throws -> [JSONValue]? {
+                guard !done, left > 0 else { return nil }
+                var page = query
+                page.limit = Swift.min(pageSize, left)
+                pageSize = batch
+                let listings = try await store.expenseListings(page, in: scope)
+                left -= listings.count
+                if listings.count < page.limit! { done = true }
+                guard let last = listings.last else { return nil }
+                query.after = last.expense.id
+                return listings.map(ExpenseExport.record)
+            }
+        }
     }
 
     /// The records as CSV: the header row, then a row per expense.
     public static func csv(_ records: [JSONValue]) -> String {
         CSV.document(records, columns: columns)
+    }
+
+    /// The CSV header row (CRLF-ended), for a CSV written a page at a time (`csvRows`).
+    public static var csvHeader: String { columns.map(CSV.field).joined(separator: ",") + "\r\n" }
+
+    /// A page of records as CSV rows (CRLF-ended), without the header.
+    public static func csvRows(_ records: [JSONValue]) -> String {
+        var out = ""
+        for record in records { out += columns.map { CSV.field(CSV.text(record[$0] ?? .null)) }.joined(separator: ",") + "\r\n" }
+        return out
     }
 }

@@ -19,17 +19,10 @@ public struct CorrectionMeasure: Sendable, Equatable {
         a.confirmed == b.confirmed && a.kept.map(\.count) == b.kept.map(\.count)
     }
 
-    /// Reads the corrections of every confirmed expense in `scope` from `store`.
+    /// Counts, in the store, the confirmed expenses in `scope` and per field those a person corrected.
     public static func measure(_ store: any ReceiptStore, in scope: Scope) async throws -> CorrectionMeasure {
-        let confirmed = try await store.expenses(ExpenseQuery(status: .confirmed), in: scope)
-        var changed = [String: Int]()
-        for expense in confirmed {
-            for (field, _) in try await store.corrections(ofExpense: expense.id, in: scope).objectValue ?? [] {
-                changed[field, default: 0] += 1
-            }
-        }
-        return CorrectionMeasure(confirmed: confirmed.count,
-                                 kept: fields.map { ($0.label, confirmed.count - (changed[$0.expense] ?? 0)) })
+        let (confirmed, changed) = try await store.correctionCounts(in: scope)
+        return CorrectionMeasure(confirmed: confirmed, kept: fields.map { ($0.label, confirmed - (changed[$0.expense] ?? 0)) })
     }
 
     /// `kept / confirmed` of a field, nil before anything is confirmed.

@@ -110,6 +110,15 @@ public final class ReceiptPipeline: Service, Sendable {
         try await queue.submit(data: imageData, displayPath: filename, as: ownership, force: force, source: source).receipt
     }
 
+    /// `submit(imageData:filename:as:force:source:)`, saying whether the receipt is new: false when
+    /// the owner (and end user) had these bytes already, and this is that receipt, with the group
+    /// and metadata it was first given. `contentHash` is the bytes' `ContentHash.hex` when the
+    /// caller computed it (an upload's bytes are hashed once).
+    public func submitReporting(imageData: Data, filename: String, as ownership: Ownership, force: Bool = false,
+                                source: ReceiptSource? = nil, contentHash: String? = nil) async throws -> (receipt: Receipt, isNew: Bool) {
+        try await queue.submit(data: imageData, displayPath: filename, as: ownership, force: force, source: source, contentHash: contentHash)
+    }
+
     /// Returns the receipt in `scope` once it is completed or failed (processed by this process's
     /// workers or any other process's). Throws `ReceiptError.notFound` for an id unknown in
     /// `scope`, `CancellationError` when the task is cancelled.
@@ -222,7 +231,7 @@ public final class ReceiptPipeline: Service, Sendable {
             group.addTask {
                 for item in items {
                     try Task.checkCancellation()
-                    let name = item.displayName
+                    var name = item.displayName
                     let receipt: Receipt
                     let isNew: Bool
                     switch item {
@@ -234,7 +243,8 @@ public final class ReceiptPipeline: Service, Sendable {
                         guard let found = try await store.receipt(id: id, in: scope) else {
                             throw ReceiptError(.notFound, "no receipt with id \(id.uuidString.lowercased())", file: store.location)
                         }
-                        (receipt, isNew) = (found, true)
+                        // A stored receipt is named as it was filed (`IMG_2041.jpg in "Fwd: receipt" from …`), not by its id.
+                        (receipt, isNew, name) = (found, true, found.filePath)
                     }
                     if receipt.ocrStatus == .completed || receipt.ocrStatus == .failed {
                         let expense = try await store.expense(receiptId: receipt.id, in: scope)

@@ -35,9 +35,12 @@ final class ReceiptQueue: Sendable {
     /// reset) and counts as new. Submitting them again is how a user says the cause is fixed (the
     /// API key, the quota, the network); a completed receipt is returned as it is. `process`,
     /// `watch` and the library all submit through here, so they agree on this.
+    /// `contentHash`: the bytes' `ContentHash.hex`, when the caller has it already (they are hashed
+    /// once per upload).
     func submit(data: Data, displayPath: String, as ownership: Ownership, force: Bool,
-                source: ReceiptSource? = nil) async throws -> (receipt: Receipt, isNew: Bool) {
-        let hash = try await BlockingIO.run { ContentHash.hex(of: data) }
+                source: ReceiptSource? = nil, contentHash: String? = nil) async throws -> (receipt: Receipt, isNew: Bool) {
+        let hash: String
+        if let contentHash { hash = contentHash } else { hash = try await BlockingIO.run { ContentHash.hex(of: data) } }
         let imagePath = try await images.store(data, hash: hash)
         let now = Date()
         let receipt = Receipt(filePath: displayPath, contentHash: hash, uploadTimestamp: now, createdAt: now, updatedAt: now,

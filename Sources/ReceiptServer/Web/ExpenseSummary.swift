@@ -2,30 +2,34 @@ import Foundation
 import ReceiptKit
 
 /// The expenses page's totals per category and per month, as tables and server-drawn SVG bars.
-/// Sums are exact decimals, one currency at a time: the chart shows the currency most expenses
-/// are in; the others are listed with their totals.
+/// Sums are exact decimals summed by the store (`ExpenseTotals`), one currency at a time: the chart
+/// shows the currency most expenses are in; the others are listed with their totals. Draft
+/// expenses flagged as a possible duplicate are left out (the same purchase is not counted twice
+/// until a person confirms it), and the page says how many.
 struct ExpenseSummary {
     var currency: String?
     var perCategory: [(String, Decimal)]
     var perMonth: [(String, Decimal)]
     /// Totals of the other currencies.
     var others: [(String, Decimal)]
+    /// Possible duplicates left out.
+    var duplicates: Int
 
-    init(_ expenses: [Expense]) {
-        let priced = expenses.filter { $0.amount != nil }
+    init(_ totals: ExpenseTotals) {
         var counts: [String: Int] = [:]
-        for e in priced { counts[e.currency ?? "", default: 0] += 1 }
+        for row in totals.rows { counts[row.currency ?? "", default: 0] += row.count }
         let main = counts.max { $0.value < $1.value || ($0.value == $1.value && $0.key > $1.key) }?.key
         currency = main.flatMap { $0.isEmpty ? nil : $0 }
         var categories: [String: Decimal] = [:], months: [String: Decimal] = [:], rest: [String: Decimal] = [:]
-        for e in priced {
-            guard (e.currency ?? "") == main else { rest[e.currency ?? "?", default: 0] += e.amount!; continue }
-            categories[e.category, default: 0] += e.amount!
-            months[e.date.map { String($0.description.prefix(7)) } ?? "no date", default: 0] += e.amount!
+        for row in totals.rows {
+            guard (row.currency ?? "") == main else { rest[row.currency ?? "?", default: 0] += row.total; continue }
+            categories[row.category, default: 0] += row.total
+            months[row.month ?? "no date", default: 0] += row.total
         }
-        perCategory = categories.sorted { $0.value > $1.value }.map { ($0.key, $0.value) }
+        perCategory = categories.sorted { $0.value > $1.value || ($0.value == $1.value && $0.key < $1.key) }.map { ($0.key, $0.value) }
         perMonth = months.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         others = rest.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        duplicates = totals.possibleDuplicates
     }
 
     var html: String {
@@ -36,6 +40,10 @@ struct ExpenseSummary {
         out += "<figure><figcaption>Per month, \(HTML.escape(unit))</figcaption>\(Self.bars(perMonth, currency: currency, id: "chart-month"))</figure>"
         if !others.isEmpty {
             out += "<p>Also: " + others.map { "\(HTML.escape($0.0)) \(Money.format($0.1, currency: $0.0))" }.joined(separator: ", ") + "</p>"
+        }
+        if duplicates > 0 {
+            out += "<p id=\"duplicates-left-out\">Not counted: \(duplicates) possible duplicate\(duplicates == 1 ? "" : "s") "
+                + "(the same purchase as another expense; confirm one to count it).</p>"
         }
         return out + "</section>"
     }

@@ -109,7 +109,7 @@ extension ReceiptServer {
 
     private func reviewPage(id: UUID, _ page: PageContext) async throws -> Response {
         let principal = page.principal
-        guard let receipt = try await pipeline.receipt(id: id, in: principal.scope) else { throw Self.unknown(id) }
+        guard let receipt = try await pipeline.receipt(id: id, in: principal.scope) else { return notFoundPage(id, page) }
         let readOnly = !principal.mayChange(receipt) || page.who.viewerOnly
         let categories = taxonomy.names.map { "<option>\(HTML.escape($0))</option>" }.joined()
         let key = id.uuidString.lowercased()
@@ -183,16 +183,34 @@ extension ReceiptServer {
             """)
     }
 
+    /// A receipt the signed-in person may not see (or that is gone), as a page of the app: 404,
+    /// saying so the way the API does (whether it exists is not said), with the way back.
+    private func notFoundPage(_ id: UUID, _ page: PageContext) -> Response {
+        HTML.page(title: "Not found", csrf: page.csrf, who: page.who, active: "inbox", status: .notFound, pageName: "not-found", body: """
+            <main class="not-found">
+              <h1>Not found</h1>
+              <p id="not-found">\(HTML.escape(Self.unknown(id).detail)): it was deleted, or it is not one you may see.</p>
+              <p><a class="button" href="/">Back to the inbox</a></p>
+            </main>
+            """)
+    }
+
     private func expensesPage(_ request: Request, _ page: PageContext) async throws -> Response {
-        let query = try QueryParameters(request, allowed: ["from", "to", "category", "status"])
+        let query = try QueryParameters(request, allowed: ["from", "to", "category", "status", "after"])
         var filter = ExpenseQuery(from: try query.date("from"), to: try query.date("to"))
         if let category = query["category"], !category.isEmpty { filter.category = category }
         if let status = query["status"], !status.isEmpty {
             guard let parsed = ExpenseStatus(rawValue: status) else { throw Problem(.badRequest, "status must be draft or confirmed (got '\(status)')") }
             filter.status = parsed
         }
-        let expenses = try await pipeline.expenses(filter, in: page.principal.scope)
-        let summary = ExpenseSummary(expenses)
+        // The totals and charts: summed by the store over every expense that matches. The table:
+        // a page of them, the next by its link.
+        let summary = ExpenseSummary(try await store.expenseTotals(filter, in: page.principal.scope))
+        var listed = filter
+        listed.after = try query.id("after")
+        listed.limit = Self.expensesPerPage + 1
+        let found = try await pipeline.expenses(listed, in: page.principal.scope)
+        let expenses = Array(found.prefix(Self.expensesPerPage))
         var exportQuery: [String] = []
         for name in ["from", "to", "category", "status"] {
             if let value = query[name], !value.isEmpty {
@@ -200,6 +218,10 @@ extension ReceiptServer {
             }
         }
         let csvLink = "/v1/expenses/export.csv" + (exportQuery.isEmpty ? "" : "?" + exportQuery.joined(separator: "&"))
+        let nextLink = found.count > expenses.count ? expenses.last.map { last in
+            "<p class=\"more\"><a class=\"button\" id=\"next-page\" href=\"/expenses?"
+                + HTML.escape((exportQuery + ["after=\(last.id.uuidString.lowercased())"]).joined(separator: "&")) + "\">Next \(Self.expensesPerPage) ›</a></p>"
+        } ?? "" : ""
         func selected(_ name: String, _ value: String) -> String { query[name] == value ? " selected" : "" }
         let categoryOptions = "<option value=\"\">All</option>" + taxonomy.names.map {
             "<option\(selected("category", $0))>\(HTML.escape($0))</option>"
@@ -224,9 +246,13 @@ extension ReceiptServer {
               \(summary.html)
               <table class="list"><thead><tr><th>Date</th><th>Vendor</th><th>Category</th><th>Amount</th><th></th><th>Status</th></tr></thead>
               <tbody>\(rows.isEmpty ? "<tr><td colspan=\"6\">No expenses match.</td></tr>" : rows)</tbody></table>
+              \(nextLink)
             </main>
             """)
     }
+
+    /// Expenses listed on one page of `/expenses` (the totals count them all).
+    static let expensesPerPage = 200
 
     /// The sizes of a stored PDF's pages, or nil for an image (or a PDF that cannot be read).
     private func pdfPageSizes(_ id: UUID, in scope: Scope) async -> [PDFPageSize]? {

@@ -16,15 +16,19 @@ extension WebAssets {
         async function problem(response) {
           try { return (await response.json()).detail ?? response.statusText; } catch { return response.statusText; }
         }
-        async function allReceipts(filter = "") {
-          let out = [], after = null;
-          do {
-            const response = await api("GET", `/v1/receipts?limit=500${filter}${after ? "&after=" + after : ""}`);
-            const page = await response.json();
-            out = out.concat(page.receipts);
-            after = page.next;
-          } while (after);
-          return out;
+        // The inbox's receipts, the first of each kind (a store may hold a million): those flagged for
+        // review, failed, being read, then the rest newest first; at most WINDOW of each, in the
+        // inbox's order. `more` says whether a kind has more than that.
+        const WINDOW = 100;
+        async function inboxWindow(filter = "") {
+          const kinds = ["&needsReview=true", "&status=failed", "&status=processing", "&status=pending", "&status=completed&needsReview=false"];
+          const pages = await Promise.all(kinds.map(async (kind) => (await api("GET", `/v1/receipts?limit=${WINDOW}${kind}${filter}`)).json()));
+          const seen = new Set();
+          const records = pages.flatMap((page) => page.receipts ?? []).filter((r) => !seen.has(r.receiptId) && seen.add(r.receiptId));
+          return { records: inboxOrder(records), more: pages.some((page) => page.next) };
+        }
+        async function flaggedReceipts() {
+          return (await (await api("GET", `/v1/receipts?limit=${WINDOW}&needsReview=true`)).json()).receipts ?? [];
         }
         function state(record) {
           if (record.ocrStatus === "failed") return "failed";
@@ -35,7 +39,8 @@ extension WebAssets {
         const rank = { review: 0, failed: 1, reading: 2, done: 3, confirmed: 4 };
         // The inbox's order, which j/k follow too: needing review, failed, being read, the rest; newest first in each.
         function inboxOrder(records) {
-          return records.map((r, i) => [rank[state(r)], i, r]).sort((a, b) => a[0] - b[0] || a[1] - b[1]).map((x) => x[2]);
+          return records.map((r, i) => [rank[state(r)], r.createdAt ?? "", i, r])
+            .sort((a, b) => a[0] - b[0] || (a[1] < b[1] ? 1 : a[1] > b[1] ? -1 : a[2] - b[2])).map((x) => x[3]);
         }
         function decimals(n) { const s = String(n); return s.includes(".") ? s.length - s.indexOf(".") - 1 : 0; }
         function money(n) { return n === null || n === undefined ? "" : decimals(n) < 2 ? n.toFixed(2) : String(n); }
@@ -58,12 +63,14 @@ extension WebAssets {
           const list = $("#receipts"), counts = $("#counts"), uploads = $("#uploads"), ownerFilter = $("#owner-filter");
           async function refresh() {
             const owner = ownerFilter?.value ?? "";
-            const records = inboxOrder(await allReceipts(owner ? `&owner=${encodeURIComponent(owner)}` : ""));
-            const tally = { review: 0, failed: 0, reading: 0, done: 0, confirmed: 0 };
-            for (const r of records) tally[state(r)]++;
-            counts.replaceChildren(...Object.entries(tally).map(([k, n]) => el("span", { "data-count": k }, el("b", {}, String(n)), labels[k])));
+            const filter = owner ? `&owner=${encodeURIComponent(owner)}` : "";
+            // Counted by the server, each up to its cap ("10000+"); the list: the first of each kind.
+            const [{ records, more }, tally] = await Promise.all([inboxWindow(filter),
+              api("GET", `/v1/receipts?limit=1&counts=true${filter}`).then((r) => r.json()).then((page) => page.counts)]);
+            const shown = (n) => n >= tally.cap ? `${tally.cap.toLocaleString()}+` : String(n);
+            counts.replaceChildren(...Object.keys(labels).map((k) => el("span", { "data-count": k }, el("b", {}, shown(tally[k])), labels[k])));
             if (records.length === 0) { list.replaceChildren(el("p", {}, "No receipts yet: drop some above.")); return; }
-            list.replaceChildren(...records.map((r) => {
+            const rows = records.map((r) => {
               const s = state(r), e = r.expense, a = r.analysis;
               const title = e?.description || a?.vendor || r.file;
               const amount = e?.amount !== undefined && e?.amount !== null ? `${money(e.amount)} ${e.currency ?? ""}` : "";
@@ -74,7 +81,9 @@ extension WebAssets {
                 el("span", { class: "meta" }, el("div", {}, title), el("div", { class: "file" }, s === "failed" ? r.error ?? "" : `${e?.date ?? ""} ${r.file}`),
                   r.owner && r.owner !== me ? el("div", { class: "owner", "data-owner": r.owner }, `${r.owner}${r.group ? " · " + r.group : ""}`) : null),
                 el("span", { class: "side" }, amount ? el("span", { class: "amount" }, amount) : null, el("span", { class: `badge ${s}` }, labels[s])));
-            }));
+            });
+            if (more) rows.push(el("p", { class: "more", id: "more" }, `The first ${WINDOW} of each kind are shown; review them to see the next.`));
+            list.replaceChildren(...rows);
           }
           uploader = new Uploader(uploads, refresh);
           ownerFilter?.addEventListener("change", refresh);
@@ -271,7 +280,7 @@ extension WebAssets {
           let record = await (await api("GET", `/v1/receipts/${id}`)).json();
           if (record.status === 404) { $("#status").textContent = record.detail; return; }
           $("#file").textContent = record.file;
-          const order = inboxOrder(await allReceipts()).map((r) => r.receiptId);
+          const order = (await inboxWindow()).records.map((r) => r.receiptId);
           const at = order.indexOf(id);
           $("#position").textContent = at >= 0 ? `${at + 1} of ${order.length}` : "";
           const go = (step) => { const next = order[at + step]; if (at >= 0 && next) location.href = `/review/${next}`; };
@@ -378,7 +387,7 @@ extension WebAssets {
             if (!response.ok) { $("#status").className = "status error"; $("#status").textContent = await problem(response); return; }
             $("#status").className = "status ok";
             $("#status").textContent = "Confirmed.";
-            const flagged = (await allReceipts("&needsReview=true")).map((r) => r.receiptId).filter((r) => r !== id);
+            const flagged = (await flaggedReceipts()).map((r) => r.receiptId).filter((r) => r !== id);
             const next = order.slice(at + 1).find((r) => flagged.includes(r)) ?? flagged[0];
             location.href = next ? `/review/${next}` : "/";
           }

@@ -469,6 +469,13 @@ public struct Client: APIProtocol {
                     name: "after",
                     value: input.query.after
                 )
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "counts",
+                    value: input.query.counts
+                )
                 converter.setAcceptHeader(
                     in: &request.headerFields,
                     contentTypes: input.headers.accept
@@ -669,7 +676,7 @@ public struct Client: APIProtocol {
     }
     /// Upload a receipt (image or PDF)
     ///
-    /// The bytes as the body (image/* or application/pdf; named by ?filename= or by Content-Disposition's filename), or the `file` part of multipart/form-data (other parts are ignored; two `file` parts are refused). The same bytes return the same receipt (a failed one is tried again). An Idempotency-Key stands for one image: sent again with it, the same receipt; with other bytes, 422 and nothing is stored (each user has keys of their own). The receipt is the token's user's (for the end user named by Receipts-External-User), shared with `group` when given (a group the user edits: 404 for one they are not in, 403 for one they only view), else with the user's default group. A body over --max-upload-mb is answered 413 with `Connection: close`.
+    /// The bytes as the body (image/* or application/pdf; named by ?filename= or by Content-Disposition's filename), or the `file` part of multipart/form-data (other parts are ignored; two `file` parts are refused). The same bytes return the same receipt (a failed one is tried again), with its first group and metadata: the answer says `"duplicate": true`, and names in `notApplied` this upload's `group` or `metadata` that differ. `metadata` is given once: as ?metadata= or as a multipart part, not both (400); a key given twice in it is 400 too. An Idempotency-Key stands for one image: sent again with it, the same receipt; with other bytes, 422 and nothing is stored (each user has keys of their own). The receipt is the token's user's (for the end user named by Receipts-External-User), shared with `group` when given (a group the user edits: 404 for one they are not in, 403 for one they only view), else with the user's default group. A body over --max-upload-mb is answered 413 with `Connection: close`.
     ///
     ///
     /// - Remark: HTTP `POST /v1/receipts`.

@@ -852,6 +852,26 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/Record/metadata`.
             public var metadata: Components.Schemas.Record.MetadataPayload?
+            /// Only in an upload's answer: the uploader (and end user) had these bytes already, and this is that receipt, with the group and metadata it was first given
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/Record/duplicate`.
+            public var duplicate: Swift.Bool?
+            /// - Remark: Generated from `#/components/schemas/Record/NotAppliedPayload`.
+            @frozen public enum NotAppliedPayloadPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case group = "group"
+                case metadata = "metadata"
+            }
+            /// Only in an upload's answer for bytes the uploader had already: this upload's `group` or `metadata` that differ from the receipt's and were not applied to it
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/Record/notApplied`.
+            public typealias NotAppliedPayload = [Components.Schemas.Record.NotAppliedPayloadPayload]
+            /// Only in an upload's answer for bytes the uploader had already: this upload's `group` or `metadata` that differ from the receipt's and were not applied to it
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/Record/notApplied`.
+            public var notApplied: Components.Schemas.Record.NotAppliedPayload?
             /// Only for a receipt found in an e-mail message (receipts mail, POST /v1/inbound-email)
             ///
             /// - Remark: Generated from `#/components/schemas/Record/source`.
@@ -914,6 +934,8 @@ extension Components {
             ///   - group: The group that shares it
             ///   - externalUser: The backend's end user it was uploaded for
             ///   - metadata: The uploader's metadata, as given
+            ///   - duplicate: Only in an upload's answer: the uploader (and end user) had these bytes already, and this is that receipt, with the group and metadata it was first given
+            ///   - notApplied: Only in an upload's answer for bytes the uploader had already: this upload's `group` or `metadata` that differ from the receipt's and were not applied to it
             ///   - source: Only for a receipt found in an e-mail message (receipts mail, POST /v1/inbound-email)
             public init(
                 file: Swift.String,
@@ -930,6 +952,8 @@ extension Components {
                 group: Swift.String? = nil,
                 externalUser: Swift.String? = nil,
                 metadata: Components.Schemas.Record.MetadataPayload? = nil,
+                duplicate: Swift.Bool? = nil,
+                notApplied: Components.Schemas.Record.NotAppliedPayload? = nil,
                 source: Components.Schemas.Record.SourcePayload? = nil
             ) {
                 self.file = file
@@ -946,6 +970,8 @@ extension Components {
                 self.group = group
                 self.externalUser = externalUser
                 self.metadata = metadata
+                self.duplicate = duplicate
+                self.notApplied = notApplied
                 self.source = source
             }
             public enum CodingKeys: String, CodingKey {
@@ -963,6 +989,8 @@ extension Components {
                 case group
                 case externalUser
                 case metadata
+                case duplicate
+                case notApplied
                 case source
             }
         }

@@ -648,6 +648,11 @@ public enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/receipts/GET/query/after`.
                 public var after: Swift.String?
+                /// Also answer `counts`: how many receipts of this listing (its owner and externalUser; status, needsReview and paging aside) are in each of the inbox's states, each counted up to `cap` (10000; a count equal to it means at least that many)
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/receipts/GET/query/counts`.
+                public var counts: Swift.Bool?
                 /// Creates a new `Query`.
                 ///
                 /// - Parameters:
@@ -657,13 +662,15 @@ public enum Operations {
                 ///   - needsReview: Only receipts whose expense is flagged for review (true), or the others (false)
                 ///   - limit:
                 ///   - after: The `next` of the previous page (404 when that receipt is gone)
+                ///   - counts: Also answer `counts`: how many receipts of this listing (its owner and externalUser; status, needsReview and paging aside) are in each of the inbox's states, each counted up to `cap` (10000; a count equal to it means at least that many)
                 public init(
                     externalUser: Components.Parameters.ExternalUserFilter? = nil,
                     owner: Swift.String? = nil,
                     status: Operations.ListReceipts.Input.Query.StatusPayload? = nil,
                     needsReview: Swift.Bool? = nil,
                     limit: Swift.Int? = nil,
-                    after: Swift.String? = nil
+                    after: Swift.String? = nil,
+                    counts: Swift.Bool? = nil
                 ) {
                     self.externalUser = externalUser
                     self.owner = owner
@@ -671,6 +678,7 @@ public enum Operations {
                     self.needsReview = needsReview
                     self.limit = limit
                     self.after = after
+                    self.counts = counts
                 }
             }
             public var query: Operations.ListReceipts.Input.Query
@@ -719,21 +727,117 @@ public enum Operations {
                         public var receipts: [Components.Schemas.Record]
                         /// - Remark: Generated from `#/paths/v1/receipts/GET/responses/200/content/json/next`.
                         public var next: Swift.String?
+                        /// - Remark: Generated from `#/paths/v1/receipts/GET/responses/200/content/json/counts`.
+                        public struct CountsPayload: Codable, Hashable, Sendable {
+                            /// Completed
+                            ///
+                            /// - Remark: Generated from `#/paths/v1/receipts/GET/responses/200/content/json/counts/review`.
+                            public var review: Swift.Int
+                            /// - Remark: Generated from `#/paths/v1/receipts/GET/responses/200/content/json/counts/failed`.
+                            public var failed: Swift.Int
+                            /// Pending or being read
+                            ///
+                            /// - Remark: Generated from `#/paths/v1/receipts/GET/responses/200/content/json/counts/reading`.
+                            public var reading: Swift.Int
+                            /// Completed
+                            ///
+                            /// - Remark: Generated from `#/paths/v1/receipts/GET/responses/200/content/json/counts/done`.
+                            public var done: Swift.Int
+                            /// - Remark: Generated from `#/paths/v1/receipts/GET/responses/200/content/json/counts/confirmed`.
+                            public var confirmed: Swift.Int
+                            /// The most any count counts
+                            ///
+                            /// - Remark: Generated from `#/paths/v1/receipts/GET/responses/200/content/json/counts/cap`.
+                            public var cap: Swift.Int
+                            /// Creates a new `CountsPayload`.
+                            ///
+                            /// - Parameters:
+                            ///   - review: Completed
+                            ///   - failed:
+                            ///   - reading: Pending or being read
+                            ///   - done: Completed
+                            ///   - confirmed:
+                            ///   - cap: The most any count counts
+                            public init(
+                                review: Swift.Int,
+                                failed: Swift.Int,
+                                reading: Swift.Int,
+                                done: Swift.Int,
+                                confirmed: Swift.Int,
+                                cap: Swift.Int
+                            ) {
+                                self.review = review
+                                self.failed = failed
+                                self.reading = reading
+                                self.done = done
+                                self.confirmed = confirmed
+                                self.cap = cap
+                            }
+                            public enum CodingKeys: String, CodingKey {
+                                case review
+                                case failed
+                                case reading
+                                case done
+                                case confirmed
+                                case cap
+                            }
+                            public init(from decoder: any Swift.Decoder) throws {
+                                let container = try decoder.container(keyedBy: CodingKeys.self)
+                                self.review = try container.decode(
+                                    Swift.Int.self,
+                                    forKey: .review
+                                )
+                                self.failed = try container.decode(
+                                    Swift.Int.self,
+                                    forKey: .failed
+                                )
+                                self.reading = try container.decode(
+                                    Swift.Int.self,
+                                    forKey: .reading
+                                )
+                                self.done = try container.decode(
+                                    Swift.Int.self,
+                                    forKey: .done
+                                )
+                                self.confirmed = try container.decode(
+                                    Swift.Int.self,
+                                    forKey: .confirmed
+                                )
+                                self.cap = try container.decode(
+                                    Swift.Int.self,
+                                    forKey: .cap
+                                )
+                                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                                    "review",
+                                    "failed",
+                                    "reading",
+                                    "done",
+                                    "confirmed",
+                                    "cap"
+                                ])
+                            }
+                        }
+                        /// - Remark: Generated from `#/paths/v1/receipts/GET/responses/200/content/json/counts`.
+                        public var counts: Operations.ListReceipts.Output.Ok.Body.JsonPayload.CountsPayload?
                         /// Creates a new `JsonPayload`.
                         ///
                         /// - Parameters:
                         ///   - receipts:
                         ///   - next:
+                        ///   - counts:
                         public init(
                             receipts: [Components.Schemas.Record],
-                            next: Swift.String? = nil
+                            next: Swift.String? = nil,
+                            counts: Operations.ListReceipts.Output.Ok.Body.JsonPayload.CountsPayload? = nil
                         ) {
                             self.receipts = receipts
                             self.next = next
+                            self.counts = counts
                         }
                         public enum CodingKeys: String, CodingKey {
                             case receipts
                             case next
+                            case counts
                         }
                     }
                     /// - Remark: Generated from `#/paths/v1/receipts/GET/responses/200/content/application\/json`.
@@ -961,7 +1065,7 @@ public enum Operations {
     }
     /// Upload a receipt (image or PDF)
     ///
-    /// The bytes as the body (image/* or application/pdf; named by ?filename= or by Content-Disposition's filename), or the `file` part of multipart/form-data (other parts are ignored; two `file` parts are refused). The same bytes return the same receipt (a failed one is tried again). An Idempotency-Key stands for one image: sent again with it, the same receipt; with other bytes, 422 and nothing is stored (each user has keys of their own). The receipt is the token's user's (for the end user named by Receipts-External-User), shared with `group` when given (a group the user edits: 404 for one they are not in, 403 for one they only view), else with the user's default group. A body over --max-upload-mb is answered 413 with `Connection: close`.
+    /// The bytes as the body (image/* or application/pdf; named by ?filename= or by Content-Disposition's filename), or the `file` part of multipart/form-data (other parts are ignored; two `file` parts are refused). The same bytes return the same receipt (a failed one is tried again), with its first group and metadata: the answer says `"duplicate": true`, and names in `notApplied` this upload's `group` or `metadata` that differ. `metadata` is given once: as ?metadata= or as a multipart part, not both (400); a key given twice in it is 400 too. An Idempotency-Key stands for one image: sent again with it, the same receipt; with other bytes, 422 and nothing is stored (each user has keys of their own). The receipt is the token's user's (for the end user named by Receipts-External-User), shared with `group` when given (a group the user edits: 404 for one they are not in, 403 for one they only view), else with the user's default group. A body over --max-upload-mb is answered 413 with `Connection: close`.
     ///
     ///
     /// - Remark: HTTP `POST /v1/receipts`.

@@ -88,7 +88,7 @@ struct MailCommand: AsyncParsableCommand {
         let filer = MailFiler(pipeline: receiptPipeline, store: opened.store, logger: logger)
         let poller = MailboxPoller(configuration: mailbox, filer: filer, store: opened.store, logger: logger)
         if once {
-            try await processor.engine.withRunning { _ in try await readOnce(poller, receiptPipeline) }
+            try await processor.engine.withRunning { _ in try await readOnce(poller, receiptPipeline, as: mailbox.ownership) }
             return
         }
         var group = ServiceGroupConfiguration(
@@ -100,8 +100,10 @@ struct MailCommand: AsyncParsableCommand {
         try await ServiceGroup(configuration: group).run()
     }
 
-    /// `--once`: one poll, then its receipts read here, their records printed.
-    private func readOnce(_ poller: MailboxPoller, _ receiptPipeline: ReceiptPipeline) async throws {
+    /// `--once`: one poll, then its receipts read here (as the user they are filed for), their
+    /// records printed. E-mailed receipts of that user still pending from an earlier run (one
+    /// stopped before it read them) are read too, so none stays pending for good.
+    private func readOnce(_ poller: MailboxPoller, _ receiptPipeline: ReceiptPipeline, as ownership: Ownership) async throws {
         let started = ContinuousClock.now
         let report: MailboxPoller.Report
         do {
@@ -114,7 +116,13 @@ struct MailCommand: AsyncParsableCommand {
             printError("warning: \(line) (the done-action is tried again at the next poll)")
         }
         var seen = Set<UUID>()
-        let ids = report.outcomes.filter { !$0.isDuplicate }.flatMap(\.receipts).map(\.id).filter { seen.insert($0).inserted }
+        var ids = report.outcomes.filter { !$0.isDuplicate }.flatMap(\.receipts).map(\.id).filter { seen.insert($0).inserted }
+        let scope = MailFiler.scope(ownership)
+        if !noWork {
+            let left = try await receiptPipeline.receipts(ReceiptQuery(status: .pending, externalUser: ownership.externalUser), in: scope)
+            ids += left.filter { $0.source != nil && $0.ownership.externalUser == ownership.externalUser }.map(\.id)
+                .filter { seen.insert($0).inserted }
+        }
         let duplicates = report.outcomes.filter(\.isDuplicate).count
         let writer = RecordWriter(format: format?.value ?? .automatic, columns: ProcessCommand.columns, baseFolders: [])
         writer.begin()
@@ -122,14 +130,14 @@ struct MailCommand: AsyncParsableCommand {
         do {
             if noWork {
                 for id in ids {
-                    guard let receipt = try await receiptPipeline.receipt(id: id, in: .everyone) else { continue }
+                    guard let receipt = try await receiptPipeline.receipt(id: id, in: scope) else { continue }
                     let outcome = ReceiptOutcome(source: receipt.filePath, receipt: receipt,
-                                                 expense: try await receiptPipeline.expense(forReceipt: id, in: .everyone), isDuplicate: false)
+                                                 expense: try await receiptPipeline.expense(forReceipt: id, in: scope), isDuplicate: false)
                     summary.count(outcome)
                     writer.write(outcome.record.json)
                 }
             } else {
-                for try await outcome in receiptPipeline.process(ids.map(BatchItem.receipt), as: .admin) {
+                for try await outcome in receiptPipeline.process(ids.map(BatchItem.receipt), as: ownership) {
                     summary.count(outcome)
                     writer.write(outcome.record.json)
                 }

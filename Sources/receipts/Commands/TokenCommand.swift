@@ -81,12 +81,15 @@ struct TokenCommand: AsyncParsableCommand {
                                                          rateLimit: try rateLimit.map(RateLimit.parse), now: now)
                 print(secret)
                 let until = expiresAt.map { ", until " + ISO8601DateFormatter().string(from: $0) } ?? ""
-                FileHandle.standardError.write(Data("token '\(name)' created for \(owner) (scopes \(TokenScope.text(scopes))\(until)); it is shown only now: keep it\n".utf8))
+                let isAdmin = try await store.user(named: owner)?.isAdmin ?? false
+                FileHandle.standardError.write(Data((TokenCommand.created(name, user: owner, isAdmin: isAdmin, scopes: scopes, until: until)
+                                                     + "; it is shown only now: keep it\n").utf8))
             }
         }
     }
 
     struct List: AsyncParsableCommand {
+        static let header = ["name", "created", "state", "scopes", "expires", "last used", "rate limit", "user"]
         static let configuration = CommandConfiguration(
             abstract: "List tokens (never the token itself), one per line, tab-separated.",
             discussion: """
@@ -100,6 +103,7 @@ struct TokenCommand: AsyncParsableCommand {
             let store = try await TokenCommand.open(storeOptions)
             let formatter = ISO8601DateFormatter()
             let now = Date()
+            if isatty(STDOUT_FILENO) == 1 { print(Self.header.joined(separator: "\t")) }
             for token in try await store.tokens() {
                 let state = token.revokedAt.map { "revoked " + formatter.string(from: $0) } ?? (token.isExpired(at: now) ? "expired" : "active")
                 print([token.name, formatter.string(from: token.createdAt), state,
@@ -124,6 +128,14 @@ struct TokenCommand: AsyncParsableCommand {
                 FileHandle.standardError.write(Data("token '\(name)' revoked\n".utf8))
             }
         }
+    }
+
+    /// `token 'phone' created for alice, a user: scopes admin (…)`: what the scopes reach, said so
+    /// that `admin` on a plain user's token is not read as an administrator's token.
+    static func created(_ name: String, user: String, isAdmin: Bool, scopes: Set<TokenScope>, until: String) -> String {
+        let reach = isAdmin ? "on every receipt: \(user) is an administrator"
+            : "on what \(user) may see and change only: their own receipts and their groups'; not an administrator's"
+        return "token '\(name)' created for \(user), \(isAdmin ? "an administrator" : "a user"): scopes \(TokenScope.text(scopes))\(until) (\(reach))"
     }
 
     static func open(_ options: StoreOptions) async throws -> any ServerStore {

@@ -38,7 +38,7 @@ struct UserCommand: AsyncParsableCommand {
         @OptionGroup var storeOptions: StoreOptions
 
         func validate() throws {
-            guard Ownership.isValidName(name) else { throw ValidationError("'\(name)': a user name is 1 to 64 characters, without slashes, colons or commas.") }
+            do { try Ownership.checkName(name, "user") } catch let error as ReceiptError { throw ValidationError(error.message + ".") }
         }
 
         func run() async throws {
@@ -47,7 +47,7 @@ struct UserCommand: AsyncParsableCommand {
                 let user = try await store.addUser(name: name, isAdmin: admin, defaultGroup: group, now: Date())
                 let role = user.isAdmin ? "an administrator" : "a user"
                 let group = user.defaultGroup.map { ", uploads shared with \($0)" } ?? ""
-                FileHandle.standardError.write(Data("'\(user.name)' added as \(role)\(group); make a token with `receipts token create --name NAME --user \(user.name)`\n".utf8))
+                FileHandle.standardError.write(Data("'\(user.name)' added as \(role)\(group); make a token with `receipts token create --name NAME --user \(Ownership.shellQuoted(user.name))`\n".utf8))
             }
         }
     }
@@ -63,6 +63,7 @@ struct UserCommand: AsyncParsableCommand {
             try await exitingOnReceiptError {
                 let groups = try await store.groups()
                 let tokens = try await store.tokens().filter { $0.revokedAt == nil }
+                if isatty(STDOUT_FILENO) == 1 { print(["name", "role", "default group", "groups", "receipts", "tokens"].joined(separator: "\t")) }
                 for user in try await store.users() {
                     let memberOf = groups.compactMap { group in group.members[user.name].map { "\(group.name):\($0.rawValue)" } }
                     let owned = try await store.statusCounts(in: .owner(user.name)).values.reduce(0, +)
@@ -135,7 +136,7 @@ struct GroupCommand: AsyncParsableCommand {
         @OptionGroup var storeOptions: StoreOptions
 
         func validate() throws {
-            guard Ownership.isValidName(name) else { throw ValidationError("'\(name)': a group name is 1 to 64 characters, without slashes, colons or commas.") }
+            do { try Ownership.checkName(name, "group") } catch let error as ReceiptError { throw ValidationError(error.message + ".") }
             for member in members {
                 do { _ = try GroupRole.member(member) } catch let error as ReceiptError { throw ValidationError("--member \(error.message).") }
             }
@@ -163,6 +164,7 @@ struct GroupCommand: AsyncParsableCommand {
             let store = try await storeOptions.openStore()
             try await exitingOnReceiptError {
                 let held = Dictionary(grouping: try await store.receipts(ReceiptQuery(), in: .everyone).compactMap(\.ownership.group)) { $0 }
+                if isatty(STDOUT_FILENO) == 1 { print(["name", "members", "receipts"].joined(separator: "\t")) }
                 for group in try await store.groups() {
                     let members = group.members.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value.rawValue)" }
                     print([group.name, members.isEmpty ? "-" : members.joined(separator: ","), String(held[group.name]?.count ?? 0)]

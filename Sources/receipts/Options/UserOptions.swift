@@ -11,7 +11,7 @@ struct FilingUserOptions: ParsableArguments {
     var user: String?
 
     func validate() throws {
-        if let user, !Ownership.isValidName(user) { throw ValidationError("--user '\(user)': not a user name.") }
+        if let user, let problem = Ownership.nameProblem(user) { throw ValidationError("--user \(Ownership.quotedForMessage(user)) is not a user name: \(problem).") }
     }
 
     /// Whose the receipts are: the user named (who must exist), in their default group.
@@ -46,7 +46,7 @@ struct ReadingUserOptions: ParsableArguments {
     var user: String?
 
     func validate() throws {
-        if let user, !Ownership.isValidName(user) { throw ValidationError("--user '\(user)': not a user name.") }
+        if let user, let problem = Ownership.nameProblem(user) { throw ValidationError("--user \(Ownership.quotedForMessage(user)) is not a user name: \(problem).") }
     }
 
     func scope(_ store: any ServerStore) async throws -> Scope {

@@ -134,6 +134,51 @@ struct MailCommandTests {
         #expect(usage.err.contains("the URL holds a password; put it in --password-file instead") && !usage.err.contains("secret"))
     }
 
+    /// `--once --user alice` reads alice's receipts as hers (it stopped at "no receipt with id"
+    /// when it read them as the administrator's), each record names the attachment and its
+    /// message, not the receipt's id; and receipts a run left pending (`--no-work`) are read by the
+    /// next `--once`, not left pending for good.
+    @Test func mailOnceForAUserReadsTheirReceiptsAndNamesTheirFiles() async throws {
+        let dovecot = try await DovecotTestServer.started()
+        defer { dovecot.stop() }
+        try await dovecot.append([try Self.eml("fuel-app-html")])
+        let dir = try TemporaryDirectory()
+        #expect(try await ReceiptsCLI.run(["user", "add", "alice", "--store", dir.storePath]).status == 0)
+        let mail = ["mail", "--imap", dovecot.url(), "--password-file", try passwordFile(dir), "--once", "--user", "alice",
+                    "--store", dir.storePath, "--format", "ndjson"]
+        let first = try await ReceiptsCLI.run(mail, environment: ReceiptsCLI.environment())
+        #expect(first.status == 0, "\(first.err)")
+        let records = try first.ndjson()
+        #expect(records.map { $0["ocrStatus"]?.stringValue } == ["completed"], "\(first.out)")
+        #expect(records.first?["owner"]?.stringValue == "alice")
+        #expect(records.first?["file"]?.stringValue == #""Your Pumpway receipt" from receipts@pumpway.example"#, "\(first.out)")
+
+        // A run that only files (as one killed before reading would) leaves its receipt pending:
+        // the next --once reads it, though its message is not new.
+        try await dovecot.append([try Self.eml("forwarded-phone-photo")])
+        let filed = try await ReceiptsCLI.run(mail + ["--no-work"], environment: ReceiptsCLI.environment())
+        let pending = try filed.ndjson().map { $0["ocrStatus"]?.stringValue }
+        #expect(filed.status == 0 && pending == ["pending"], "\(filed.err)")
+        let next = try await ReceiptsCLI.run(mail, environment: ReceiptsCLI.environment())
+        #expect(next.status == 0, "\(next.err)")
+        let read = try next.ndjson()
+        #expect(read.map { $0["ocrStatus"]?.stringValue } == ["completed"], "\(next.out)")
+        let file = read.first?["file"]?.stringValue ?? ""
+        #expect(file.hasSuffix(#" in "Fwd: Fuel receipt" from jo@fleet.example"#) && UUID(uuidString: file) == nil, "\(file)")
+        #expect(next.err.contains("0 new messages"), "\(next.err)")
+    }
+
+    /// A usage error found once the command runs (a password file that is not there) is exit 2
+    /// with `mail`'s own usage, as every other usage error is, not 64 with the top-level one.
+    @Test func aMissingPasswordFileIsAUsageErrorOfMail() async throws {
+        let dir = try TemporaryDirectory()
+        let result = try await ReceiptsCLI.run(["mail", "--imap", "imaps://me@mail.example/INBOX", "--password-file", "/nonexistent/pw",
+                                                "--once", "--store", dir.storePath], environment: ReceiptsCLI.environment())
+        #expect(result.status == 2, "\(result.status): \(result.err)")
+        #expect(result.err.hasPrefix("receipts: error: --password-file /nonexistent/pw"), "\(result.err)")
+        #expect(result.err.contains("Usage: receipts mail"), "\(result.err)")
+    }
+
     @Test func inboundEmailFilesEachMessageOnceStored() async throws {
         let dir = try TemporaryDirectory()
         let server = try await ServeCommandTests.Server(store: dir.path("serve/receipts.sqlite"))

@@ -129,6 +129,46 @@ struct OwnershipServeTests {
         #expect(try await server.stop())
     }
 
+    /// The same bytes uploaded again are the receipt they were stored as, with its first group and
+    /// metadata: the answer says so (`duplicate`, and what of this upload was `notApplied`) instead
+    /// of silently keeping the first ones. Metadata is given once: a key twice, or metadata both
+    /// in the query and as a multipart part, is refused.
+    @Test func aDuplicateUploadSaysWhatItDidNotApplyAndMetadataIsGivenOnce() async throws {
+        let dir = try TemporaryDirectory()
+        let store = dir.storePath
+        _ = try await cli(["user", "add", "alice"], store)
+        _ = try await cli(["group", "add", "home", "--member", "alice"], store)
+        _ = try await cli(["group", "add", "work", "--member", "alice"], store)
+        let alice = try await cli(["token", "create", "--name", "a", "--user", "alice"], store)
+        let server = try await Server(store: store, arguments: ["--workers", "0"])
+        let bytes = try image("uk-parking.jpg")
+        func upload(_ query: String) async throws -> (Int, JSONValue) {
+            try await server.json("POST", "/v1/receipts?\(query)", body: bytes, headers: bearer(alice, ["Content-Type": "image/jpeg"]))
+        }
+        func metadata(_ text: String) -> String { text.addingPercentEncoding(withAllowedCharacters: .alphanumerics)! }
+        let (status, first) = try await upload("group=home&metadata=\(metadata(#"{"order":"A-1"}"#))")
+        #expect(status == 202 && first["duplicate"] == .bool(false) && first["notApplied"] == nil, "\(first)")
+        let (_, again) = try await upload("group=work&metadata=\(metadata(#"{"order":"B-2"}"#))")
+        #expect(again["receiptId"] == first["receiptId"] && again["duplicate"] == .bool(true), "\(again)")
+        #expect(again["notApplied"] == .array([.string("group"), .string("metadata")]), "\(again)")
+        #expect(again["group"]?.stringValue == "home" && again["metadata"]?["order"]?.stringValue == "A-1", "the first ones are kept")
+        let (_, same) = try await upload("group=home")
+        #expect(same["duplicate"] == .bool(true) && same["notApplied"] == nil, "nothing differs: \(same)")
+
+        let (twice, problem) = try await server.json("POST", "/v1/receipts?metadata=\(metadata(#"{"a":1,"a":2}"#))", body: try image("us-diner.jpg"),
+                                                     headers: bearer(alice, ["Content-Type": "image/jpeg"]))
+        #expect(twice == 400 && problem["detail"]?.stringValue?.contains(#"the key "a" more than once"#) == true, "\(problem)")
+        let boundary = "b-1"
+        var body = Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"metadata\"\r\n\r\n{\"order\":\"C-3\"}\r\n".utf8)
+        body += Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"d.jpg\"\r\nContent-Type: image/jpeg\r\n\r\n".utf8)
+        body += try image("us-diner.jpg") + Data("\r\n--\(boundary)--\r\n".utf8)
+        let (both, refused) = try await server.json("POST", "/v1/receipts?metadata=\(metadata(#"{"order":"C-3"}"#))", body: body,
+                                                    headers: bearer(alice, ["Content-Type": "multipart/form-data; boundary=\(boundary)"]))
+        #expect(both == 400 && refused["detail"]?.stringValue?.contains("metadata is given twice") == true, "\(refused)")
+        #expect(try await cli(["list", "--format", "ndjson"], store).split(separator: "\n").count == 1, "nothing refused was stored")
+        #expect(try await server.stop())
+    }
+
     /// Each correction and confirmation records who made it (user and token): the expense's
     /// history and `confirmedBy`, through the API and in `receipts export`.
     @Test func aConfirmationByAGroupEditorRecordsWhoMadeIt() async throws {

@@ -34,6 +34,27 @@ import Testing
         #expect(try await server.stop())
     }
 
+    /// A request that cannot be read as HTTP — a control byte in a header value, a 1 MB query — is
+    /// answered 400 with a problem document naming what is wrong (not an empty body), like every
+    /// other 4xx; the server goes on serving.
+    @Test func aRequestThatIsNotHTTPIsAProblemDocument() async throws {
+        let dir = try TemporaryDirectory()
+        let server = try await Server(store: dir.storePath, arguments: ["--workers", "0"])
+        let port = try #require(server.base.port)
+        let huge = String(repeating: "a", count: 1 << 20)
+        for (what, head) in [("\\x01 in a header", "GET /v1/receipts HTTP/1.1\r\nHost: 127.0.0.1\r\nReceipts-External-User: u\u{01}42\r\n\r\n"),
+                             ("\\x7f in a header", "GET /v1/receipts HTTP/1.1\r\nHost: 127.0.0.1\r\nReceipts-External-User: u\u{7f}\r\n\r\n"),
+                             ("a 1 MB query", "POST /v1/receipts?metadata=%7B%22a%22%3A%22\(huge)%22%7D HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\r\n")] {
+            let answer = try await RawHTTPClient.send(port: port, head: head, body: Data(), timeout: Int(20 * testTimeScale))
+            #expect(answer.status == 400, "\(what): \(answer.head) \(answer.failure ?? "")")
+            #expect(answer.head.lowercased().contains("content-type: application/problem+json"), "\(what): \(answer.head)")
+            let problem = try? JSONValue.parse(answer.body)
+            #expect(problem?["status"] == .number("400") && (problem?["detail"]?.stringValue?.isEmpty == false), "\(what): \(answer.body)")
+        }
+        #expect(try await server.send("GET", "/healthz").status == 200)
+        #expect(try await server.stop())
+    }
+
     /// A grayscale PNG of `width`×`height` (white, a dark band), compressed.
     static func bigPNG(width: Int32, height: Int32) throws -> Data {
         var pix: UnsafeMutablePointer<PIX>? = pixCreate(width, height, 8)
