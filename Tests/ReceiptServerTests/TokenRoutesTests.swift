@@ -223,9 +223,16 @@ extension LiveRouteTests {
             let expired = try await live.store.createToken(name: "old", user: Ownership.defaultAdmin, scopes: [.admin], expiresAt: now.addingTimeInterval(-60),
                                                            rateLimit: nil, now: now.addingTimeInterval(-3600))
             try await live.run { server in
+                // As the sign-in page does: its form's CSRF token, with the cookie that GET /signin sets.
                 func signIn(_ token: String) async throws -> (status: Int, headers: [String: String], body: Data) {
-                    try await server.send("POST", "/signin", body: Data("token=\(token)".utf8),
-                                          headers: ["Content-Type": "application/x-www-form-urlencoded"])
+                    let form = try await server.send("GET", "/signin")
+                    let page = String(decoding: form.body, as: UTF8.self)
+                    let csrf = try #require(page.range(of: #"name="csrf" value="[^"]+""#, options: .regularExpression)
+                        .map { String(page[$0].split(separator: "\"")[3]) }, "\(page)")
+                    let cookie = try #require(form.headers["set-cookie"]?.split(separator: ";").first.map(String.init), "\(form.headers)")
+                    let encoded = csrf.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? csrf
+                    return try await server.send("POST", "/signin", body: Data("token=\(token)&csrf=\(encoded)".utf8),
+                                                 headers: ["Content-Type": "application/x-www-form-urlencoded", "Cookie": cookie])
                 }
                 #expect(try await signIn(scanner).status == 403)
                 #expect(try await signIn(expired).status == 401)
