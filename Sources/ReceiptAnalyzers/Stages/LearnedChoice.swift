@@ -54,6 +54,8 @@ package struct Choice {
     /// Whether the model's total or date is less likely right than its review threshold; nil when
     /// the rules decided.
     package var flaggedByModel: Bool?
+    /// The rules' tax sums a VAT table of several rates (`TaxFinding.ofSeveralRates`).
+    package var taxOfSeveralRates = false
 
     /// The rules' picks and confidences.
     package static func rules(_ reading: Reading, tax: TaxFinding?, currencyConfidence: Double, categoryConfidence: Double) -> Choice {
@@ -62,7 +64,7 @@ package struct Choice {
                confidence: FieldConfidence(vendor: reading.vendor?.confidence ?? 0, date: reading.date?.confidence ?? 0,
                                            total: reading.total?.confidence ?? 0, tax: tax?.confidence ?? 0,
                                            currency: currencyConfidence, category: categoryConfidence),
-               flaggedByModel: nil)
+               flaggedByModel: nil, taxOfSeveralRates: tax?.ofSeveralRates ?? false)
     }
 
     /// The learned model's choice of total, date, vendor and tax among the candidates, and its
@@ -86,6 +88,9 @@ package struct Choice {
                 choice.vendor = best.value
                 choice.confidence.vendor = p
             case .tax:
+                // A VAT table of several rates: the model chooses one amount, one rate's share at
+                // best; the rules' sum of the table's rows is the tax.
+                if rules.taxOfSeveralRates { continue }
                 // Where the rules found a tax, the model chooses among the amounts; where they found
                 // none, the receipt may print none (a parking ticket, a vehicle-tax notice), so the
                 // model's amount is taken only when more likely right than its floor, or when the

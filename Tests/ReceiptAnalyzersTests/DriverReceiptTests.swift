@@ -1,0 +1,77 @@
+import Foundation
+import Testing
+import ReceiptModel
+@testable import ReceiptAnalyzers
+
+/// The driver's receipts of Europe and the US (issue 46): VAT tables of several rates, a total
+/// and its VAT on one row, garage invoices that break their items down by kind, fuel and charging
+/// named in other languages. The rows are written here as tills and apps print them.
+@Suite struct DriverReceiptTests {
+    func rows(_ text: String) -> [AmountLine] { AmountLine.build(ReceiptDocument(text: text)) }
+
+    func total(_ text: String) -> Decimal? { TotalFinder.find(rows(text))?.value }
+
+    func tax(_ text: String) -> Decimal? {
+        let rows = rows(text)
+        return TaxFinder.find(rows, total: TotalFinder.find(rows)?.value)?.value
+    }
+
+    func category(_ text: String) -> String {
+        CategoryClassifier(taxonomy: .default).classify(ReceiptDocument(text: text), vendor: nil).name
+    }
+
+    // MARK: VAT tables
+
+    @Test func aVatTableOfTwoRatesIsTheSumOfItsRows() {
+        // A German fuel receipt: fuel and a screen wash at 19 %, pretzels at 7 %.
+        let text = """
+        Saeule 5 Super E5
+        22,62 l x 1,799 EUR/l 40,69 A
+        Scheibenreiniger 1l 4,99 A
+        2 x 1,29 Laugenbrezel 2,58 B
+        SUMME EUR 48,26
+        girocard 48,26
+        MwSt-Satz Netto MwSt Brutto
+        A 19,0% 38,39 7,29 45,68
+        B 7,0% 2,41 0,17 2,58
+        Summe 40,80 7,46 48,26
+        """
+        #expect(tax(text) == Decimal(string: "7.46"))
+        // Without the sum row, the rows still add up.
+        #expect(tax(text.replacingOccurrences(of: "Summe 40,80 7,46 48,26", with: "")) == Decimal(string: "7.46"))
+        // A row of one rate printed again elsewhere is still only a part of the tax.
+        #expect(tax(text + "\ndavon MwSt 19% 7,29") == Decimal(string: "7.46"))
+    }
+
+    @Test func aVatAnalysisWhoseFirstRowIsTheZeroRate() {
+        // A UK garage: the MOT outside the scope of VAT, the parts and labour at 20 %; no VAT row
+        // among the totals.
+        let text = """
+        O MOT test (class 4) 1 54.85 54.85
+        S Front brake pads 1 41.60 41.60
+        S Brake fluid 1L 1 9.90 9.90
+        S Labour (hrs) 0.75 60.00 45.00
+        Net total 151.35
+        Invoice total £170.65
+        Paid by Visa £170.65
+        VAT analysis
+        Code Rate Net VAT
+        O 0.00% 54.85 0.00
+        S 20.00% 96.50 19.30
+        """
+        #expect(tax(text) == Decimal(string: "19.30"))
+        // The rows as the title's own: no column heading between.
+        #expect(tax(text.replacingOccurrences(of: "Code Rate Net VAT\n", with: "")) == Decimal(string: "19.30"))
+    }
+
+    @Test func aRowsTaxMisreadByOneDigitIsTheGrossLessTheNet() {
+        // 12,41 net and 14,77 gross at 19 %: the tax is 2,36, whatever digit was misread.
+        let text = "SUMME EUR 14,77\nBAR 14,77\nMwSt Netto MwSt Brutto\nA 19% 12,41 7,36 14,77"
+        #expect(tax(text) == Decimal(string: "2.36"))
+    }
+
+    @Test func aTableOfTheZeroRateAloneIsNoTable() {
+        // Nothing charged at a rate: the rules read the rows as before (none is a tax table's sum).
+        #expect(tax("TOTAL 4.50\nVAT RATE NET VAT\nZ 0.00% 4.50 0.00") == 0)
+    }
+}
