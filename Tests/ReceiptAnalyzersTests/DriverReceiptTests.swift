@@ -74,4 +74,25 @@ import ReceiptModel
         // Nothing charged at a rate: the rules read the rows as before (none is a tax table's sum).
         #expect(tax("TOTAL 4.50\nVAT RATE NET VAT\nZ 0.00% 4.50 0.00") == 0)
     }
+
+    // MARK: a total and its tax on one row
+
+    @Test func theTotalsRowNamingTheTaxIncludedAfterIt() {
+        let uk = "Energy 35.809 kWh @ £0.79/kWh £28.29\nOverstay fee £0.00\nTotal £28.29 incl. VAT £4.72"
+        #expect(total(uk) == Decimal(string: "28.29"))
+        #expect(tax(uk) == Decimal(string: "4.72"))
+        let fr = "GAZOLE 37,06 L x 1,689 62,59\nTOTAL TTC 62,59 EUR dont TVA 10,43 EUR"
+        #expect(total(fr) == Decimal(string: "62.59"))
+        #expect(tax(fr) == Decimal(string: "10.43"))
+        // The total's own label naming the tax is one row as before.
+        #expect(total("TOTAL INCL. GST 6% 9.00") == Decimal(string: "9.00"))
+        #expect(tax("TOTAL INCL. GST 6% 9.00") == Decimal(string: "0.51"))
+    }
+
+    @Test func germanNetAndInvoiceAmounts() {
+        let text = "Nettobetrag 240,35\nzzgl. 19% MwSt 45,67\nRechnungsbetrag EUR 286,02"
+        #expect(total(text) == Decimal(string: "286.02"))
+        #expect(tax(text) == Decimal(string: "45.67"))
+        #expect(rows(text)[0].role == .subtotal)
+    }
 }
