@@ -95,4 +95,26 @@ import ReceiptModel
         #expect(tax(text) == Decimal(string: "45.67"))
         #expect(rows(text)[0].role == .subtotal)
     }
+
+    // MARK: items
+
+    @Test func aBreakdownByKindUnderTheItemsIsNoItem() {
+        let text = """
+        BRAKE PADS FRONT (SET) 1 69.99 69.99
+        BRAKE ROTOR FRONT 2 38.75 77.50
+        LABOR FRONT BRAKES (HR) 1.8 120.00 216.00
+        SHOP SUPPLIES 1 12.00 12.00
+        PARTS 147.49
+        LABOR 216.00
+        SHOP SUPPLIES 12.00
+        SUBTOTAL 375.49
+        SALES TAX 7.5% ON PARTS 11.06
+        TOTAL $386.55
+        """
+        let items = LineItemParser.parse(rows(text))
+        #expect(items.compactMap(\.amount) == ["69.99", "77.50", "216.00", "12.00"].compactMap { Decimal(string: $0) })
+        // Items that happen to add up in two halves with no subtotal or total of that sum stay items.
+        let halves = "TEA 2.00\nCAKE 3.00\nSOUP 4.00\nBREAD 1.00\nTOTAL 12.00"
+        #expect(LineItemParser.parse(rows(halves)).count == 4)
+    }
 }

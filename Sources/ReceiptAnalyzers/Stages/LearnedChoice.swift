@@ -9,6 +9,8 @@ package struct FieldCandidates {
     package var tax: [Candidate]
     /// The line items' candidates, a printed row's amounts sharing its `row`.
     package var items: [ItemCandidate]
+    /// The readings' rows, whose subtotals and totals tell the items from their sum by kind.
+    package var itemRows: [AmountLine] = []
 
     /// The lists of the fields that have one winner a receipt, in `LearnedField`'s order.
     package var all: [[Candidate]] { [total, date, vendor, tax] }
@@ -26,6 +28,7 @@ package struct FieldCandidates {
         vendor = CandidateProposer.vendor(reading, check: checks.vendor)
         self.tax = CandidateProposer.taxes(reading, finding: tax, total: reading.total?.value)
         self.items = items ? CandidateProposer.items(reading) : []
+        itemRows = reading.rows
     }
 
     /// Tesseract's and the neural reader's candidates as one list a field
@@ -33,6 +36,7 @@ package struct FieldCandidates {
     package init(tesseract: FieldCandidates, neural: FieldCandidates, totals: [Candidate], items: [ItemCandidate]) {
         total = totals
         self.items = items
+        itemRows = tesseract.itemRows + neural.itemRows
         date = CandidateProposer.combined(.date, tesseract: tesseract.date, neural: neural.date)
         vendor = CandidateProposer.combined(.vendor, tesseract: tesseract.vendor, neural: neural.vendor)
         tax = CandidateProposer.combined(.tax, tesseract: tesseract.tax, neural: neural.tax)
@@ -108,7 +112,10 @@ package struct Choice {
                 break
             }
         }
-        if let items = model.chooseItems(candidates.items) { choice.lineItems = items.map(\.item.item) }
+        if let items = model.chooseItems(candidates.items) {
+            // The items summed again by kind (parts, labour) under them are no items.
+            choice.lineItems = LineItemParser.withoutBreakdown(items.map(\.item.item), candidates.itemRows)
+        }
         choice.flaggedByModel = flagged
         return choice
     }
