@@ -117,4 +117,20 @@ import ReceiptModel
         let halves = "TEA 2.00\nCAKE 3.00\nSOUP 4.00\nBREAD 1.00\nTOTAL 12.00"
         #expect(LineItemParser.parse(rows(halves)).count == 4)
     }
+
+    // MARK: category
+
+    @Test func chargingAnElectricCarIsFuel() {
+        #expect(category("Voltpad\nLaadbewijs\nEnergie 24,341 kWh x € 0,59 € 14,36\nTotaal incl. btw € 14,71") == "Fuel")
+        #expect(category("Chargeway\nCharging receipt\nEnergy 35.809 kWh @ £0.79/kWh £28.29\nTotal £28.29") == "Fuel")
+        // A household's electricity bill prints kWh without a price at the pump.
+        #expect(category("CITY ENERGY\nUsage 312 kWh\nAmount due 98.20") == "Other")
+    }
+
+    @Test func fuelAndGaragesInOtherLanguages() {
+        #expect(category("STAZIONE SAN ROCCO\nGASOLIO SELF P.4 22% 45,30\nlt 26,82 x 1,689\nTOTALE COMPLESSIVO 45,30") == "Fuel")
+        #expect(category("ESTACION EL PINAR\nPRODUCTO LITROS PRECIO IMPORTE\nGasoleo A 35,73 1,529 54,63") == "Fuel")
+        #expect(category("Sternkreuz\nSaeule 5 Super E5\nSUMME EUR 48,26") == "Fuel")
+        #expect(category("Bergmann GmbH\nÖlfilter 1 12,90\nArbeitslohn Inspektion 1,5 89,00 133,50") == "Maintenance")
+    }
 }
