@@ -133,4 +133,20 @@ import ReceiptModel
         #expect(category("Sternkreuz\nSaeule 5 Super E5\nSUMME EUR 48,26") == "Fuel")
         #expect(category("Bergmann GmbH\nÖlfilter 1 12,90\nArbeitslohn Inspektion 1,5 89,00 133,50") == "Maintenance")
     }
+
+    // MARK: the neural reader's pound sign
+
+    @Test func aPoundReadAsFBeforeASentencesStop() {
+        let words = ["Insurance", "Premium", "Tax", "of", "f67.70."].enumerated().map { i, w in
+            OCRWord(text: w, confidence: 90, box: BoundingBox(x: 10 + 120 * i, y: 10, width: 100, height: 20))
+        }
+        let ocr = OCRResult(text: "Insurance Premium Tax of f67.70.", lines: [OCRLine(words: words)], meanConfidence: 90,
+                            imageWidth: 800, imageHeight: 100, sourceWidth: 800, sourceHeight: 100)
+        let mended = NeuralSymbols.mend(ocr)
+        #expect(mended.text == "Insurance Premium Tax of £67.70.")
+        #expect(mended.lines[0].words.last?.text == "£67.70.")
+        // A word that only starts with f is left alone.
+        #expect(NeuralSymbols.mend(OCRResult(text: "fuel 12.50", lines: [], meanConfidence: 90, imageWidth: 1, imageHeight: 1,
+                                             sourceWidth: 1, sourceHeight: 1)).text == "fuel 12.50")
+    }
 }
