@@ -56,14 +56,23 @@ extension Taxonomy {
                             "bhpetrol", "petron", "aral", "agip", "repsol", "adblue",
                             // German, French, Spanish, Italian, Dutch
                             "kraftstoff", "benzin", "tankstelle", "gazole", "gasoil", "sans plomb", "carburant",
-                            "gasolina", "gasoleo", "gasóleo", "benzina", "carburante", "brandstof"],
+                            "gasolina", "gasoleo", "gasóleo", "benzina", "carburante", "brandstof", "gasolio",
+                            "litros", "litri", "super e5", "super e10",
+                            // Charging an electric car
+                            "charging", "charge point", "chargepoint", "laadpaal", "ladestation"],
                  // A pump's volume: 5 litres or more with 2–3 decimals ("42.31 L"), gallons to the
                  // thousandth ("12.503 Gal"), or any volume at a unit price ("4.20 L @ 1.459");
                  // not a bottle on a grocery receipt ("WATER 1.5L", "MILK 2.27L").
                  patterns: [#"\bpump\s*(no\.?|#)?\s*\d+"#,
                             #"(?<![\d.,])(?:[5-9]|[1-9]\d{1,2})[.,]\d{2,3}\s*(?:l|ltr|litres?|liters?)\b"#,
                             #"(?<![\d.,])\d{1,3}[.,]\d{3}\s*(?:gal|gallons?)\b"#,
-                            #"\d[.,]\d+\s*(?:l|ltr|litres?|liters?|gal|gallons?)\s*(?:@|x|×|\*)"#],
+                            #"\d[.,]\d+\s*(?:l|ltr|litres?|liters?|gal|gallons?)\s*(?:@|x|×|\*)"#,
+                            // "lt 26,82 x 1,689": the unit before the volume
+                            #"\b(?:l|lt|ltr)\s+\d{1,3}[.,]\d{2,3}\s*(?:@|x|×|\*)"#,
+                            // A pump in German, French, Spanish, Italian ("Saeule 5", "Pompe 6")
+                            #"\b(?:s(?:ae|ä)ule|zapfs(?:ae|ä)ule|pompe|surtidor|erogatore|pomp)\s*(?:nr\.?|n°|no\.?)?\s*\d{1,2}\b"#,
+                            // Energy at a price a kWh, charged at a charging point ("24,341 kWh x € 0,59")
+                            #"\d[.,]\d+\s*kwh\s*(?:@|x|×|\*)"#],
                  taxDeductiblePercentage: 100),
         Category(name: "Insurance",
                  keywords: ["insurance", "premium", "policy", "cover", "insurer", "underwriter", "policy number",
@@ -78,7 +87,7 @@ extension Taxonomy {
                             "spares", "autospares", "auto parts", "autoparts", "car parts", "headlamp", "headlight",
                             "bulb", "bulbs", "engine oil", "motor oil", "spark plug", "spark plugs", "coolant",
                             "antifreeze", "oil filter", "air filter", "wiper blade", "wiper blades",
-                            "inspektion", "werkstatt", "reifen", "ölwechsel", "bremsen", "entretien", "vidange",
+                            "inspektion", "werkstatt", "reifen", "ölwechsel", "bremsen", "ölfilter", "luftfilter", "arbeitslohn", "autohaus", "entretien", "vidange",
                             "pneus", "pneumatiques", "neumaticos", "neumáticos", "tagliando", "officina",
                             "onderhoud", "banden",
                             // Malay and Indonesian

@@ -35,7 +35,7 @@ package enum AmountRole: Sendable, Hashable {
         "JUMLAH", "JUMLAH BESAR", "TOTAL SALES", "TOTAL INCL", "TOTAL INCLUSIVE", "TOTAL INCLUDING", "TOTAAL",
         "TE BETALEN", "TOTALE", "IMPORTE", "MONTANT", "A PAYER", "BETRAG", "ZU ZAHLEN", "TOTAL A PAGAR",
         "TOTAL EUROS", "TOTAL EUR", "TOTAL RM", "TOTAL USD", "TOTAL GBP", "NETT AMOUNT", "NETT", "TOTAL NETT",
-        "PAYABLE", "GRANDTOTAL", "TOTAL TO PAY", "TOTAL AFTER", "AFTER ROUNDING", "AFTER ADJ", "INVOICE TOTAL", "BILL TOTAL", "TOTAL BILL", "AMOUNT TENDERED DUE",
+        "PAYABLE", "GRANDTOTAL", "TOTAL TO PAY", "RECHNUNGSBETRAG", "ENDBETRAG", "BRUTTOBETRAG", "GESAMTSUMME", "TOTAL AFTER", "AFTER ROUNDING", "AFTER ADJ", "INVOICE TOTAL", "BILL TOTAL", "TOTAL BILL", "AMOUNT TENDERED DUE",
     ]
     package static let changeWords: PhraseList = ["CHANGE", "CHG", "KEMBALI", "BAKI", "CHANGE DUE", "RUCKGELD", "RENDU", "CAMBIO",
                               "WISSELGELD", "VUELTO", "CHANGE AMOUNT"]
@@ -44,7 +44,7 @@ package enum AmountRole: Sendable, Hashable {
     package static let subtotalWords: PhraseList = ["SUBTOTAL", "SUB TOTAL", "SUB TTL", "SUBTTL", "SUB TOT", "SUBTOT", "TOTAL EXCL",
                                 "EXCLUDING", "EXCL", "EXCLUSIVE", "BEFORE TAX", "PRE TAX", "NETTO", "TOTAL EXCLUDING",
                                 "ZWISCHENSUMME", "SOUS TOTAL", "NET SALES", "NETT SALES", "TOTAL HT", "BASE",
-                                "TOTAL BEFORE", "AMOUNT BEFORE", "SUBTL"]
+                                "TOTAL BEFORE", "AMOUNT BEFORE", "SUBTL", "NETTOBETRAG", "NETTOSUMME"]
     package static let quantityWords: PhraseList = ["QTY", "QUANTITY", "ITEMS", "ITEM", "ITEM S", "PCS", "UNITS", "NO OF", "COUNT",
                                 "ARTICLES", "ARTIKEL", "TOTAL QTY", "ITEMS SOLD", "ITEM COUNT", "ITEMCOUNT"]
     package static let discountWords: PhraseList = ["DISCOUNT", "DISC", "SAVING", "SAVINGS", "SAVED", "YOU SAVE", "VOUCHER", "COUPON",
@@ -127,7 +127,7 @@ package struct AmountLine: Sendable {
     ///   amounts are whole numbers, and a bare number on a total's row is whole, not cents.
     package static func build(_ document: ReceiptDocument, wholeUnits: Bool = false) -> [AmountLine] {
         var result: [AmountLine] = []
-        for line in document.lines {
+        for line in document.lines.flatMap({ splitTotalAndTax($0, wholeUnits: wholeUnits) }) {
             let amounts = AmountParser.amounts(in: line.text, wholeUnits: wholeUnits)
             var label = LabelText(labelPart(of: line.text, without: amounts))
             let role = AmountRole.classify(label)
@@ -198,6 +198,32 @@ package struct AmountLine: Sendable {
             }
         }
         return result
+    }
+
+    /// Currency marks printed after an amount (`62,59 EUR`).
+    private static let trailingCurrency: Set<String> = ["EUR", "GBP", "USD", "CHF", "€", "£", "$", "RM"]
+
+    /// "Total £28.29 incl. VAT £4.72", "TOTAL TTC 62,59 EUR dont TVA 10,43 EUR": a total's row that
+    /// names the tax after the total's amount prints two rows on one, the total and then the tax
+    /// included in it. Split there (both halves keep the row's index), so that each amount takes its
+    /// own label's role. `TOTAL INCL. GST 6% 9.00`, the tax named before the one amount, stays a row.
+    static func splitTotalAndTax(_ line: ReceiptLine, wholeUnits: Bool) -> [ReceiptLine] {
+        let amounts = AmountParser.amounts(in: line.text, wholeUnits: wholeUnits)
+        guard amounts.count >= 2, amounts[0].tokenIndex > 0 else { return [line] }
+        let tokens = line.text.split(whereSeparator: \.isWhitespace).map(String.init)
+        guard AmountRole.classify(LabelText(tokens[..<amounts[0].tokenIndex].joined(separator: " "))).totalStrength >= 7
+        else { return [line] }
+        var cut = amounts[0].tokenIndex + amounts[0].tokenCount
+        while cut < amounts[1].tokenIndex, trailingCurrency.contains(tokens[cut].uppercased()) { cut += 1 }
+        guard cut < amounts[1].tokenIndex,
+              LabelText(tokens[cut..<amounts[1].tokenIndex].joined(separator: " ")).hasAny(AmountRole.taxWords) else { return [line] }
+        func part(_ range: Range<Int>) -> ReceiptLine {
+            let words = line.words.count == tokens.count ? Array(line.words[range]) : []
+            let box = words.dropFirst().reduce(words.first?.box) { $0?.union($1.box) } ?? line.box
+            return ReceiptLine(index: line.index, text: tokens[range].joined(separator: " "), words: words,
+                               confidence: line.confidence, box: box)
+        }
+        return [part(0..<cut), part(cut..<tokens.count)]
     }
 
     /// `RM8` → `8`, `$12` → `12` (for amounts whose decimal point was read as a space).

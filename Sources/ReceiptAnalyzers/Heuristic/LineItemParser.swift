@@ -11,11 +11,28 @@ package enum LineItemParser {
     /// with a positive amount and a description of three letters or more.
     package static func parse(_ rows: [AmountLine]) -> [LineItem] {
         guard let block = block(rows) else { return [] }
-        return block.compactMap { i in
+        let items = block.compactMap { i -> LineItem? in
             guard !rows[i].borrowed, let item = item(from: rows[i], above: i > 0 ? rows[i - 1] : nil), (item.amount ?? 0) > 0,
                   item.description.filter(\.isLetter).count >= 3 else { return nil }
             return item
         }
+        return withoutBreakdown(items, rows)
+    }
+
+    /// "PARTS 147.49 / LABOR 216.00 / SHOP SUPPLIES 12.00" above "SUBTOTAL 375.49": the items once
+    /// more, summed by kind. The last items that add up to what the items above them add up to,
+    /// and to a subtotal or total printed, are such a breakdown, not items.
+    static func withoutBreakdown(_ items: [LineItem], _ rows: [AmountLine]) -> [LineItem] {
+        guard items.count >= 4 else { return items }
+        let sums = rows.filter { $0.role == .subtotal || $0.role.totalStrength > 0 }.flatMap { $0.amounts.map(\.value) }
+        let amounts = items.map { $0.amount ?? 0 }
+        for k in 2...(items.count / 2) {
+            let tail = amounts.suffix(k).reduce(0, +), head = amounts.dropLast(k).reduce(0, +)
+            if tail > 0, TotalFinder.close(tail, head), sums.contains(where: { TotalFinder.close($0, tail) }) {
+                return Array(items.dropLast(k))
+            }
+        }
+        return items
     }
 
     /// The rows of the items' block: from the first row with an amount to the last before the first

@@ -6,6 +6,9 @@ package struct TaxFinding: Sendable, Equatable {
     package var confidence: Double
     /// True when computed from a printed rate and the total (nothing printed as the tax amount).
     package var computed: Bool
+    /// True when it sums a VAT table's rows of several rates (`taxTable`): no one amount of those
+    /// rows is the tax.
+    package var ofSeveralRates = false
 }
 
 /// Finds the tax: VAT, GST, SST, TAX, SALES TAX, MwSt/USt, TVA, IVA, BTW rows.
@@ -25,6 +28,7 @@ package enum TaxFinder {
     private struct Candidate {
         var value: Decimal; var rate: Decimal?; var summary: Bool; var line: Int; var consistent: Bool
         var repaired = false
+        var ofSeveralRates = false
     }
 
     package static func find(_ rows: [AmountLine], total: Decimal?) -> TaxFinding? {
@@ -90,6 +94,7 @@ package enum TaxFinder {
         var taxRows = TaxRows()
         let rows = context.rows
         for (index, row) in rows.enumerated() {
+            if let table = taxTable(under: index, rows) { taxRows.candidates.append(table) }
             let label = row.label
             let isTaxRow = label.hasAny(AmountRole.taxWords) || label.compact.hasSuffix("TAX") || misreadTaxLabel(label)
             guard isTaxRow else {
@@ -260,7 +265,7 @@ package enum TaxFinder {
     /// The first amount the arithmetic confirms.
     private static func consistentAmount(_ taxRows: TaxRows, _ context: Context) -> TaxFinding? {
         guard let c = taxRows.candidates.first(where: { $0.consistent }) else { return nil }
-        return TaxFinding(value: c.value, confidence: 0.85, computed: false)
+        return TaxFinding(value: c.value, confidence: 0.85, computed: false, ofSeveralRates: c.ofSeveralRates)
     }
 
     /// "FOOD TOTAL 105.00 / SVC CHG TOTAL 18.90 / TAX 5525 / TOTAL DUE 129.15": a tax read without
@@ -380,6 +385,42 @@ package enum TaxFinder {
                     return Candidate(value: v, rate: rate, summary: false, line: row.line.index, consistent: true)
                 }
             }
+        }
+        return nil
+    }
+
+    /// A VAT table: under a heading that names the tax (`MwSt-Satz Netto MwSt Brutto`, `VAT
+    /// analysis`), one row per rate (`A 19,0% 38,39 7,29 45,68`, `O 0.00% 54.85 0.00`), each with
+    /// the tax at its rate on another of its amounts. The tax is the sum of the rows' (a 0 % row adds
+    /// nothing); a table needs a rate above 0. A row whose printed tax does not fit (a digit misread)
+    /// takes its gross less its net when that is the tax at its rate (`19% 12,41 7,36 14,77`: 2,36).
+    private static func taxTable(under heading: Int, _ rows: [AmountLine]) -> Candidate? {
+        let head = rows[heading]
+        guard head.label.hasAny(AmountRole.taxWords), head.amounts.isEmpty || head.borrowed, head.rate == nil else { return nil }
+        var sum: Decimal = 0, rates: [Decimal] = []
+        var j = heading + 1
+        while j < rows.count, let rate = rows[j].rate, rate >= 0, rate < 30, rows[j].amounts.count >= 2,
+              [.other, .tax].contains(rows[j].role) {
+            guard let tax = taxOfTableRow(rows[j].amounts.map(\.value), rate: rate) else { return nil }
+            sum += tax
+            rates.append(rate)
+            j += 1
+        }
+        guard rates.contains(where: { $0 > 0 }) else { return nil }
+        return Candidate(value: sum, rate: rates.count == 1 ? rates[0] : nil, summary: rates.count > 1,
+                         line: head.line.index, consistent: true, ofSeveralRates: rates.count > 1)
+    }
+
+    /// The tax of one row of a VAT table at `rate`: an amount that is the tax on another, or the
+    /// gross less the net where that is.
+    private static func taxOfTableRow(_ values: [Decimal], rate: Decimal) -> Decimal? {
+        if rate == 0 { return values.contains(0) ? 0 : nil }
+        if let v = values.sorted().first(where: { v in v > 0 && values.contains { $0 > v && isTax(v, of: $0, rate: rate) } }) {
+            return v
+        }
+        guard values.count >= 3 else { return nil }
+        for net in values where net > 0 {
+            for gross in values where gross > net && TotalFinder.close(gross - net, net.tax(addedAt: rate)) { return gross - net }
         }
         return nil
     }

@@ -9,6 +9,8 @@ package struct FieldCandidates {
     package var tax: [Candidate]
     /// The line items' candidates, a printed row's amounts sharing its `row`.
     package var items: [ItemCandidate]
+    /// The readings' rows, whose subtotals and totals tell the items from their sum by kind.
+    package var itemRows: [AmountLine] = []
 
     /// The lists of the fields that have one winner a receipt, in `LearnedField`'s order.
     package var all: [[Candidate]] { [total, date, vendor, tax] }
@@ -27,6 +29,7 @@ package struct FieldCandidates {
         self.tax = CandidateProposer.taxes(reading, finding: tax, total: reading.total?.value,
                                            currency: reading.currency?.code ?? options.defaultCurrency)
         self.items = items ? CandidateProposer.items(reading) : []
+        itemRows = reading.rows
     }
 
     /// Tesseract's and the neural reader's candidates as one list a field
@@ -34,6 +37,7 @@ package struct FieldCandidates {
     package init(tesseract: FieldCandidates, neural: FieldCandidates, totals: [Candidate], items: [ItemCandidate]) {
         total = totals
         self.items = items
+        itemRows = tesseract.itemRows + neural.itemRows
         date = CandidateProposer.combined(.date, tesseract: tesseract.date, neural: neural.date)
         vendor = CandidateProposer.combined(.vendor, tesseract: tesseract.vendor, neural: neural.vendor)
         tax = CandidateProposer.combined(.tax, tesseract: tesseract.tax, neural: neural.tax)
@@ -55,6 +59,8 @@ package struct Choice {
     /// The fields whose chosen value the model finds less likely right than its review threshold
     /// (the total, the date, and the tax where the receipt prints one); nil when the rules decided.
     package var flaggedByModel: [String]?
+    /// The rules' tax sums a VAT table of several rates (`TaxFinding.ofSeveralRates`).
+    package var taxOfSeveralRates = false
 
     /// The rules' picks and confidences.
     package static func rules(_ reading: Reading, tax: TaxFinding?, currencyConfidence: Double, categoryConfidence: Double) -> Choice {
@@ -63,7 +69,7 @@ package struct Choice {
                confidence: FieldConfidence(vendor: reading.vendor?.confidence ?? 0, date: reading.date?.confidence ?? 0,
                                            total: reading.total?.confidence ?? 0, tax: tax?.confidence ?? 0,
                                            currency: currencyConfidence, category: categoryConfidence),
-               flaggedByModel: nil)
+               flaggedByModel: nil, taxOfSeveralRates: tax?.ofSeveralRates ?? false)
     }
 
     /// The learned model's choice of total, date, vendor and tax among the candidates, and its
@@ -88,6 +94,12 @@ package struct Choice {
                 choice.vendor = best.value
                 choice.confidence.vendor = p
             case .tax:
+                // A VAT table of several rates: the model chooses one amount, one rate's share at
+                // best; the rules' sum of the table's rows is the tax.
+                if rules.taxOfSeveralRates {
+                    taxProbability = rules.confidence.tax
+                    continue
+                }
                 // Where the rules found a tax, the model chooses among the amounts; where they found
                 // none, the receipt may print none (a parking ticket, a vehicle-tax notice), so the
                 // model's amount is taken only when more likely right than its floor, or when the
@@ -106,7 +118,10 @@ package struct Choice {
                 break
             }
         }
-        if let items = model.chooseItems(candidates.items) { choice.lineItems = items.map(\.item.item) }
+        if let items = model.chooseItems(candidates.items) {
+            // The items summed again by kind (parts, labour) under them are no items.
+            choice.lineItems = LineItemParser.withoutBreakdown(items.map(\.item.item), candidates.itemRows)
+        }
         // A receipt that prints a tax is left alone only when its tax is as sure as its threshold:
         // none taken where one is printed, or one less likely right, asks for a look.
         if model.reviewsTax, choice.tax != nil || candidates.tax.contains(where: model.showsTax) {
