@@ -132,6 +132,23 @@ extension Components {
             }
             /// - Remark: Generated from `#/components/schemas/Analysis/confidence`.
             public var confidence: Components.Schemas.Analysis.ConfidencePayload
+            /// - Remark: Generated from `#/components/schemas/Analysis/ReviewPayload`.
+            @frozen public enum ReviewPayloadPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case total = "total"
+                case date = "date"
+                case vendor = "vendor"
+                case tax = "tax"
+            }
+            /// The fields a person should look at (total, date, vendor, tax, in that order); empty when confidence.needsReview is false
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/Analysis/review`.
+            public typealias ReviewPayload = [Components.Schemas.Analysis.ReviewPayloadPayload]
+            /// The fields a person should look at (total, date, vendor, tax, in that order); empty when confidence.needsReview is false
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/Analysis/review`.
+            public var review: Components.Schemas.Analysis.ReviewPayload?
             /// - Remark: Generated from `#/components/schemas/Analysis/analyzer`.
             public var analyzer: Swift.String
             /// The words each field was read from (vendor, date, total, tax, currency), each with its box [x, y, width, height] in the pixels of the image OCR ran on (imageWidth × imageHeight; for a PDF, its pages one below the other at one scale, as wide as the widest)
@@ -233,6 +250,7 @@ extension Components {
             ///   - category:
             ///   - lineItems:
             ///   - confidence:
+            ///   - review: The fields a person should look at (total, date, vendor, tax, in that order); empty when confidence.needsReview is false
             ///   - analyzer:
             ///   - sources: The words each field was read from (vendor, date, total, tax, currency), each with its box [x, y, width, height] in the pixels of the image OCR ran on (imageWidth × imageHeight; for a PDF, its pages one below the other at one scale, as wide as the widest)
             public init(
@@ -244,6 +262,7 @@ extension Components {
                 category: Swift.String? = nil,
                 lineItems: Components.Schemas.Analysis.LineItemsPayload,
                 confidence: Components.Schemas.Analysis.ConfidencePayload,
+                review: Components.Schemas.Analysis.ReviewPayload? = nil,
                 analyzer: Swift.String,
                 sources: Components.Schemas.Analysis.SourcesPayload? = nil
             ) {
@@ -255,6 +274,7 @@ extension Components {
                 self.category = category
                 self.lineItems = lineItems
                 self.confidence = confidence
+                self.review = review
                 self.analyzer = analyzer
                 self.sources = sources
             }
@@ -267,6 +287,7 @@ extension Components {
                 case category
                 case lineItems
                 case confidence
+                case review
                 case analyzer
                 case sources
             }
