@@ -21,6 +21,22 @@ enum NeuralTestSupport {
         return (models, engine)
     }
 
+    /// The same with PP-OCRv4 for the page and v6 small for its header band (`--neural-header-models`).
+    private static let sharedWithHeader = Result { () throws -> (NeuralModels, OCREngine) in
+        let configuration = NeuralConfiguration(directory: directory, modelSet: .ppocrV4, headerModelSet: .ppocrV6Small)
+        let models = try NeuralModels(configuration: configuration, streams: 2, logger: TestSupport.logger)
+        let engine = try OCREngine(threads: 2, neural: models, logger: TestSupport.logger)
+        Task.detached { try await engine.run() }
+        return (models, engine)
+    }
+
+    static func headerModels() throws -> NeuralModels { try sharedWithHeader.get().0 }
+
+    static func headerSession(_ name: String) throws -> OCRSession {
+        let path = ReceiptsCLI.testReceipt(name)
+        return try sharedWithHeader.get().1.session(imageData: try Data(contentsOf: URL(fileURLWithPath: path)), file: path)
+    }
+
     static func models() throws -> NeuralModels { try shared.get().0 }
     static func engine() throws -> OCREngine { try shared.get().1 }
 
@@ -122,19 +138,25 @@ struct NeuralReaderTests {
         }
         #expect(counts.allSatisfy { $0 > 10 })
         #expect(NeuralModels.compiledNetworks == compiled, "reading loads nothing: the networks were compiled once")
-        #expect(NeuralModels.compiledNetworks == 4, "one detector and one recognizer for the page, one of each for its header band, in the whole process")
+        #expect(models.header == nil, "the default reads no header band again")
         #expect(models.requestsMade <= 2 * (try NeuralTestSupport.engine().threads), "a thread's requests are made once and kept")
         #expect(models.requestsMade >= 2)
-        let header = try #require(models.header)
-        #expect(header.requestsMade <= 2 * (try NeuralTestSupport.engine().threads) && header.requestsMade >= 2)
+        // With a header set: one detector and one recognizer more, their requests made once a thread too.
+        let withHeader = try NeuralTestSupport.headerModels()
+        let before = NeuralModels.compiledNetworks
+        _ = try await NeuralTestSupport.headerSession("uk-fuel-diesel.png").neuralReading()
+        _ = try await NeuralTestSupport.headerSession("us-diner.jpg").neuralReading()
+        #expect(NeuralModels.compiledNetworks == before, "reading with a header set loads nothing either")
+        let header = try #require(withHeader.header)
+        #expect(header.requestsMade <= 2 * (try NeuralTestSupport.engine().threads) && header.requestsMade >= 1)
     }
 
     /// The header band (the rows above the first priced row) is read again by the header's model
     /// set, whose rows take the page set's place there; the rows below are the page set's.
     @Test func theHeaderBandIsReadAgainByTheHeaderSet() async throws {
-        let models = try NeuralTestSupport.models()
+        let models = try NeuralTestSupport.headerModels()
         #expect(models.configuration.modelSet == .ppocrV4 && models.header?.configuration.modelSet == .ppocrV6Small)
-        let (reading, timing) = try await NeuralTestSupport.session("uk-fuel-diesel.png").neuralReadingTimed()
+        let (reading, timing) = try await NeuralTestSupport.headerSession("uk-fuel-diesel.png").neuralReadingTimed()
         #expect(timing.header > .zero, "the header band was read again")
         #expect(reading.text.contains("KESTREL") && reading.text.contains("90.70"), "\(reading.text)")
         let tops = reading.lines.map(\.box.y)

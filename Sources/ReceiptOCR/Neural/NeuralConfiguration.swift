@@ -4,6 +4,9 @@ import Foundation
 public struct NeuralConfiguration: Sendable, Equatable {
     /// The folder `make neural` fills: `lib/` (the OpenVINO runtime) and one folder a model set.
     public var directory: String
+    /// PP-OCRv4's detector with PP-OCRv6 small's recognizer by default: of the three ways to use
+    /// v6 small measured (docs/neural-reader.md), the best held out on vendors, dates and taxes,
+    /// and the cheapest in memory.
     public var modelSet: NeuralModelSet
     /// The model set that reads the page's header band again (the rows above its first priced row,
     /// where the shop's name is printed in logos and display type), its rows taking the place of
@@ -36,7 +39,7 @@ public struct NeuralConfiguration: Sendable, Equatable {
     /// Feed the models the page in gray (replicated to three channels) even when it is in colour.
     public var grayInput: Bool
 
-    public init(directory: String, modelSet: NeuralModelSet = .ppocrV4, headerModelSet: NeuralModelSet? = .ppocrV6Small, detectorMinimumSide: Int = 736,
+    public init(directory: String, modelSet: NeuralModelSet = .ppocrV4DetectorV6SmallRecognizer, headerModelSet: NeuralModelSet? = nil, detectorMinimumSide: Int = 736,
                 detectorMaximumSide: Int = 2000, detectorMaximumPixels: Int = 800_000, batchSize: Int = 8, recognizerMinimumWidth: Int = 320, recognizerBatchWidth: Int = .max,
                 grayInput: Bool = false) {
         self.directory = directory
