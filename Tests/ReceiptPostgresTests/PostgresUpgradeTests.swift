@@ -143,7 +143,11 @@ struct PostgresUpgradeTests {
             try await server.psql(database, "SELECT pg_advisory_lock(\(PostgresSchema.migrationLock)); SELECT pg_sleep(\(held));")
         }
         let deadline = Date().addingTimeInterval(10 * testTimeScale)
-        while try await server.psql(database, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted")
+        // pg_locks is the whole server's: only this database's lock counts (other tests migrate theirs meanwhile).
+        while try await server.psql(database, """
+            SELECT count(*) FROM pg_locks l JOIN pg_database d ON d.oid = l.database
+            WHERE l.locktype = 'advisory' AND l.granted AND d.datname = current_database()
+            """)
                 .trimmingCharacters(in: .whitespacesAndNewlines) != "1" {
             try #require(Date() < deadline, "the other session never took the lock")
             try await Task.sleep(for: .milliseconds(50))

@@ -6,7 +6,8 @@ import ReceiptRemoteAnalyzers
 
 @Suite struct AnalysisSchemaTests {
     @Test func schemaFieldsAreTheAnalysisContractsFields() throws {
-        let contractKeys = try #require(ReceiptAnalysis(analyzer: "x").json.objectValue).map(\.0).filter { $0 != "analyzer" }
+        // `review` is decided from the confidences (ReviewDecision), not asked of a remote analyzer.
+        let contractKeys = try #require(ReceiptAnalysis(analyzer: "x").json.objectValue).map(\.0).filter { $0 != "analyzer" && $0 != "review" }
         #expect(AnalysisField.all.map(\.key) == contractKeys)
         let itemKeys = try #require(LineItem(description: "x").json.objectValue).map(\.0)
         #expect(AnalysisField.lineItemFields.map(\.key) == itemKeys)
