@@ -114,8 +114,8 @@ extension ReceiptAnalysis {
             ("category", .optionalString(category)),
             ("lineItems", .array(lineItems.map { $0.json(currency: currency) })),
             ("confidence", confidence.json),
-            ("review", .array(review.map(JSONValue.string))),
             ("analyzer", .string(analyzer)),
+            ("review", .array(review.map(JSONValue.string))),
         ]
         // One pass is the usual case and goes unsaid.
         if let ocrPasses, ocrPasses > 1 { pairs.append(("ocrPasses", .int(ocrPasses))) }

@@ -199,7 +199,7 @@ struct NeuralReaderTests {
         try handle.close()
 
         let error = #expect(throws: ReceiptError.self) {
-            _ = try NeuralModels(configuration: NeuralConfiguration(directory: dir.url.path), streams: 1, logger: TestSupport.logger)
+            _ = try NeuralModels(configuration: NeuralConfiguration(directory: dir.url.path, modelSet: set), streams: 1, logger: TestSupport.logger)
         }
         #expect(error?.code == .neuralModelCorrupt)
         let line = error.map(String.init(describing:)) ?? ""

@@ -84,6 +84,19 @@ final class LiveServer: Sendable {
             }
             return (Int(response.status.code), answer, Data(response.body.readableBytesView))
         }
+
+        /// Signs in with an API token as the sign-in page does: its form's CSRF token, with the
+        /// cookie GET /signin sets.
+        func signIn(token: String) async throws -> (status: Int, headers: [String: String], body: Data) {
+            let form = try await send("GET", "/signin")
+            let page = String(decoding: form.body, as: UTF8.self)
+            let csrf = try #require(page.range(of: #"name="csrf" value="[^"]+""#, options: .regularExpression)
+                .map { String(page[$0].split(separator: "\"")[3]) }, "\(page)")
+            let cookie = try #require(form.headers["set-cookie"]?.split(separator: ";").first.map(String.init), "\(form.headers)")
+            let encoded = csrf.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? csrf
+            return try await send("POST", "/signin", body: Data("token=\(token)&csrf=\(encoded)".utf8),
+                                  headers: ["Content-Type": "application/x-www-form-urlencoded", "Cookie": cookie])
+        }
     }
 
     /// Polls `check` every 0.2 s until it holds (true) or `timeout` seconds pass (false).

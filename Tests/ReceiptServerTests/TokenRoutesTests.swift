@@ -197,8 +197,7 @@ extension LiveRouteTests {
             let bobs = try await live.store.createToken(name: "bob", user: "bob", scopes: [.admin], expiresAt: nil, rateLimit: nil, now: now)
             let admins = try await live.store.insert(Receipt(filePath: "admins.jpg", contentHash: "h"), imagePath: nil, deduplicate: true).receipt
             try await live.run { server in
-                let signedIn = try await server.send("POST", "/signin", body: Data("token=\(bobs)".utf8),
-                                                     headers: ["Content-Type": "application/x-www-form-urlencoded"])
+                let signedIn = try await server.signIn(token: bobs)
                 let cookie = try #require(signedIn.headers["set-cookie"]?.split(separator: ";").first.map(String.init), "\(signedIn.headers)")
                 for id in [admins.id.uuidString.lowercased(), Self.uuid] {
                     let answer = try await server.send("GET", "/review/\(id)", headers: ["Cookie": cookie])
@@ -223,16 +222,8 @@ extension LiveRouteTests {
             let expired = try await live.store.createToken(name: "old", user: Ownership.defaultAdmin, scopes: [.admin], expiresAt: now.addingTimeInterval(-60),
                                                            rateLimit: nil, now: now.addingTimeInterval(-3600))
             try await live.run { server in
-                // As the sign-in page does: its form's CSRF token, with the cookie that GET /signin sets.
                 func signIn(_ token: String) async throws -> (status: Int, headers: [String: String], body: Data) {
-                    let form = try await server.send("GET", "/signin")
-                    let page = String(decoding: form.body, as: UTF8.self)
-                    let csrf = try #require(page.range(of: #"name="csrf" value="[^"]+""#, options: .regularExpression)
-                        .map { String(page[$0].split(separator: "\"")[3]) }, "\(page)")
-                    let cookie = try #require(form.headers["set-cookie"]?.split(separator: ";").first.map(String.init), "\(form.headers)")
-                    let encoded = csrf.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? csrf
-                    return try await server.send("POST", "/signin", body: Data("token=\(token)&csrf=\(encoded)".utf8),
-                                                 headers: ["Content-Type": "application/x-www-form-urlencoded", "Cookie": cookie])
+                    try await server.signIn(token: token)
                 }
                 #expect(try await signIn(scanner).status == 403)
                 #expect(try await signIn(expired).status == 401)

@@ -55,7 +55,13 @@ struct ServeTLSTests {
         let plain = try await Self.curl([url.replacingOccurrences(of: "https://", with: "http://") + "/healthz"])
         #expect(plain.exit != 0 && plain.status == 0, "\(plain.output)")
         // Over HTTPS the review page's session cookie is Secure: a browser never sends it over plain HTTP.
-        let signIn = try await Self.curl(["--cacert", certificate.ca, "-H", "Origin: \(url)", "--data-urlencode", "token=\(token)", url + "/signin"])
+        // As the sign-in page does: its form's CSRF token, with the cookie its GET sets.
+        let jar = dir.path("cookies.txt")
+        let form = try await Self.curl(["--cacert", certificate.ca, "-c", jar, url + "/signin"])
+        let csrf = try #require(form.output.range(of: #"name="csrf" value="[^"]+""#, options: .regularExpression)
+            .map { String(form.output[$0].split(separator: "\"")[3]) }, "\(form.output)")
+        let signIn = try await Self.curl(["--cacert", certificate.ca, "-b", jar, "-H", "Origin: \(url)", "--data-urlencode", "token=\(token)",
+                                          "--data-urlencode", "csrf=\(csrf)", url + "/signin"])
         // Header lines end in CRLF, one Character in Swift: split on any line break.
         let cookie = signIn.output.split(whereSeparator: \.isNewline).first { $0.lowercased().hasPrefix("set-cookie: receipts_session=") } ?? ""
         #expect(signIn.status == 303 && cookie.contains("Secure") && cookie.contains("HttpOnly"), "\(signIn.output)")
