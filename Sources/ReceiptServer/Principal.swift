@@ -82,11 +82,23 @@ struct Principal: Sendable {
                 throw Problem(.forbidden, "the API token '\(token.name)' lacks the 'act-as' scope, which naming an end user "
                               + "(Receipts-External-User) needs")
             }
-            guard Ownership.isValidName(externalUser) else {
+            guard Self.isValidExternalUser(externalUser) else {
                 throw Problem(.badRequest, "Receipts-External-User must be 1 to 64 characters, without control characters, slashes, colons or commas")
             }
         }
         return Principal(user: user, token: token, externalUser: externalUser,
                          memberships: try await store.memberships(ofUser: user.name))
+    }
+}
+
+extension Principal {
+    /// The rule openapi.yaml gives Receipts-External-User (`^[^\x00-\x1f\x7f/:,]+$`, 1 to 64
+    /// characters): a backend's own identifier for its end user, taken as it is sent. (A user's or
+    /// a group's name, which people type, is held to `Ownership.isValidName`, which also refuses
+    /// the C1 controls, format characters and spaces at either end.)
+    static func isValidExternalUser(_ name: String) -> Bool {
+        let scalars = name.unicodeScalars
+        return (1...64).contains(scalars.count)
+            && !scalars.contains { $0.value < 0x20 || $0.value == 0x7F || "/:,".unicodeScalars.contains($0) }
     }
 }

@@ -41,7 +41,7 @@ extension Components {
         ///
         /// - Remark: Generated from `#/components/parameters/needsReview`.
         public typealias NeedsReview = Swift.Bool
-        /// For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control or format characters, slashes, colons or commas, no space at either end). Any other token sending it is answered 403.
+        /// For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control characters, slashes, colons or commas). Any other token sending it is answered 403.
         ///
         ///
         /// - Remark: Generated from `#/components/parameters/externalUser`.

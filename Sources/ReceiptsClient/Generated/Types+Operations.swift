@@ -684,7 +684,7 @@ public enum Operations {
             public var query: Operations.ListReceipts.Input.Query
             /// - Remark: Generated from `#/paths/v1/receipts/GET/header`.
             public struct Headers: Sendable, Hashable {
-                /// For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control or format characters, slashes, colons or commas, no space at either end). Any other token sending it is answered 403.
+                /// For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control characters, slashes, colons or commas). Any other token sending it is answered 403.
                 ///
                 ///
                 /// - Remark: Generated from `#/paths/v1/receipts/GET/header/Receipts-External-User`.
@@ -693,7 +693,7 @@ public enum Operations {
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
-                ///   - receiptsExternalUser: For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control or format characters, slashes, colons or commas, no space at either end). Any other token sending it is answered 403.
+                ///   - receiptsExternalUser: For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control characters, slashes, colons or commas). Any other token sending it is answered 403.
                 ///   - accept:
                 public init(
                     receiptsExternalUser: Components.Parameters.ExternalUser? = nil,
@@ -1113,7 +1113,7 @@ public enum Operations {
             public var query: Operations.UploadReceipt.Input.Query
             /// - Remark: Generated from `#/paths/v1/receipts/POST/header`.
             public struct Headers: Sendable, Hashable {
-                /// For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control or format characters, slashes, colons or commas, no space at either end). Any other token sending it is answered 403.
+                /// For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control characters, slashes, colons or commas). Any other token sending it is answered 403.
                 ///
                 ///
                 /// - Remark: Generated from `#/paths/v1/receipts/POST/header/Receipts-External-User`.
@@ -1124,7 +1124,7 @@ public enum Operations {
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
-                ///   - receiptsExternalUser: For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control or format characters, slashes, colons or commas, no space at either end). Any other token sending it is answered 403.
+                ///   - receiptsExternalUser: For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control characters, slashes, colons or commas). Any other token sending it is answered 403.
                 ///   - idempotencyKey:
                 ///   - accept:
                 public init(
@@ -1580,7 +1580,7 @@ public enum Operations {
             public var path: Operations.GetReceipt.Input.Path
             /// - Remark: Generated from `#/paths/v1/receipts/{id}/GET/header`.
             public struct Headers: Sendable, Hashable {
-                /// For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control or format characters, slashes, colons or commas, no space at either end). Any other token sending it is answered 403.
+                /// For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control characters, slashes, colons or commas). Any other token sending it is answered 403.
                 ///
                 ///
                 /// - Remark: Generated from `#/paths/v1/receipts/{id}/GET/header/Receipts-External-User`.
@@ -1589,7 +1589,7 @@ public enum Operations {
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
-                ///   - receiptsExternalUser: For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control or format characters, slashes, colons or commas, no space at either end). Any other token sending it is answered 403.
+                ///   - receiptsExternalUser: For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control characters, slashes, colons or commas). Any other token sending it is answered 403.
                 ///   - accept:
                 public init(
                     receiptsExternalUser: Components.Parameters.ExternalUser? = nil,
@@ -1880,7 +1880,7 @@ public enum Operations {
             public var query: Operations.DeleteReceipt.Input.Query
             /// - Remark: Generated from `#/paths/v1/receipts/{id}/DELETE/header`.
             public struct Headers: Sendable, Hashable {
-                /// For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control or format characters, slashes, colons or commas, no space at either end). Any other token sending it is answered 403.
+                /// For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control characters, slashes, colons or commas). Any other token sending it is answered 403.
                 ///
                 ///
                 /// - Remark: Generated from `#/paths/v1/receipts/{id}/DELETE/header/Receipts-External-User`.
@@ -1889,7 +1889,7 @@ public enum Operations {
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
-                ///   - receiptsExternalUser: For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control or format characters, slashes, colons or commas, no space at either end). Any other token sending it is answered 403.
+                ///   - receiptsExternalUser: For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control characters, slashes, colons or commas). Any other token sending it is answered 403.
                 ///   - accept:
                 public init(
                     receiptsExternalUser: Components.Parameters.ExternalUser? = nil,
@@ -2166,7 +2166,7 @@ public enum Operations {
             public var path: Operations.GetReceiptImage.Input.Path
             /// - Remark: Generated from `#/paths/v1/receipts/{id}/image/GET/header`.
             public struct Headers: Sendable, Hashable {
-                /// For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control or format characters, slashes, colons or commas, no space at either end). Any other token sending it is answered 403.
+                /// For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control characters, slashes, colons or commas). Any other token sending it is answered 403.
                 ///
                 ///
                 /// - Remark: Generated from `#/paths/v1/receipts/{id}/image/GET/header/Receipts-External-User`.
@@ -2175,7 +2175,7 @@ public enum Operations {
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
-                ///   - receiptsExternalUser: For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control or format characters, slashes, colons or commas, no space at either end). Any other token sending it is answered 403.
+                ///   - receiptsExternalUser: For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control characters, slashes, colons or commas). Any other token sending it is answered 403.
                 ///   - accept:
                 public init(
                     receiptsExternalUser: Components.Parameters.ExternalUser? = nil,
@@ -2478,7 +2478,7 @@ public enum Operations {
             public var query: Operations.GetReceiptPage.Input.Query
             /// - Remark: Generated from `#/paths/v1/receipts/{id}/pages/{page}/GET/header`.
             public struct Headers: Sendable, Hashable {
-                /// For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control or format characters, slashes, colons or commas, no space at either end). Any other token sending it is answered 403.
+                /// For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control characters, slashes, colons or commas). Any other token sending it is answered 403.
                 ///
                 ///
                 /// - Remark: Generated from `#/paths/v1/receipts/{id}/pages/{page}/GET/header/Receipts-External-User`.
@@ -2487,7 +2487,7 @@ public enum Operations {
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
-                ///   - receiptsExternalUser: For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control or format characters, slashes, colons or commas, no space at either end). Any other token sending it is answered 403.
+                ///   - receiptsExternalUser: For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control characters, slashes, colons or commas). Any other token sending it is answered 403.
                 ///   - accept:
                 public init(
                     receiptsExternalUser: Components.Parameters.ExternalUser? = nil,
@@ -2847,7 +2847,7 @@ public enum Operations {
             public var path: Operations.GetReceiptThumbnail.Input.Path
             /// - Remark: Generated from `#/paths/v1/receipts/{id}/thumbnail/GET/header`.
             public struct Headers: Sendable, Hashable {
-                /// For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control or format characters, slashes, colons or commas, no space at either end). Any other token sending it is answered 403.
+                /// For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control characters, slashes, colons or commas). Any other token sending it is answered 403.
                 ///
                 ///
                 /// - Remark: Generated from `#/paths/v1/receipts/{id}/thumbnail/GET/header/Receipts-External-User`.
@@ -2856,7 +2856,7 @@ public enum Operations {
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
-                ///   - receiptsExternalUser: For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control or format characters, slashes, colons or commas, no space at either end). Any other token sending it is answered 403.
+                ///   - receiptsExternalUser: For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control characters, slashes, colons or commas). Any other token sending it is answered 403.
                 ///   - accept:
                 public init(
                     receiptsExternalUser: Components.Parameters.ExternalUser? = nil,
@@ -3201,7 +3201,7 @@ public enum Operations {
             public var path: Operations.RetryReceipt.Input.Path
             /// - Remark: Generated from `#/paths/v1/receipts/{id}/retry/POST/header`.
             public struct Headers: Sendable, Hashable {
-                /// For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control or format characters, slashes, colons or commas, no space at either end). Any other token sending it is answered 403.
+                /// For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control characters, slashes, colons or commas). Any other token sending it is answered 403.
                 ///
                 ///
                 /// - Remark: Generated from `#/paths/v1/receipts/{id}/retry/POST/header/Receipts-External-User`.
@@ -3210,7 +3210,7 @@ public enum Operations {
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
-                ///   - receiptsExternalUser: For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control or format characters, slashes, colons or commas, no space at either end). Any other token sending it is answered 403.
+                ///   - receiptsExternalUser: For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control characters, slashes, colons or commas). Any other token sending it is answered 403.
                 ///   - accept:
                 public init(
                     receiptsExternalUser: Components.Parameters.ExternalUser? = nil,
@@ -3560,7 +3560,7 @@ public enum Operations {
             public var query: Operations.ListExpenses.Input.Query
             /// - Remark: Generated from `#/paths/v1/expenses/GET/header`.
             public struct Headers: Sendable, Hashable {
-                /// For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control or format characters, slashes, colons or commas, no space at either end). Any other token sending it is answered 403.
+                /// For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control characters, slashes, colons or commas). Any other token sending it is answered 403.
                 ///
                 ///
                 /// - Remark: Generated from `#/paths/v1/expenses/GET/header/Receipts-External-User`.
@@ -3569,7 +3569,7 @@ public enum Operations {
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
-                ///   - receiptsExternalUser: For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control or format characters, slashes, colons or commas, no space at either end). Any other token sending it is answered 403.
+                ///   - receiptsExternalUser: For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control characters, slashes, colons or commas). Any other token sending it is answered 403.
                 ///   - accept:
                 public init(
                     receiptsExternalUser: Components.Parameters.ExternalUser? = nil,
@@ -3910,7 +3910,7 @@ public enum Operations {
             public var query: Operations.ExportExpensesCSV.Input.Query
             /// - Remark: Generated from `#/paths/v1/expenses/export.csv/GET/header`.
             public struct Headers: Sendable, Hashable {
-                /// For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control or format characters, slashes, colons or commas, no space at either end). Any other token sending it is answered 403.
+                /// For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control characters, slashes, colons or commas). Any other token sending it is answered 403.
                 ///
                 ///
                 /// - Remark: Generated from `#/paths/v1/expenses/export.csv/GET/header/Receipts-External-User`.
@@ -3919,7 +3919,7 @@ public enum Operations {
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
-                ///   - receiptsExternalUser: For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control or format characters, slashes, colons or commas, no space at either end). Any other token sending it is answered 403.
+                ///   - receiptsExternalUser: For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control characters, slashes, colons or commas). Any other token sending it is answered 403.
                 ///   - accept:
                 public init(
                     receiptsExternalUser: Components.Parameters.ExternalUser? = nil,
@@ -4171,7 +4171,7 @@ public enum Operations {
             public var path: Operations.GetExpense.Input.Path
             /// - Remark: Generated from `#/paths/v1/expenses/{id}/GET/header`.
             public struct Headers: Sendable, Hashable {
-                /// For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control or format characters, slashes, colons or commas, no space at either end). Any other token sending it is answered 403.
+                /// For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control characters, slashes, colons or commas). Any other token sending it is answered 403.
                 ///
                 ///
                 /// - Remark: Generated from `#/paths/v1/expenses/{id}/GET/header/Receipts-External-User`.
@@ -4180,7 +4180,7 @@ public enum Operations {
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
-                ///   - receiptsExternalUser: For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control or format characters, slashes, colons or commas, no space at either end). Any other token sending it is answered 403.
+                ///   - receiptsExternalUser: For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control characters, slashes, colons or commas). Any other token sending it is answered 403.
                 ///   - accept:
                 public init(
                     receiptsExternalUser: Components.Parameters.ExternalUser? = nil,
@@ -4475,7 +4475,7 @@ public enum Operations {
             public var path: Operations.CorrectExpense.Input.Path
             /// - Remark: Generated from `#/paths/v1/expenses/{id}/PATCH/header`.
             public struct Headers: Sendable, Hashable {
-                /// For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control or format characters, slashes, colons or commas, no space at either end). Any other token sending it is answered 403.
+                /// For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control characters, slashes, colons or commas). Any other token sending it is answered 403.
                 ///
                 ///
                 /// - Remark: Generated from `#/paths/v1/expenses/{id}/PATCH/header/Receipts-External-User`.
@@ -4488,7 +4488,7 @@ public enum Operations {
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
-                ///   - receiptsExternalUser: For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control or format characters, slashes, colons or commas, no space at either end). Any other token sending it is answered 403.
+                ///   - receiptsExternalUser: For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control characters, slashes, colons or commas). Any other token sending it is answered 403.
                 ///   - ifMatch: The `ETag` of `GET /v1/expenses/{id}`; the change is saved only over that version (412 otherwise)
                 ///   - accept:
                 public init(
@@ -4999,7 +4999,7 @@ public enum Operations {
             public var query: Operations.AnalyzeImage.Input.Query
             /// - Remark: Generated from `#/paths/v1/analyze/POST/header`.
             public struct Headers: Sendable, Hashable {
-                /// For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control or format characters, slashes, colons or commas, no space at either end). Any other token sending it is answered 403.
+                /// For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control characters, slashes, colons or commas). Any other token sending it is answered 403.
                 ///
                 ///
                 /// - Remark: Generated from `#/paths/v1/analyze/POST/header/Receipts-External-User`.
@@ -5008,7 +5008,7 @@ public enum Operations {
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
-                ///   - receiptsExternalUser: For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control or format characters, slashes, colons or commas, no space at either end). Any other token sending it is answered 403.
+                ///   - receiptsExternalUser: For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control characters, slashes, colons or commas). Any other token sending it is answered 403.
                 ///   - accept:
                 public init(
                     receiptsExternalUser: Components.Parameters.ExternalUser? = nil,
@@ -5462,7 +5462,7 @@ public enum Operations {
         public struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/v1/inbound-email/POST/header`.
             public struct Headers: Sendable, Hashable {
-                /// For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control or format characters, slashes, colons or commas, no space at either end). Any other token sending it is answered 403.
+                /// For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control characters, slashes, colons or commas). Any other token sending it is answered 403.
                 ///
                 ///
                 /// - Remark: Generated from `#/paths/v1/inbound-email/POST/header/Receipts-External-User`.
@@ -5471,7 +5471,7 @@ public enum Operations {
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
-                ///   - receiptsExternalUser: For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control or format characters, slashes, colons or commas, no space at either end). Any other token sending it is answered 403.
+                ///   - receiptsExternalUser: For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control characters, slashes, colons or commas). Any other token sending it is answered 403.
                 ///   - accept:
                 public init(
                     receiptsExternalUser: Components.Parameters.ExternalUser? = nil,
@@ -5834,7 +5834,7 @@ public enum Operations {
         public struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/v1/me/GET/header`.
             public struct Headers: Sendable, Hashable {
-                /// For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control or format characters, slashes, colons or commas, no space at either end). Any other token sending it is answered 403.
+                /// For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control characters, slashes, colons or commas). Any other token sending it is answered 403.
                 ///
                 ///
                 /// - Remark: Generated from `#/paths/v1/me/GET/header/Receipts-External-User`.
@@ -5843,7 +5843,7 @@ public enum Operations {
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
-                ///   - receiptsExternalUser: For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control or format characters, slashes, colons or commas, no space at either end). Any other token sending it is answered 403.
+                ///   - receiptsExternalUser: For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control characters, slashes, colons or commas). Any other token sending it is answered 403.
                 ///   - accept:
                 public init(
                     receiptsExternalUser: Components.Parameters.ExternalUser? = nil,
@@ -6158,7 +6158,7 @@ public enum Operations {
         public struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/v1/webhooks/GET/header`.
             public struct Headers: Sendable, Hashable {
-                /// For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control or format characters, slashes, colons or commas, no space at either end). Any other token sending it is answered 403.
+                /// For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control characters, slashes, colons or commas). Any other token sending it is answered 403.
                 ///
                 ///
                 /// - Remark: Generated from `#/paths/v1/webhooks/GET/header/Receipts-External-User`.
@@ -6167,7 +6167,7 @@ public enum Operations {
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
-                ///   - receiptsExternalUser: For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control or format characters, slashes, colons or commas, no space at either end). Any other token sending it is answered 403.
+                ///   - receiptsExternalUser: For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control characters, slashes, colons or commas). Any other token sending it is answered 403.
                 ///   - accept:
                 public init(
                     receiptsExternalUser: Components.Parameters.ExternalUser? = nil,
@@ -6417,7 +6417,7 @@ public enum Operations {
         public struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/v1/webhooks/POST/header`.
             public struct Headers: Sendable, Hashable {
-                /// For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control or format characters, slashes, colons or commas, no space at either end). Any other token sending it is answered 403.
+                /// For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control characters, slashes, colons or commas). Any other token sending it is answered 403.
                 ///
                 ///
                 /// - Remark: Generated from `#/paths/v1/webhooks/POST/header/Receipts-External-User`.
@@ -6426,7 +6426,7 @@ public enum Operations {
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
-                ///   - receiptsExternalUser: For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control or format characters, slashes, colons or commas, no space at either end). Any other token sending it is answered 403.
+                ///   - receiptsExternalUser: For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control characters, slashes, colons or commas). Any other token sending it is answered 403.
                 ///   - accept:
                 public init(
                     receiptsExternalUser: Components.Parameters.ExternalUser? = nil,
@@ -6762,7 +6762,7 @@ public enum Operations {
             public var path: Operations.RemoveWebhook.Input.Path
             /// - Remark: Generated from `#/paths/v1/webhooks/{id}/DELETE/header`.
             public struct Headers: Sendable, Hashable {
-                /// For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control or format characters, slashes, colons or commas, no space at either end). Any other token sending it is answered 403.
+                /// For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control characters, slashes, colons or commas). Any other token sending it is answered 403.
                 ///
                 ///
                 /// - Remark: Generated from `#/paths/v1/webhooks/{id}/DELETE/header/Receipts-External-User`.
@@ -6771,7 +6771,7 @@ public enum Operations {
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
-                ///   - receiptsExternalUser: For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control or format characters, slashes, colons or commas, no space at either end). Any other token sending it is answered 403.
+                ///   - receiptsExternalUser: For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control characters, slashes, colons or commas). Any other token sending it is answered 403.
                 ///   - accept:
                 public init(
                     receiptsExternalUser: Components.Parameters.ExternalUser? = nil,
