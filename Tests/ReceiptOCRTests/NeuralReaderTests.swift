@@ -21,20 +21,26 @@ enum NeuralTestSupport {
         return (models, engine)
     }
 
-    /// The same with PP-OCRv4 for the page and v6 small for its header band (`--neural-header-models`).
-    private static let sharedWithHeader = Result { () throws -> (NeuralModels, OCREngine) in
+    /// PP-OCRv4 for the page and v6 small for its header band (`--neural-header-models`): the
+    /// networks compiled once; an engine over them runs only for the test that uses it (one that
+    /// ran for the whole process beside the shared one kept its threads busy when later tests ran).
+    private static let sharedHeaderModels = Result { () throws -> NeuralModels in
         let configuration = NeuralConfiguration(directory: directory, modelSet: .ppocrV4, headerModelSet: .ppocrV6Small)
-        let models = try NeuralModels(configuration: configuration, streams: 2, logger: TestSupport.logger)
-        let engine = try OCREngine(threads: 2, neural: models, logger: TestSupport.logger)
-        Task.detached { try await engine.run() }
-        return (models, engine)
+        return try NeuralModels(configuration: configuration, streams: 2, logger: TestSupport.logger)
     }
 
-    static func headerModels() throws -> NeuralModels { try sharedWithHeader.get().0 }
+    static func headerModels() throws -> NeuralModels { try sharedHeaderModels.get() }
 
-    static func headerSession(_ name: String) throws -> OCRSession {
-        let path = ReceiptsCLI.testReceipt(name)
-        return try sharedWithHeader.get().1.session(imageData: try Data(contentsOf: URL(fileURLWithPath: path)), file: path)
+    /// `body` with an engine reading through the header models, and the sessions of `names` on it.
+    static func withHeaderSessions<T>(_ names: [String], _ body: ([OCRSession]) async throws -> T) async throws -> T {
+        let engine = try OCREngine(threads: 2, neural: try headerModels(), logger: TestSupport.logger)
+        return try await engine.withRunning { engine in
+            let sessions = try names.map { name in
+                let path = ReceiptsCLI.testReceipt(name)
+                return engine.session(imageData: try Data(contentsOf: URL(fileURLWithPath: path)), file: path)
+            }
+            return try await body(sessions)
+        }
     }
 
     static func models() throws -> NeuralModels { try shared.get().0 }
@@ -144,8 +150,9 @@ struct NeuralReaderTests {
         // With a header set: one detector and one recognizer more, their requests made once a thread too.
         let withHeader = try NeuralTestSupport.headerModels()
         let before = NeuralModels.compiledNetworks
-        _ = try await NeuralTestSupport.headerSession("uk-fuel-diesel.png").neuralReading()
-        _ = try await NeuralTestSupport.headerSession("us-diner.jpg").neuralReading()
+        try await NeuralTestSupport.withHeaderSessions(["uk-fuel-diesel.png", "us-diner.jpg"]) { sessions in
+            for session in sessions { _ = try await session.neuralReading() }
+        }
         #expect(NeuralModels.compiledNetworks == before, "reading with a header set loads nothing either")
         let header = try #require(withHeader.header)
         #expect(header.requestsMade <= 2 * (try NeuralTestSupport.engine().threads) && header.requestsMade >= 1)
@@ -156,7 +163,9 @@ struct NeuralReaderTests {
     @Test func theHeaderBandIsReadAgainByTheHeaderSet() async throws {
         let models = try NeuralTestSupport.headerModels()
         #expect(models.configuration.modelSet == .ppocrV4 && models.header?.configuration.modelSet == .ppocrV6Small)
-        let (reading, timing) = try await NeuralTestSupport.headerSession("uk-fuel-diesel.png").neuralReadingTimed()
+        let (reading, timing) = try await NeuralTestSupport.withHeaderSessions(["uk-fuel-diesel.png"]) { sessions in
+            try await sessions[0].neuralReadingTimed()
+        }
         #expect(timing.header > .zero, "the header band was read again")
         #expect(reading.text.contains("KESTREL") && reading.text.contains("90.70"), "\(reading.text)")
         let tops = reading.lines.map(\.box.y)
