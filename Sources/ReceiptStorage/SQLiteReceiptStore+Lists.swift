@@ -46,11 +46,11 @@ extension SQLiteReceiptStore {
         return filters
     }
 
-    /// The sort key of the receipt `id` when it is in the listing (visible, matching `filters`).
-    private static func receiptCursor(_ id: UUID, branches: [StoreRows.Branch], filters: [(String, StatementArguments)],
-                                      _ db: Database) throws -> (createdAt: String, rowid: Int64)? {
+    /// `idCondition` on `id`, the visibility `branches` (any of them) and every filter, with their arguments.
+    private static func byID(_ id: UUID, _ idCondition: String, branches: [StoreRows.Branch],
+                             filters: [(String, StatementArguments)]) -> (conditions: [String], arguments: StatementArguments) {
         var arguments: StatementArguments = [StoreRows.text(id)]
-        var conditions = ["receipt.id = ?"]
+        var conditions = [idCondition]
         if !branches.isEmpty {
             conditions.append("(" + branches.map { "(" + $0.sql + ")" }.joined(separator: " OR ") + ")")
             for branch in branches { arguments += branch.arguments }
@@ -59,6 +59,13 @@ extension SQLiteReceiptStore {
             conditions.append(sql)
             arguments += values
         }
+        return (conditions, arguments)
+    }
+
+    /// The sort key of the receipt `id` when it is in the listing (visible, matching `filters`).
+    private static func receiptCursor(_ id: UUID, branches: [StoreRows.Branch], filters: [(String, StatementArguments)],
+                                      _ db: Database) throws -> (createdAt: String, rowid: Int64)? {
+        let (conditions, arguments) = byID(id, "receipt.id = ?", branches: branches, filters: filters)
         guard let row = try Row.fetchOne(db, sql: "SELECT createdAt, rowid FROM receipt WHERE " + conditions.joined(separator: " AND "),
                                          arguments: arguments) else { return nil }
         return (row[0], row[1])
@@ -143,16 +150,7 @@ extension SQLiteReceiptStore {
 
     private static func expenseCursor(_ id: UUID, branches: [StoreRows.Branch], filters: [(String, StatementArguments)],
                                       _ db: Database) throws -> (key: String, lastModified: String, rowid: Int64)? {
-        var arguments: StatementArguments = [StoreRows.text(id)]
-        var conditions = ["e.id = ?"]
-        if !branches.isEmpty {
-            conditions.append("(" + branches.map { "(" + $0.sql + ")" }.joined(separator: " OR ") + ")")
-            for branch in branches { arguments += branch.arguments }
-        }
-        for (sql, values) in filters {
-            conditions.append(sql)
-            arguments += values
-        }
+        let (conditions, arguments) = byID(id, "e.id = ?", branches: branches, filters: filters)
         guard let row = try Row.fetchOne(db, sql: "SELECT \(StoreSchema.expenseDateKey(alias: "e")), e.lastModified, e.rowid FROM expense e WHERE "
                                          + conditions.joined(separator: " AND "), arguments: arguments) else { return nil }
         return (row[0], row[1], row[2])
