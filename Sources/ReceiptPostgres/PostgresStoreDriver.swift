@@ -11,6 +11,7 @@ public struct PostgresStoreDriver: StoreDriver {
     public func open(_ location: StoreLocation, images: ImageStore?, maximumConnections: Int, logger: Logger) async throws -> OpenedStore? {
         guard case let .postgres(postgres) = location else { return nil }
         let store = try await PostgresReceiptStore.open(postgres, maximumConnections: maximumConnections, logger: logger)
-        return OpenedStore(store: store, images: images ?? PostgresImageRepository(store: store), close: { store.close() })
+        return OpenedStore(store: store, images: images ?? PostgresImageRepository(store: store), administration: store,
+                           close: { store.close() })
     }
 }

@@ -24,6 +24,9 @@ public final class HTTPMetrics: Sendable {
         static let processed = "Receipts this process's workers finished, by outcome."
         static let signIns = "Sign-ins to the review page by method (password, passkey, invitation, token) and result (ok, refused, slowed)."
         static let stages = "OCR (first reading, waiting for a thread included) and analysis (further passes included) per receipt."
+        static let backupFinished = "When the last backup (serve --backup-dir) finished and checked itself, as Unix seconds."
+        static let backupDuration = "How long the last successful backup took."
+        static let backups = "Backups this server took, by outcome."
     }
 
     private let registry = PrometheusCollectorRegistry()
@@ -52,6 +55,21 @@ public final class HTTPMetrics: Sendable {
     /// or `slowed` (refused unread: too many failures of this user or address).
     func recordSignIn(method: String, result: String) {
         registry.makeCounter(name: "receipts_sign_ins_total", labels: [("method", method), ("result", result)], help: Help.signIns).increment()
+    }
+
+    /// Records a scheduled backup (`serve --backup-dir`): when the last good one finished (also
+    /// one found in the folder at start, `seconds` nil) and how each went.
+    public func backupFinished(at date: Date, seconds: Double?, succeeded: Bool) {
+        if let seconds {
+            registry.makeCounter(name: "receipts_backups_total", labels: [("outcome", succeeded ? "success" : "failure")],
+                                 help: Help.backups).increment()
+        }
+        guard succeeded else { return }
+        registry.makeGauge(name: "receipts_backup_last_success_timestamp_seconds", help: Help.backupFinished)
+            .set(date.timeIntervalSince1970.rounded())
+        if let seconds {
+            registry.makeGauge(name: "receipts_backup_last_duration_seconds", help: Help.backupDuration).set(seconds)
+        }
     }
 
     func record(route: String, method: String, status: Int, seconds: Double) {

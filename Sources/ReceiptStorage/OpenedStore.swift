@@ -6,12 +6,17 @@ import ReceiptModel
 public struct OpenedStore: Sendable {
     public var store: any ReceiptStore
     public var images: any ImageRepository
+    /// Backup, export and restore (`StoreArchive`): for a program that administers the store, apart
+    /// from `store` (nil when the driver offers none).
+    public var administration: (any StoreAdministration)?
     private let closing: @Sendable () -> Void
 
     /// `close` ends what the store holds open (a PostgreSQL pool's connections); nothing for a file.
-    public init(store: any ReceiptStore, images: any ImageRepository, close: @escaping @Sendable () -> Void = {}) {
+    public init(store: any ReceiptStore, images: any ImageRepository, administration: (any StoreAdministration)? = nil,
+                close: @escaping @Sendable () -> Void = {}) {
         self.store = store
         self.images = images
+        self.administration = administration
         closing = close
     }
 
@@ -26,7 +31,7 @@ public struct OpenedStore: Sendable {
         let folder = imagesDirectory.map { ImageStore(directory: URL(fileURLWithPath: $0).standardizedFileURL) }
         if case let .sqlite(path) = location {
             let store = try SQLiteReceiptStore(path: path, configuration: configuration)
-            return OpenedStore(store: store, images: folder ?? ImageStore(besideDatabase: store.location))
+            return OpenedStore(store: store, images: folder ?? ImageStore(besideDatabase: store.location), administration: store)
         }
         for driver in drivers {
             if let opened = try await driver.open(location, images: folder, maximumConnections: maximumConnections, logger: logger) {

@@ -24,7 +24,7 @@ public struct StoreConfiguration: Sendable {
 public final class SQLiteReceiptStore: ReceiptStore {
     public let location: String
     /// `DatabasePool` is Sendable: it serializes writes and runs reads concurrently.
-    private let pool: DatabasePool
+    let pool: DatabasePool
 
     /// Opens (or creates) the store at `path`. Throws `ReceiptError` with a message naming the file
     /// and saying what to do when it is not a database, is damaged, is locked or cannot be created.

@@ -74,6 +74,10 @@ struct ServeCommand: AsyncParsableCommand {
             IP address), or a password (`receipts user password NAME`). `receipts user sessions NAME` lists \
             and ends the browsers they are signed in on. A session is never a bearer token.
 
+            Backups (--backup-dir DIR): a snapshot of the store and its images every --backup-every \
+            (24h), the newest --keep kept; see `receipts store backup --help` and docs/backup.md. \
+            /metrics: receipts_backup_last_success_timestamp_seconds, receipts_backups_total{outcome}.
+
             --workers 0 runs no queue workers here (the API only; `receipts worker` on other hosts reads \
             the receipts); /v1/analyze still reads on one OCR thread. Logs: one line when listening and \
             when stopped; -v adds a line per receipt this process's workers finish (failures are logged \
@@ -160,11 +164,28 @@ struct ServeCommand: AsyncParsableCommand {
         valueName: "FILE"))
     var mailConfig: String?
 
+    @Option(name: .customLong("backup-dir"), help: ArgumentHelp(
+        "Back the store up into this folder on a schedule (as `receipts store backup DIR`; /metrics says when the last one finished).",
+        valueName: "DIR"))
+    var backupDir: String?
+
+    @Option(name: .customLong("backup-every"), help: ArgumentHelp(
+        "How often to back up with --backup-dir: 24h, 6h, 30m, 7d (counted from the newest snapshot in the folder).", valueName: "DURATION"))
+    var backupEvery = "24h"
+
+    @Option(help: ArgumentHelp("With --backup-dir: keep the newest N snapshots (and the images they name).", valueName: "N"))
+    var keep: Int?
+
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var pipeline: PipelineOptions
     @OptionGroup var logging: LoggingOptions
 
     func validate() throws {
+        guard Self.seconds(backupEvery) != nil else {
+            throw ValidationError("--backup-every \(backupEvery): not a duration; give a number with s, m, h or d (24h).")
+        }
+        if let keep, keep < 1 { throw ValidationError("--keep must be 1 or more.") }
+        if backupDir == nil, keep != nil { throw ValidationError("--keep is for --backup-dir DIR; give both.") }
         if let mailConfig { _ = try MailConfigFile.load(mailConfig) }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535.") }
         _ = try tls()
@@ -321,13 +342,18 @@ struct ServeCommand: AsyncParsableCommand {
             onListening: { [logger] host, port in
                 logger.info("Listening", metadata: ["http.url": "\(scheme)://\(host):\(port)", "store.path": "\(location)"])
             })
+        let backups: [ServiceGroupConfiguration.ServiceConfiguration] = backupDir.map { directory in
+            [.init(service: BackupService(configuration: .init(directory: directory, interval: .seconds(Self.seconds(backupEvery) ?? 86400),
+                                                               keep: keep),
+                                          store: opened.administration, images: opened.images, metrics: metrics, logger: logger))]
+        } ?? []
         // With --workers 0 this process reads no receipts (other hosts' workers do).
         let workers: [ServiceGroupConfiguration.ServiceConfiguration] = self.pipeline.workers > 0 ? [.init(service: pipeline)] : []
         var configuration = ServiceGroupConfiguration(
             // Shut down in reverse order: the server stops accepting, the workers finish, then the
             // OCR threads end.
             services: [.init(service: processor.engine), .init(service: sender)] + workers + mailboxes.map { .init(service: $0) }
-                + [.init(service: server)],
+                + backups + [.init(service: server)],
             gracefulShutdownSignals: [.sigterm, .sigint], cancellationSignals: [], logger: queueLogger)
         configuration.maximumGracefulShutdownDuration = .seconds(12)
         do {

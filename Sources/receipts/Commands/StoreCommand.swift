@@ -7,8 +7,14 @@ import ReceiptPostgres
 struct StoreCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "store",
-        abstract: "Manage the store: copy a SQLite store into PostgreSQL.",
-        subcommands: [Migrate.self])
+        abstract: "Manage the store: back it up, export and restore everything, copy a SQLite store into PostgreSQL.",
+        discussion: """
+            What to back up, how often, and how to restore on a new machine: docs/backup.md.
+              receipts store backup /mnt/backup/receipts            a snapshot (safe while serve, watch and workers run)
+              receipts store export --archive receipts.tar          everything, as one portable file
+              receipts store restore /mnt/backup/receipts --to ~/.local/share/receipts/receipts.sqlite
+            """,
+        subcommands: [Backup.self, Export.self, Restore.self, Migrate.self])
 
     struct Migrate: AsyncParsableCommand {
         static let configuration = CommandConfiguration(

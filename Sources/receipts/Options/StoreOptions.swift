@@ -59,6 +59,8 @@ struct StoreOptions: ParsableArguments {
     struct Opened: Sendable {
         var store: any ServerStore
         var images: any ImageRepository
+        /// Backup, export and restore (`receipts store`), held apart from `store`.
+        var administration: any StoreAdministration
         var close: @Sendable () -> Void = {}
     }
 
@@ -69,10 +71,11 @@ struct StoreOptions: ParsableArguments {
         switch try location() {
         case let .sqlite(path):
             let store = try SQLiteReceiptStore(path: path)
-            return Opened(store: store, images: folder ?? ImageStore(besideDatabase: store.location))
+            return Opened(store: store, images: folder ?? ImageStore(besideDatabase: store.location), administration: store)
         case let .postgres(postgres):
             let store = try await PostgresReceiptStore.open(postgres, maximumConnections: maximumConnections, logger: logger)
-            return Opened(store: store, images: folder ?? PostgresImageRepository(store: store), close: { store.close() })
+            return Opened(store: store, images: folder ?? PostgresImageRepository(store: store), administration: store,
+                          close: { store.close() })
         }
     }
 
