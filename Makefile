@@ -33,7 +33,7 @@ export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH := 6
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 RECEIPTS := .build/release/receipts
 
-.PHONY: run test client-check test-analyzers test-sanitize fuzz soak deps neural build bench bench-store bench-mail eval train train-items clean openapi
+.PHONY: run test client-check test-analyzers test-sanitize fuzz soak deps neural build bench bench-store bench-mail bench-backup eval train train-items clean openapi
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -151,6 +151,11 @@ bench-store: deps
 	swift build -c release --product receipts
 	swift build -c release --product receipts-queue-helper
 	scripts/bench-store
+
+# Backup, archive and restore of a 10,000-receipt store: time and size (see scripts/bench-backup).
+bench-backup: deps
+	swift build -c release --product receipts
+	scripts/bench-backup --postgres
 
 # The time to poll a mailbox of 200 messages (a Dovecot of its own; see scripts/bench-mail).
 bench-mail: deps

@@ -157,7 +157,7 @@ struct BackupCommandsTests {
                                 let body = base + Data("upload-\(n)".utf8)
                                 let (status, json) = try await server.json("POST", "/v1/receipts?filename=u\(n).jpg", body: body,
                                                                            headers: ["Content-Type": "image/jpeg"])
-                                if status == 201 || status == 202, let id = json["id"]?.stringValue.flatMap(UUID.init(uuidString:)) {
+                                if status == 201 || status == 202, let id = json["receiptId"]?.stringValue.flatMap(UUID.init(uuidString:)) {
                                     accepted.add(id, at: Date())
                                 }
                             }
