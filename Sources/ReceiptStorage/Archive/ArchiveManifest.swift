@@ -93,14 +93,14 @@ struct ArchiveManifest: Sendable {
         self.kind = kind
         self.source = source
         self.store = store
-        createdAt = ArchiveValue.timestamp(fromStored: Self.utc.string(from: Date()))
+        createdAt = ArchiveValue.timestamp(fromStored: Self.utc().string(from: Date()))
     }
 
-    static let utc: DateFormatter = {
+    static func utc() -> DateFormatter {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "UTC")
         formatter.dateFormat = "yyyy-MM-dd HH:mm:ss.SSS"
         return formatter
-    }()
+    }
 }

@@ -147,7 +147,7 @@ public enum StoreArchive {
                 manifest.missingImages.append(hash)
                 continue
             }
-            try await Offload.run { try pool.store(data, hash: hash) }
+            _ = try await Offload.run { try pool.store(data, hash: hash) }
             summary.imagesCopied += 1
             summary.bytesCopied += data.count
         }
@@ -323,7 +323,7 @@ public enum StoreArchive {
         var held: [String] = []
         for entity in ArchiveEntities.all {
             let keys = [entity.key] + entity.alsoThere
-            let fields = Array(Set(keys.joined() + (entity.key.isEmpty ? [entity.fields[0].name] : []))).sorted()
+            let fields = Array(Set(Array(keys.joined()) + (entity.key.isEmpty ? [entity.fields[0].name] : []))).sorted()
             let rows = try await store.values(of: entity, fields: fields)
             let made = Set(entity.madeByEveryStore.map { given in ArchiveFeed.keyText(entity.key.map { given[$0] ?? .null }) })
             var sets: [[String]: Set<String>] = [:]
