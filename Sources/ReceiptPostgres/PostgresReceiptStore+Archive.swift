@@ -20,6 +20,9 @@ enum PostgresArchiveTables {
     static let tables: [String: PostgresArchiveTable] = [
         "groups": .init(table: "account_group", order: "created_at, name"),
         "users": .init(table: "account", order: "created_at, name"),
+        "passwords": .init(table: "account_password", order: "user_name"),
+        "passkeys": .init(table: "passkey", order: "created_at, id"),
+        "invitations": .init(table: "invitation", order: "created_at, id"),
         "group_members": .init(table: "group_member", order: "group_name, user_name"),
         "tokens": .init(table: "api_token", order: "created_at, name"),
         "webhook_subscriptions": .init(table: "webhook_subscription"),
@@ -50,6 +53,7 @@ extension PostgresReceiptStore: StoreAdministration {
         case .timestamp: return "to_char(\(column) AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')"
         case .date: return "to_char(\(column), 'YYYY-MM-DD')"
         case .textList: return "array_to_json(\(column))::text"
+        case .bytes: return "translate(encode(\(column), 'base64'), E'\\n', '')"
         case .integer, .boolean, .decimal, .uuid: return "\(column)::text"
         }
     }
@@ -65,6 +69,7 @@ extension PostgresReceiptStore: StoreAdministration {
         case .decimal: return "\(parameter)::numeric"
         case .uuid: return "\(parameter)::uuid"
         case .textList: return "ARRAY(SELECT json_array_elements_text(\(parameter)::json))"
+        case .bytes: return "decode(\(parameter)::text, 'base64')"
         }
     }
 

@@ -38,6 +38,13 @@ struct ArchiveRoundTripTests {
         try await store.addWebhookSubscription(WebhookSubscription(user: "alice", externalUser: nil, url: URL(string: "https://hooks.example/a")!,
                                                                    secret: "whsec", createdAt: now))
         try await store.setWebhooksEnabled(true)
+        // How people sign in: a password's hash, a passkey (its public key is bytes, not text), an open invitation.
+        try await store.setPasswordHash(user: "alice", hash: "$argon2id$v=19$m=65536,t=2,p=1$c2FsdA$aGFzaA", now: now)
+        try await store.addPasskey(Passkey(id: "cred-1", user: "alice", userHandle: "aGFuZGxl", name: "Phone",
+                                           publicKey: [0xa5, 0x01, 0x02, 0xff, 0x00, 0x80, 0xc3], algorithm: -7, signCount: 3,
+                                           createdAt: now, lastUsedAt: now.addingTimeInterval(2)))
+        try await store.addInvitation(Invitation(id: "inv-1", user: "bob", createdBy: "admin", createdAt: now,
+                                                 expiresAt: now.addingTimeInterval(86400 * 365 * 30)), secretHash: String(repeating: "ab", count: 32))
 
         var bytes: [UUID: Data] = [:]
         func submit(_ name: String, _ owner: Ownership, _ content: String? = nil) async throws -> Receipt {
@@ -148,7 +155,7 @@ struct ArchiveRoundTripTests {
             #expect(a[entity.name] == b[entity.name], "\(entity.name): SQLite's archive and PostgreSQL's differ")
             #expect(b[entity.name] == c[entity.name], "\(entity.name): PostgreSQL's archive and the new SQLite's differ")
         }
-        for (entity, count) in [("users", 3), ("groups", 1), ("tokens", 2), ("webhook_subscriptions", 1), ("expense_changes", 2),
+        for (entity, count) in [("users", 3), ("groups", 1), ("tokens", 2), ("passwords", 1), ("passkeys", 1), ("invitations", 1), ("webhook_subscriptions", 1), ("expense_changes", 2),
                                 ("idempotency_keys", 1), ("settings", 1), ("mail_messages", 1), ("mailboxes", 1)] {
             #expect(c[entity]?.count == count, "\(entity)")
         }
@@ -176,6 +183,12 @@ struct ArchiveRoundTripTests {
             // Tokens sign in with the secrets their holders have; the revoked one does not.
             #expect(try await store.token(secret: made.secrets["alice-phone"]!)?.user == "alice")
             #expect(try await store.token(secret: made.secrets["old"]!) == nil)
+            // Passwords, passkeys and open invitations still sign people in.
+            #expect(try await store.passwordHash(user: "alice") == source.passwordHash(user: "alice"))
+            let passkey = try #require(try await store.passkey(id: "cred-1"))
+            #expect(passkey == (try await source.passkey(id: "cred-1")))
+            #expect(passkey.publicKey == [0xa5, 0x01, 0x02, 0xff, 0x00, 0x80, 0xc3])
+            #expect(try await store.invitation(secretHash: String(repeating: "ab", count: 32))?.user == "bob")
         }
         // Byte-identical images.
         for (id, data) in made.bytes {

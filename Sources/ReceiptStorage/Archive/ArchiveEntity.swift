@@ -54,6 +54,8 @@ public struct ArchiveField: Sendable {
         case uuid
         /// A JSON array of strings.
         case textList
+        /// Bytes kept in the row itself (a passkey's public key): base64 text.
+        case bytes
         /// The SHA-256 of bytes kept in the store's image repository (where the store keeps a
         /// reference, the archive keeps the hash and the bytes).
         case image
@@ -85,6 +87,19 @@ public enum ArchiveEntities {
             .init("name", .text), .init("isAdmin", .boolean, missing: .bool(false)), .init("defaultGroup", .text),
             .init("createdAt", .timestamp),
         ], key: ["name"], madeByEveryStore: [["name": .string(Ownership.defaultAdmin)]]),
+        // How people sign in: a password's Argon2id hash (never the password), passkeys (their public
+        // keys) and invitations not yet used. Sessions and WebAuthn challenges do not come along:
+        // people sign in again on the restored store.
+        ArchiveEntity(name: "passwords", fields: [.init("userName", .text), .init("hash", .text), .init("updatedAt", .timestamp)],
+                      key: ["userName"]),
+        ArchiveEntity(name: "passkeys", fields: [
+            .init("id", .text), .init("userName", .text), .init("userHandle", .text), .init("name", .text), .init("publicKey", .bytes),
+            .init("algorithm", .integer), .init("signCount", .integer), .init("createdAt", .timestamp), .init("lastUsedAt", .timestamp),
+        ], key: ["id"]),
+        ArchiveEntity(name: "invitations", fields: [
+            .init("id", .text), .init("secretHash", .text), .init("userName", .text), .init("createdBy", .text),
+            .init("createdAt", .timestamp), .init("expiresAt", .timestamp), .init("usedAt", .timestamp), .init("revokedAt", .timestamp),
+        ], key: ["id"], alsoThere: [["secretHash"]]),
         ArchiveEntity(name: "group_members", fields: [.init("groupName", .text), .init("userName", .text), .init("role", .text)],
                       key: ["groupName", "userName"]),
         // A token's secret is never kept, only its SHA-256: a restored token signs in with the secret its holder has.

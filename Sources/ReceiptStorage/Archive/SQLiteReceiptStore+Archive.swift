@@ -3,12 +3,14 @@ import GRDB
 import ReceiptModel
 
 /// How the SQLite store keeps each archive entity: its table, the columns not named as the field
-/// is, and the order its rows are read in (the order they were written). An entity added to
+/// is, the order its rows are read in (the order they were written), and columns of its own a
+/// restore computes (`{field}` stands for a field's value). An entity added to
 /// `ArchiveEntities.all` needs one line here.
 package struct SQLiteArchiveTable: Sendable {
     package var table: String
     package var columns: [String: String] = [:]
     package var order = "rowid"
+    package var computed: [(column: String, expression: String)] = []
 
     package func column(_ field: String) -> String { columns[field] ?? field }
 }
@@ -17,11 +19,17 @@ package enum SQLiteArchiveTables {
     package static let tables: [String: SQLiteArchiveTable] = [
         "groups": .init(table: "account_group"),
         "users": .init(table: "account"),
+        "passwords": .init(table: "account_password"),
+        "passkeys": .init(table: "passkey"),
+        "invitations": .init(table: "invitation"),
         "group_members": .init(table: "group_member"),
         "tokens": .init(table: "api_token"),
         "webhook_subscriptions": .init(table: "webhook_subscription"),
         "receipts": .init(table: "receipt", columns: ["image": "imagePath"]),
-        "expenses": .init(table: "expense"),
+        // An expense is written with its receipt's ownership (schema `lists-as-queries`).
+        "expenses": .init(table: "expense", computed: ["owner", "groupName", "externalUser"].map { column in
+            (column, "(SELECT r.\(column) FROM receipt r WHERE r.id = {receiptId})")
+        }),
         "expense_changes": .init(table: "expense_change", order: "id"),
         "idempotency_keys": .init(table: "idempotency_key"),
         "webhook_events": .init(table: "webhook_event"),
@@ -50,7 +58,7 @@ extension SQLiteReceiptStore: StoreAdministration {
         case let .double(d):
             return kind == .integer ? .number(String(Int64(d))) : .string(String(d))
         case let .blob(data):
-            return .string(String(decoding: data, as: UTF8.self))
+            return .string(kind == .bytes ? data.base64EncodedString() : String(decoding: data, as: UTF8.self))
         case let .string(text):
             switch kind {
             case .text, .date, .decimal: return .string(text)
@@ -60,6 +68,7 @@ extension SQLiteReceiptStore: StoreAdministration {
             case .uuid: return .string(text.lowercased())
             case .textList: return (try? JSONValue.parse(text)) ?? .array([])
             case .image: return ArchiveValue.imageHash(ofReference: text).map(JSONValue.string) ?? .null
+            case .bytes: return .string(Data(text.utf8).base64EncodedString())
             }
         }
     }
@@ -72,6 +81,7 @@ extension SQLiteReceiptStore: StoreAdministration {
         case let (.integer, .number(n)): return (Int64(n) ?? Int64(Double(n) ?? 0)).databaseValue
         case let (.timestamp, .string(s)): return ArchiveValue.sqliteTimestamp(s).databaseValue
         case (.textList, _): return value.serialized().databaseValue
+        case let (.bytes, .string(s)): return (Data(base64Encoded: s) ?? Data()).databaseValue
         case let (_, .string(s)): return s.databaseValue
         case let (_, .number(n)): return n.databaseValue
         case let (_, .bool(b)): return (b ? 1 : 0).databaseValue
@@ -119,7 +129,14 @@ extension SQLiteReceiptStore: StoreAdministration {
         try await write { db in
             for entity in feed.entities {
                 guard let table = Self.table(entity) else { continue }
-                let columns = entity.fields.map { table.column($0.name) }
+                var columns = entity.fields.map { table.column($0.name) }
+                var values = entity.fields.indices.map { "?\($0 + 1)" }
+                for (column, expression) in table.computed {
+                    columns.append(column)
+                    var sql = expression
+                    for (index, field) in entity.fields.enumerated() { sql = sql.replacingOccurrences(of: "{\(field.name)}", with: "?\(index + 1)") }
+                    values.append(sql)
+                }
                 let keyColumns = entity.key.map { table.column($0) }
                 let conflict: String
                 if feed.merge || keyColumns.isEmpty {
@@ -131,7 +148,7 @@ extension SQLiteReceiptStore: StoreAdministration {
                 }
                 let statement = try db.cachedStatement(sql: """
                     INSERT INTO \(table.table) (\(columns.map { "\"\($0)\"" }.joined(separator: ", ")))
-                    VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))\(conflict)
+                    VALUES (\(values.joined(separator: ", ")))\(conflict)
                     """)
                 let rows = try feed.rows(of: entity)
                 while let row = try rows.next() {
