@@ -62,9 +62,8 @@ extension ReceiptServer {
     /// text, each word in the box the analysis's `sources` name, so a field's words are
     /// highlighted as on an image. An SVG of text only: nothing in it runs or is fetched (and a
     /// browser runs nothing in an SVG shown as an image). Nil for any other receipt.
-    func eReceiptPicture(_ id: UUID, in scope: Scope) async throws -> Response? {
-        guard let reference = try await pipeline.store.imagePath(ofReceipt: id, in: scope),
-              let data = try? await pipeline.images.load(reference), let eReceipt = EReceipt(data: data) else { return nil }
+    static func eReceiptPicture(_ data: Data) -> Response? {
+        guard let eReceipt = EReceipt(data: data) else { return nil }
         return Response(status: .ok, headers: [.contentType: "image/svg+xml", .cacheControl: "private, max-age=86400"],
                         body: .init(byteBuffer: ByteBuffer(string: Self.svg(eReceipt))))
     }

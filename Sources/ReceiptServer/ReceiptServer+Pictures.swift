@@ -48,15 +48,17 @@ extension ReceiptServer {
     static let pageCountHeader = HTTPField.Name("X-Page-Count")!
 
     /// `GET /v1/receipts/{id}/thumbnail`: a JPEG at most `thumbnailSize` pixels on its long side
-    /// (a PDF's first page), kept in memory once made.
+    /// (a PDF's first page), kept in memory once made: a cached one is served without loading the
+    /// stored bytes.
     func thumbnail(_ id: UUID, _ context: ReceiptRequestContext) async throws -> Response {
-        // An e-mail's body read as rows: those rows (ReceiptServer+Email.swift).
-        if let eReceipt = try await eReceiptPicture(id, in: try context.who().scope) { return eReceipt }
         let picture: Data
         if let cached = thumbnails.get(id), try await pipeline.receipt(id: id, in: try context.who().scope) != nil {
             picture = cached
         } else {
-            let (data, engine) = try await storedPicture(id, context)
+            let data = try await storedBytes(id, context)
+            // An e-mail's body read as rows: those rows (ReceiptServer+Email.swift).
+            if let eReceipt = Self.eReceiptPicture(data) { return eReceipt }
+            let engine = try pictureEngine()
             picture = try await rendering(id) {
                 try await engine.thumbnail(data, maxDimension: Self.thumbnailSize, file: "receipt \(id.uuidString.lowercased())")
             }
@@ -68,13 +70,21 @@ extension ReceiptServer {
 
     /// The stored bytes of a receipt and the engine that decodes them (404 without either).
     private func storedPicture(_ id: UUID, _ context: ReceiptRequestContext) async throws -> (Data, OCREngine) {
+        (try await storedBytes(id, context), try pictureEngine())
+    }
+
+    /// The stored bytes of a receipt the caller may see (404 when it is not there or they are gone).
+    private func storedBytes(_ id: UUID, _ context: ReceiptRequestContext) async throws -> Data {
         _ = try await visibleReceipt(id, context)
-        guard let reference = try await pipeline.store.imagePath(ofReceipt: id, in: try context.who().scope),
-              let data = try? await pipeline.images.load(reference) else {
+        guard let data = try await pipeline.image(ofReceipt: id, in: try context.who().scope) else {
             throw Problem(.notFound, "the image of receipt \(id.uuidString.lowercased()) is no longer stored")
         }
+        return data
+    }
+
+    private func pictureEngine() throws -> OCREngine {
         guard let engine = processor.ocrEngine else { throw Problem(.notFound, "this server has no image decoder to draw the receipt") }
-        return (data, engine)
+        return engine
     }
 
     /// A picture made from stored bytes; bytes OCR cannot read either (a broken or encrypted PDF,

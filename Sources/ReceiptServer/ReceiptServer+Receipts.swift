@@ -209,8 +209,7 @@ extension ReceiptServer {
 
     func image(_ id: UUID, _ context: ReceiptRequestContext) async throws -> Response {
         _ = try await visibleReceipt(id, context)
-        guard let reference = try await pipeline.store.imagePath(ofReceipt: id, in: try context.who().scope),
-              let data = try? await pipeline.images.load(reference) else {
+        guard let data = try await pipeline.image(ofReceipt: id, in: try context.who().scope) else {
             throw Problem(.notFound, "the image of receipt \(id.uuidString.lowercased()) is no longer stored")
         }
         let type = ImageFormat.sniff(data)?.mimeType ?? "application/octet-stream"

@@ -51,7 +51,7 @@ import Testing
         #expect(bad.record.json["analysis"] == .null && bad.record.json["expense"] == .null)
         #expect(bySource[files[7]]?.error == "\(files[7]): no such file")
         #expect(bySource[files[8]]?.error?.contains("is a folder") == true)
-        #expect(try await pipeline.store.statusCounts(in: .everyone) == [.completed: 6, .failed: 3])
+        #expect(try await pipeline.statusCounts(in: .everyone) == [.completed: 6, .failed: 3])
         #expect(try await pipeline.expenses(in: .everyone).count == 6)
     }
 

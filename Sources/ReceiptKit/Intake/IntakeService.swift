@@ -211,7 +211,7 @@ public final class IntakeService: Service, Sendable {
                 return nil
             }
             let receipt: Receipt
-            let known = try await pipeline.store.receipt(contentHash: hash, in: scope)
+            let known = try await pipeline.receipt(contentHash: hash, in: scope)
             if let known, known.ocrStatus != .failed {
                 receipt = known
             } else {

@@ -55,10 +55,12 @@ public final class ReceiptPipeline: Service, Sendable {
         }
     }
 
-    /// The store, for queries beyond the ones below.
-    public let store: any ReceiptStore
+    /// The store. Not public: a library's user (a backend) reaches receipts only through the
+    /// pipeline's methods, each of which takes the scope it may see; the queue's unscoped
+    /// methods (`claim(id:)`…) stay inside the package.
+    package let store: any ReceiptStore
     /// Where submitted bytes are kept (a folder, or the PostgreSQL database).
-    public let images: any ImageRepository
+    package let images: any ImageRepository
     public let configuration: Configuration
     private let queue: ReceiptQueue
     private let logger: Logger
@@ -144,6 +146,21 @@ public final class ReceiptPipeline: Service, Sendable {
     }
 
     public func expense(forReceipt id: UUID, in scope: Scope) async throws -> Expense? { try await store.expense(receiptId: id, in: scope) }
+
+    /// The bytes submitted for a receipt in `scope`: nil when there is no such receipt in `scope`
+    /// or its bytes are no longer stored.
+    public func image(ofReceipt id: UUID, in scope: Scope) async throws -> Data? {
+        guard let reference = try await store.imagePath(ofReceipt: id, in: scope) else { return nil }
+        return try? await images.load(reference)
+    }
+
+    /// The receipt in `scope` of bytes with this `ContentHash.hex`, if any.
+    public func receipt(contentHash: String, in scope: Scope) async throws -> Receipt? {
+        try await store.receipt(contentHash: contentHash, in: scope)
+    }
+
+    /// How many receipts in `scope` are in each status.
+    public func statusCounts(in scope: Scope) async throws -> [OCRStatus: Int] { try await store.statusCounts(in: scope) }
 
     public func expenses(_ query: ExpenseQuery = ExpenseQuery(), in scope: Scope) async throws -> [Expense] {
         try await store.expenses(query, in: scope)

@@ -257,8 +257,7 @@ extension ReceiptServer {
     /// The sizes of a stored PDF's pages, or nil for an image (or a PDF that cannot be read).
     private func pdfPageSizes(_ id: UUID, in scope: Scope) async -> [PDFPageSize]? {
         guard let engine = processor.ocrEngine,
-              let reference = try? await pipeline.store.imagePath(ofReceipt: id, in: scope),
-              let data = try? await pipeline.images.load(reference), ImageFormat.sniff(data) == .pdf else { return nil }
+              let data = try? await pipeline.image(ofReceipt: id, in: scope), ImageFormat.sniff(data) == .pdf else { return nil }
         return try? await engine.pdfPageSizes(data, file: "receipt \(id.uuidString.lowercased())")
     }
 
@@ -267,12 +266,11 @@ extension ReceiptServer {
     /// OCR thread.
     private func viewableImage(_ id: UUID, _ principal: Principal) async throws -> Response {
         guard try await pipeline.receipt(id: id, in: principal.scope) != nil else { throw Self.unknown(id) }
-        guard let reference = try await pipeline.store.imagePath(ofReceipt: id, in: principal.scope),
-              let data = try? await pipeline.images.load(reference) else {
+        guard let data = try await pipeline.image(ofReceipt: id, in: principal.scope) else {
             throw Problem(.notFound, "the image of receipt \(id.uuidString.lowercased()) is no longer stored")
         }
         // An e-mail's body read as rows is shown as those rows (ReceiptServer+Email.swift).
-        if let eReceipt = try await eReceiptPicture(id, in: principal.scope) { return eReceipt }
+        if let eReceipt = Self.eReceiptPicture(data) { return eReceipt }
         let format = ImageFormat.sniff(data)
         var headers: HTTPFields = [.cacheControl: "private, max-age=86400"]
         if let format, ["image/jpeg", "image/png", "image/gif", "image/webp", "image/bmp"].contains(format.mimeType) {
