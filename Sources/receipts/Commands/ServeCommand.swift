@@ -86,7 +86,7 @@ struct ServeCommand: AsyncParsableCommand {
 
             HTTPS (--tls-cert FILE --tls-key FILE, PEM): a phone on the home network installs the review \
             page (Add to Home Screen) and keeps uploads made offline only from a secure origin; on \
-            loopback, HTTP is enough. The README shows how to make a certificate a phone trusts with openssl.
+            loopback, HTTP is enough. docs/review-ui.md ("HTTPS for a phone at home") shows how to make a certificate a phone trusts with openssl.
 
             Examples:
               receipts serve --port 8080
@@ -316,7 +316,7 @@ struct ServeCommand: AsyncParsableCommand {
         let tls = try tls()
         let scheme = tls == nil ? "http" : "https"
         if tls == nil, !ReceiptServer.isLoopback(host) {
-            logger.notice("Serving plain HTTP on a network address: a phone's browser installs the review page and keeps its offline upload queue only over HTTPS (--tls-cert FILE --tls-key FILE; the README shows how to make them)")
+            logger.notice("Serving plain HTTP on a network address: a phone's browser installs the review page and keeps its offline upload queue only over HTTPS (--tls-cert FILE --tls-key FILE; docs/review-ui.md shows how to make them)")
         }
         let filer = MailFiler(pipeline: pipeline, store: opened.store, logger: queueLogger)
         var mailboxes: [MailboxPoller] = []
