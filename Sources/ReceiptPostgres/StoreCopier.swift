@@ -28,12 +28,14 @@ public struct StoreCopier: Sendable {
         }
     }
 
-    let source: any ReceiptStore
+    /// The source as a server (its users, groups, tokens…) and as what an archive reads (the
+    /// tokens' hashes, which no server or command shows).
+    let source: any ServerStore & StoreAdministration
     let sourceImages: any ImageRepository
     let target: PostgresReceiptStore
     let targetImages: any ImageRepository
 
-    public init(from source: any ReceiptStore, images sourceImages: any ImageRepository,
+    public init(from source: any ServerStore & StoreAdministration, images sourceImages: any ImageRepository,
                 to target: PostgresReceiptStore, images targetImages: any ImageRepository) {
         self.source = source
         self.sourceImages = sourceImages
@@ -46,13 +48,10 @@ public struct StoreCopier: Sendable {
     public func copy(progress: @Sendable (Int, Int) -> Void = { _, _ in }) async throws -> Summary {
         var summary = Summary()
         // Receipts name their owner and group, tokens and webhooks their user: those come first.
-        if let server = source as? any ServerStore {
-            let hashes = try await (source as? SQLiteReceiptStore)?.tokenSecretHashes() ?? [:]
-            summary.accounts = try await target.importAccounts(
-                users: try await server.users(), groups: try await server.groups(), tokens: try await server.tokens(),
-                secretHashes: hashes, webhooks: try await server.webhookSubscriptions(user: nil))
-            try await copySignIn(server)
-        }
+        summary.accounts = try await target.importAccounts(
+            users: try await source.users(), groups: try await source.groups(), tokens: try await source.tokens(),
+            secretHashes: try await tokenSecretHashes(), webhooks: try await source.webhookSubscriptions(user: nil))
+        try await copySignIn(source)
         let receipts = try await source.receipts(ReceiptQuery(), in: .everyone).reversed()
         var duplicates: [(UUID, UUID)] = []
         // The bytes seen so far, per owner and end user (each has its own first copy).
@@ -98,6 +97,17 @@ public struct StoreCopier: Sendable {
             try await target.linkPossibleDuplicate(expense: expenseInTarget[expense] ?? expense, original: expenseInTarget[original] ?? original)
         }
         return summary
+    }
+
+    /// Each token's name and the SHA-256 of its secret (all that is kept of it), read as an
+    /// archive reads them: a token copied with its hash keeps working with the secret its holder has.
+    private func tokenSecretHashes() async throws -> [String: String] {
+        guard let tokens = ArchiveEntities.named("tokens") else { return [:] }
+        var hashes: [String: String] = [:]
+        for row in try await source.values(of: tokens, fields: ["name", "secretHash"]) {
+            if case let .string(name) = row[0], case let .string(hash) = row[1] { hashes[name] = hash }
+        }
+        return hashes
     }
 
     /// Passkeys and password hashes go with their users, and the public URL with the store; sessions

@@ -61,7 +61,8 @@ struct StoreCommand: AsyncParsableCommand {
                 guard case let .postgres(postgres) = try StoreLocation(to) else {
                     throw ValidationError("--to must be a PostgreSQL URL (postgres://user@host:5432/db)")
                 }
-                let source = try await OpenedStore.open(.sqlite(path: from), configuration: StoreConfiguration(readOnly: true))
+                let sourceStore = try SQLiteReceiptStore(path: from, configuration: StoreConfiguration(readOnly: true))
+                let source = (store: sourceStore, images: ImageStore(besideDatabase: sourceStore.location))
                 let targetStore = try await PostgresReceiptStore.open(postgres, logger: logger)
                 defer { targetStore.close() }
                 let targetImages: any ImageRepository = images.map { ImageStore(directory: URL(fileURLWithPath: $0).standardizedFileURL) }
