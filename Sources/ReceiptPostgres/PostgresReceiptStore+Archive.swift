@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import PostgresNIO
 import ReceiptModel
 import ReceiptStorage
@@ -95,36 +96,24 @@ extension PostgresReceiptStore: StoreAdministration {
     }
 
     public func readRows(of entities: [ArchiveEntity], into sink: any ArchiveRowSink) async throws {
-        try await ensureReachable()
-        do {
-            try await client.withConnection { [logger] connection in
-                try await connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY", logger: logger)
-                do {
-                    for entity in entities {
-                        guard let table = Self.table(entity) else { continue }
-                        let columns = entity.fields.map { Self.select(table.column($0.name), $0.kind) }.joined(separator: ", ")
-                        let rows = try await connection.query(PostgresQuery(unsafeSQL: """
-                            SELECT \(columns) FROM receipts.\(table.table) ORDER BY \(table.order)
-                            """), logger: logger)
-                        for try await row in rows {
-                            var values: [String: JSONValue] = [:]
-                            for (cell, field) in zip(row, entity.fields) {
-                                let text = try cell.decode(String?.self)
-                                let value = Self.archiveValue(text, field.kind)
-                                if field.kind == .image, case let .string(hash) = value, let text { sink.image(hash: hash, reference: text) }
-                                values[field.name] = value
-                            }
-                            try sink.row(entity, values)
-                        }
+        try await archiveTransaction("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY") { connection, logger in
+            for entity in entities {
+                guard let table = Self.table(entity) else { continue }
+                let columns = entity.fields.map { Self.select(table.column($0.name), $0.kind) }.joined(separator: ", ")
+                let rows = try await connection.query(PostgresQuery(unsafeSQL: """
+                    SELECT \(columns) FROM receipts.\(table.table) ORDER BY \(table.order)
+                    """), logger: logger)
+                for try await row in rows {
+                    var values: [String: JSONValue] = [:]
+                    for (cell, field) in zip(row, entity.fields) {
+                        let text = try cell.decode(String?.self)
+                        let value = Self.archiveValue(text, field.kind)
+                        if field.kind == .image, case let .string(hash) = value, let text { sink.image(hash: hash, reference: text) }
+                        values[field.name] = value
                     }
-                    try await connection.query("COMMIT", logger: logger)
-                } catch {
-                    _ = try? await connection.query("ROLLBACK", logger: logger)
-                    throw error
+                    try sink.row(entity, values)
                 }
             }
-        } catch {
-            throw map(error)
         }
     }
 
@@ -138,35 +127,45 @@ extension PostgresReceiptStore: StoreAdministration {
     }
 
     public func writeRows(from feed: ArchiveFeed) async throws {
+        try await archiveTransaction("BEGIN") { connection, logger in
+            var pending = false
+            for entity in feed.entities {
+                guard let table = Self.table(entity) else { continue }
+                let sql = Self.insert(entity, table, merge: feed.merge)
+                let rows = try feed.rows(of: entity)
+                while let row = try rows.next() {
+                    var binds = PostgresBindings()
+                    for field in entity.fields { binds.append(Self.text(row[field.name], field.kind)) }
+                    try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger)
+                    if entity.name == "receipts", row["ocrStatus"] == .string(OCRStatus.pending.rawValue) { pending = true }
+                }
+            }
+            for (entity, key, field, value) in feed.deferred {
+                guard let table = Self.table(entity), let keyField = entity.key.first, let kind = entity.field(keyField)?.kind else { continue }
+                let k = table.column(keyField)
+                var binds = PostgresBindings()
+                binds.append(Self.text(value, kind))
+                binds.append(Self.text(key, kind))
+                try await connection.query(PostgresQuery(unsafeSQL: """
+                    UPDATE receipts.\(table.table) SET \(table.column(field)) = \(Self.cast("$1", kind))
+                    WHERE \(k) = \(Self.cast("$2", kind)) AND EXISTS (SELECT 1 FROM receipts.\(table.table) WHERE \(k) = \(Self.cast("$1", kind)))
+                    """, binds: binds), logger: logger)
+            }
+            if pending { try await Self.notify(Self.workChannel, connection, logger) }
+        }
+    }
+
+    /// Runs `body` on one connection between `begin` and COMMIT (ROLLBACK when it throws). Not the
+    /// store's `transaction(_:)`: that one gives a request a few seconds to answer, and an
+    /// archive's read or restore is one transaction of every row.
+    private func archiveTransaction(_ begin: String,
+                                    _ body: @escaping @Sendable (PostgresConnection, Logger) async throws -> Void) async throws {
         try await ensureReachable()
         do {
             try await client.withConnection { [logger] connection in
-                try await connection.query("BEGIN", logger: logger)
+                try await connection.query(PostgresQuery(unsafeSQL: begin), logger: logger)
                 do {
-                    var pending = false
-                    for entity in feed.entities {
-                        guard let table = Self.table(entity) else { continue }
-                        let sql = Self.insert(entity, table, merge: feed.merge)
-                        let rows = try feed.rows(of: entity)
-                        while let row = try rows.next() {
-                            var binds = PostgresBindings()
-                            for field in entity.fields { binds.append(Self.text(row[field.name], field.kind)) }
-                            try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger)
-                            if entity.name == "receipts", row["ocrStatus"] == .string(OCRStatus.pending.rawValue) { pending = true }
-                        }
-                    }
-                    for (entity, key, field, value) in feed.deferred {
-                        guard let table = Self.table(entity), let keyField = entity.key.first, let kind = entity.field(keyField)?.kind else { continue }
-                        let k = table.column(keyField)
-                        var binds = PostgresBindings()
-                        binds.append(Self.text(value, kind))
-                        binds.append(Self.text(key, kind))
-                        try await connection.query(PostgresQuery(unsafeSQL: """
-                            UPDATE receipts.\(table.table) SET \(table.column(field)) = \(Self.cast("$1", kind))
-                            WHERE \(k) = \(Self.cast("$2", kind)) AND EXISTS (SELECT 1 FROM receipts.\(table.table) WHERE \(k) = \(Self.cast("$1", kind)))
-                            """, binds: binds), logger: logger)
-                    }
-                    if pending { try await Self.notify(Self.workChannel, connection, logger) }
+                    try await body(connection, logger)
                     try await connection.query("COMMIT", logger: logger)
                 } catch {
                     _ = try? await connection.query("ROLLBACK", logger: logger)

@@ -5,7 +5,11 @@ import Foundation
 /// SHA256, hardware-accelerated where the CPU allows). The store deduplicates and files images by it.
 public enum ContentHash {
     public static func hex(of data: Data) -> String {
-        let digest = SHA256.hash(data: data)
+        hex(of: SHA256.hash(data: data))
+    }
+
+    /// A SHA-256 computed piece by piece (a file read in chunks) as the same 64 hex digits.
+    public static func hex(of digest: SHA256.Digest) -> String {
         var text = ""
         text.reserveCapacity(64)
         for byte in digest {

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import ReceiptModel
 #if canImport(Glibc)
@@ -57,6 +58,17 @@ extension ArchiveContainer {
     func read(_ member: String, chunk: (Data) throws -> Void) throws {
         let reader = try reader(member)
         while let data = try reader.next() { try chunk(data) }
+    }
+
+    /// The SHA-256 of a member (`ContentHash.hex`) and its size, read chunk by chunk.
+    func sha256(of member: String) throws -> (hash: String, bytes: Int) {
+        var hasher = SHA256()
+        var bytes = 0
+        try read(member) { chunk in
+            bytes += chunk.count
+            hasher.update(data: chunk)
+        }
+        return (ContentHash.hex(of: hasher.finalize()), bytes)
     }
 
     func data(of member: String) throws -> Data {

@@ -294,9 +294,7 @@ public enum StoreArchive {
                     throw ReceiptError(.damagedArchive, file: container.location,
                                        "\(file.name) has \(size) bytes, the manifest says \(file.bytes) (the file is truncated or was changed)")
                 }
-                var hasher = SHA256()
-                try container.read(file.name) { hasher.update(data: $0) }
-                guard hex(hasher.finalize()) == file.sha256 else {
+                guard try container.sha256(of: file.name).hash == file.sha256 else {
                     throw ReceiptError(.damagedArchive, file: container.location, "\(file.name) is damaged (its SHA-256 is not the manifest's)")
                 }
             }
@@ -305,9 +303,7 @@ public enum StoreArchive {
                 guard container.size(of: member) != nil else {
                     throw ReceiptError(.damagedArchive, file: container.location, "the image \(member) is missing from the \(kind)")
                 }
-                var hasher = SHA256()
-                try container.read(member) { hasher.update(data: $0) }
-                guard hex(hasher.finalize()) == image.hash else {
+                guard try container.sha256(of: member).hash == image.hash else {
                     throw ReceiptError(.damagedArchive, file: container.location, "the image \(member) is damaged (its bytes do not match its SHA-256)")
                 }
             }
@@ -372,18 +368,9 @@ public enum StoreArchive {
         return RestoreSummary(source: source.location, written: feed.written, skipped: feed.skippedCounts, images: references.count)
     }
 
-    static func hex(_ digest: SHA256.Digest) -> String {
-        digest.map { String(format: "%02x", $0) }.joined()
-    }
-
     static func hashFile(_ path: String, name: String) throws -> ArchiveManifest.File {
-        var hasher = SHA256()
-        var bytes = 0
-        try FolderContainer(folder: (path as NSString).deletingLastPathComponent, imagesRoot: "").read(name) { chunk in
-            bytes += chunk.count
-            hasher.update(data: chunk)
-        }
-        return .init(name: name, entity: nil, rows: nil, bytes: bytes, sha256: hex(hasher.finalize()))
+        let (hash, bytes) = try FolderContainer(folder: (path as NSString).deletingLastPathComponent, imagesRoot: "").sha256(of: name)
+        return .init(name: name, entity: nil, rows: nil, bytes: bytes, sha256: hash)
     }
 }
 
@@ -443,7 +430,7 @@ final class RowFiles: ArchiveRowSink, @unchecked Sendable {
             try? file.handle.synchronize()
             try? file.handle.close()
             files.append(.init(name: "data/\(name).jsonl", entity: name, rows: file.rows, bytes: file.bytes,
-                               sha256: StoreArchive.hex(file.hasher.finalize())))
+                               sha256: ContentHash.hex(of: file.hasher.finalize())))
         }
         open = [:]
     }
