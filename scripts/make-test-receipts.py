@@ -359,10 +359,12 @@ def lighting(size: tuple[int, int], centre: tuple[float, float], dark: float) ->
 
 
 def photograph(receipt: Image.Image, rng: random.Random, *, angle: float, persp: float, sigma: float,
-               dark: float, blur: float, margin: float = 0.22, bg=(62, 56, 50)) -> Image.Image:
-    """A phone photo of `receipt`: on a table, turned, in perspective, unevenly lit, noisy."""
+               dark: float, blur: float, margin: float = 0.22, bg=(62, 56, 50), vertical: float = 0.35) -> Image.Image:
+    """A phone photo of `receipt`: on a table, turned, in perspective, unevenly lit, noisy.
+    `vertical` scales the table seen above and below it (0: the paper runs off the photo's top and
+    bottom, as in a photo of a part of a long receipt)."""
     w, h = receipt.size
-    mx, my = round(w * margin), round(h * margin * 0.35)
+    mx, my = round(w * margin), round(h * margin * vertical)
     pad = round(0.06 * (w + 2 * mx))  # cropped away after turning, so no flat corners show
     mx, my = mx + pad, my + pad
     size = (w + 2 * mx, h + 2 * my)
@@ -1559,6 +1561,148 @@ def uk_garage_vat_analysis(rng: random.Random):
 
 
 # ----------------------------------------------------------------------------------------------
+# Long receipts (TestReceipts/long/): longer than a phone's photo, so photographed in two or three
+# overlapping pictures, top to bottom, as people do. Each receipt is there whole (a flat scan in one
+# picture, NAME.jpg) and in pictures (NAME-2-1.jpg, NAME-2-2.jpg: two; NAME-3-1.jpg …: three), each
+# set beside one NAME-<n>.expected.json, the whole receipt's ground truth.
+
+
+def long_receipt(rng: random.Random, shop: str, header: list[str], day: date, time: str, catalogue: list,
+                 count: int, cols: int = 42) -> tuple[Image.Image, Truth]:
+    """A long till receipt: `count` item rows (quantity, item, price, amount), subtotal, total,
+    card, and VAT at 20% included."""
+    chosen = catalogue[:]
+    rng.shuffle(chosen)
+    chosen = chosen[:count]
+    items = []
+    r = Receipt(cols=cols, size=26)
+    r.center(shop.upper(), "T")
+    for row in header:
+        r.center(row)
+    r.rule()
+    printed = day.strftime("%d/%m/%Y")
+    r.lr(f"{printed} {time}", f"TILL {rng.randint(1, 9)} OP {rng.randint(100, 999)}")
+    r.rule()
+    r.row([("QTY", 0, "l"), ("ITEM", 4, "l"), ("PRICE", 31, "r"), ("AMOUNT", cols, "r")], "b")
+    for desc, p in chosen:
+        q = rng.choice((1, 1, 1, 2, 3))
+        price = D(p)
+        amount = m(price * q)
+        items.append(Item(desc, str(q), num(price), amount))
+        r.row([(str(q), 0, "l"), (desc, 4, "l"), (num(price), 31, "r"), (num(amount), cols, "r")])
+    total = sum((i.amount for i in items), D(0))
+    vat = vat_included(total, 20)
+    r.rule()
+    r.lr(f"SUBTOTAL ({sum(int(i.quantity) for i in items)} ITEMS)", num(total))
+    r.lr("TOTAL", gbp(total), "B")
+    r.lr("VISA DEBIT", gbp(total))
+    r.text(f"CARD **** **** **** {card_digits(rng)}", "s")
+    r.rule()
+    r.lr("VAT @ 20% INCLUDED", gbp(vat))
+    r.lr("NET", gbp(total - vat))
+    r.rule()
+    r.center("THANK YOU FOR YOUR CUSTOM", "b")
+    r.barcode(rng.randint(0, 10**9))
+    img = thermal(r.render(paper=248, ink=30), rng)
+    return img, Truth(shop, day, total, vat, "GBP", "Other", items, printed, num(total))
+
+
+def photographed_in(receipt: Image.Image, rng: random.Random, bands: list[tuple[float, float]]) -> list[Image.Image]:
+    """Phone photos of the `bands` of a long receipt (fractions of its height, overlapping), each
+    a little turned and lit its own way, the later ones taken a little nearer or farther."""
+    w, h = receipt.size
+    photos = []
+    for index, (top, bottom) in enumerate(bands):
+        part = receipt.crop((0, round(top * h), w, round(bottom * h)))
+        photo = photograph(part, rng, angle=rng.uniform(-0.6, 0.6), persp=0.008, sigma=5.0, dark=0.25, blur=0.5,
+                           margin=0.12, vertical=0.0)
+        if index:
+            scale = rng.choice((0.94, 1.06))
+            photo = photo.resize((round(photo.width * scale), round(photo.height * scale)), Image.Resampling.BICUBIC)
+        photos.append(photo)
+    return photos
+
+
+HARDWARE = [("CLAW HAMMER 16OZ", "11.99"), ("WOOD SCREWS 4X40 200", "6.49"), ("MASONRY DRILL BIT 6MM", "3.25"),
+            ("WALL PLUGS RED 100", "2.10"), ("DUST SHEET 3.6X2.7M", "4.99"), ("SANDPAPER ASSORTED 10", "3.79"),
+            ("EXTERIOR WOOD FILLER", "7.45"), ("DECORATORS CAULK", "2.89"), ("MASKING TAPE 50M", "3.15"),
+            ("PAINT ROLLER 9IN", "5.60"), ("ROLLER TRAY", "2.99"), ("BRUSH SET 5PC", "8.75"),
+            ("WHITE SPIRIT 1L", "4.20"), ("CABLE TIES 100", "2.49"), ("INSULATION TAPE", "1.35"),
+            ("HINGE BRASS 75MM PR", "4.40"), ("SILICONE SEALANT", "5.25"), ("TAPE MEASURE 5M", "6.99"),
+            ("SPIRIT LEVEL 600MM", "9.95"), ("WORK GLOVES L", "3.49"), ("BIN BAGS 20", "2.75"),
+            ("PICTURE HOOKS 20", "1.95"), ("SUPERGLUE 3G", "2.35"), ("DOOR STOP RUBBER", "1.80")]
+
+GROCERIES = [("SEMI SKIMMED MILK 2L", "1.55"), ("WHOLEMEAL BREAD", "1.40"), ("FREE RANGE EGGS 12", "3.25"),
+             ("CHEDDAR 400G", "3.60"), ("ORANGE JUICE 1L", "1.85"), ("BASMATI RICE 1KG", "2.30"),
+             ("PENNE PASTA 500G", "0.95"), ("CHOPPED TOMATOES", "0.55"), ("RED ONIONS 1KG", "1.10"),
+             ("CARROTS 1KG", "0.65"), ("BROCCOLI", "0.79"), ("CHICKEN THIGHS 1KG", "4.75"),
+             ("GREEK YOGURT 500G", "1.99"), ("PORRIDGE OATS 1KG", "1.45"), ("PEANUT BUTTER", "2.20"),
+             ("BAKED BEANS 4PK", "2.40"), ("TEABAGS 80", "2.65"), ("GROUND COFFEE 227G", "3.80"),
+             ("BUTTER 250G", "2.15"), ("APPLES 6PK", "1.90"), ("BANANAS 5PK", "0.95"),
+             ("SPINACH 200G", "1.20"), ("HUMMUS 200G", "1.10"), ("TORTILLA WRAPS 8", "1.35"),
+             ("DARK CHOCOLATE 100G", "1.60"), ("WASHING UP LIQUID", "1.20"), ("KITCHEN ROLL 4PK", "3.50"),
+             ("TOOTHPASTE 75ML", "1.75"), ("SHOWER GEL 250ML", "1.50"), ("SPARKLING WATER", "0.65")]
+
+GARDEN = [("COMPOST 50L", "6.50"), ("TOPSOIL 25L", "3.99"), ("LAVENDER 2L POT", "7.99"), ("ROSE BUSH 3L", "12.49"),
+          ("TOMATO PLANT", "2.99"), ("SEED TRAY 5PK", "3.49"), ("PLANT LABELS 50", "1.99"), ("TWINE 100M", "2.79"),
+          ("GARDEN GLOVES M", "4.50"), ("HOSE CONNECTOR", "3.25"), ("SLUG PELLETS", "5.99"), ("BIRD SEED 2KG", "6.75"),
+          ("TERRACOTTA POT 20CM", "4.99"), ("BAMBOO CANES 10", "3.60"), ("WEED KILLER 1L", "8.49"),
+          ("LAWN FEED 2KG", "9.99"), ("SECATEURS", "11.50"), ("WATERING CAN 10L", "7.25"), ("BULBS TULIP 20", "5.49"),
+          ("GRAVEL 20KG", "4.25"), ("MULCH 50L", "6.99"), ("TRELLIS 1.8M", "10.99")]
+
+
+def long_hardware(rng: random.Random):
+    return long_receipt(rng, "Ridgeway Hardware", ["14 Station Road, Hebden Bridge", "West Yorkshire HX7 8AB",
+                                                    "Tel 01632 960377", "VAT No GB 472 9931 05"],
+                        date(2025, 3, 8), "10:42", HARDWARE, 22)
+
+
+def long_groceries(rng: random.Random):
+    return long_receipt(rng, "Millbrook Market", ["Unit 3, Canal Wharf, Skipton", "North Yorkshire BD23 1LB",
+                                                   "Tel 01632 960418", "VAT No GB 310 5528 64"],
+                        date(2025, 1, 24), "18:07", GROCERIES, 28)
+
+
+def long_garden(rng: random.Random):
+    return long_receipt(rng, "Fernleigh Garden Centre", ["Harrogate Road, Ripley", "North Yorkshire HG3 3AY",
+                                                          "Tel 01632 960592", "VAT No GB 804 2276 13"],
+                        date(2024, 9, 14), "14:55", GARDEN, 20)
+
+
+# name, receipt, and the sets of pictures it is photographed in (bands of its height, top to bottom)
+LONG = [
+    ("hardware", long_hardware, {2: [(0.0, 0.58), (0.42, 1.0)], 3: [(0.0, 0.40), (0.30, 0.72), (0.62, 1.0)]}),
+    ("groceries", long_groceries, {2: [(0.0, 0.60), (0.45, 1.0)]}),
+    ("garden", long_garden, {3: [(0.0, 0.42), (0.33, 0.74), (0.64, 1.0)]}),
+]
+
+
+def make_long(out: Path, quiet: bool) -> list[tuple[str, str]]:
+    folder = out / "long"
+    folder.mkdir(parents=True, exist_ok=True)
+    made = []
+    for name, make, sets in LONG:
+        rng = random.Random(f"{SEED}:long:{name}")
+        img, truth = make(rng)
+        consistent(name, truth)
+        truth_json = json.dumps(truth.json(), indent=2, ensure_ascii=False) + "\n"
+        img.save(folder / f"{name}.jpg", "JPEG", quality=88, dpi=(203, 203))
+        (folder / f"{name}.expected.json").write_text(truth_json, encoding="utf-8")
+        made.append((f"long/{name}.jpg", f"{img.size[0]}x{img.size[1]}, the whole receipt in one picture"))
+        for count, bands in sets.items():
+            photos = photographed_in(img, random.Random(f"{SEED}:long:{name}:{count}"), bands)
+            for index, photo in enumerate(photos, start=1):
+                photo.save(folder / f"{name}-{count}-{index}.jpg", "JPEG", quality=86)
+            (folder / f"{name}-{count}.expected.json").write_text(truth_json, encoding="utf-8")
+            made.append((f"long/{name}-{count}-1..{count}.jpg",
+                         f"{count} photos: " + ", ".join(f"{round(a * 100)}-{round(b * 100)} %" for a, b in bands)))
+    if not quiet:
+        for file, what in made:
+            print(f"{file:32} {what}")
+    return made
+
+
+# ----------------------------------------------------------------------------------------------
 # Registry: file name, generator, format, save options.
 
 
@@ -1706,6 +1850,7 @@ def generate(out: Path, quiet: bool = False) -> None:
     made = make_bad(out, out / "uk-fuel-unleaded.jpg")
     made += make_heic(out, quiet)
     made += make_pdfs(out, quiet)
+    make_long(out, quiet)
     if not quiet:
         for name, what in made:
             print(f"bad/{name:28} {what}")
@@ -1811,6 +1956,11 @@ def generated_files(root: Path) -> set[str]:
     for n in ("empty.jpg", "truncated.jpg", "text.jpg", "photo.heic", "truncated.heic", "encrypted.pdf",
               "fifty-pages.pdf", "huge.png", "folder.jpg/.gitkeep"):
         names.add(f"bad/{n}")
+    for name, _, sets in LONG:
+        names |= {f"long/{name}.jpg", f"long/{name}.expected.json"}
+        for count in sets:
+            names.add(f"long/{name}-{count}.expected.json")
+            names |= {f"long/{name}-{count}-{i}.jpg" for i in range(1, count + 1)}
     return names
 
 
