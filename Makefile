@@ -164,7 +164,7 @@ bench-mail: deps
 
 # Field accuracy on the labelled receipts.
 eval: build
-	$(RECEIPTS) eval TestReceipts $(wildcard ../shared/receipts/sroie ../shared/receipts/wildreceipt)
+	$(RECEIPTS) eval TestReceipts TestReceipts/long $(wildcard ../shared/receipts/sroie ../shared/receipts/wildreceipt)
 
 # The learned models: every labelled set's candidates as the readers propose them (real OCR, each
 # reader's first reading cached in .build/ocr-cache), then scripts/train.py (scikit-learn, pinned in

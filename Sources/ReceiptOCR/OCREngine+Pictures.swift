@@ -52,7 +52,10 @@ extension OCREngine {
             var image: LeptonicaImage
             switch format {
             case .pdf:
-                image = try PDFReader(data, file: file, maxPages: maxPages).renderPage(0, maxDimension: maxDimension, maxPixels: maxPixels)
+                // Drawn larger and cut to its print (with a margin): a receipt on an A4 page, drawn
+                // whole at thumbnail size, is a blank page with a grey smudge.
+                image = try PDFReader(data, file: file, maxPages: maxPages).renderPage(0, maxDimension: 4 * maxDimension, maxPixels: maxPixels)
+                image = Self.croppedToPrint(image) ?? image
             case .heic, .avif:
                 let heif = try HeifDecoder.decode(data, format: format, file: file, maxPixels: maxPixels)
                 image = ImageLoader.applyOrientation(heif.orientation, to: heif.image) ?? heif.image

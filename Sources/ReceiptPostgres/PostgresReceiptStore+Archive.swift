@@ -32,6 +32,7 @@ enum PostgresArchiveTables {
             ({contentHash} IS NOT NULL AND NOT EXISTS (SELECT 1 FROM receipts.receipt x WHERE x.owner = {owner}
                 AND coalesce(x.external_user, '') = coalesce({externalUser}, '') AND x.content_hash = {contentHash} AND x.primary_copy))
             """)]),
+        "receipt_pictures": .init(table: "receipt_picture", columns: ["image": "image_ref"], order: "receipt_id, position"),
         "expenses": .init(table: "expense"),
         "expense_changes": .init(table: "expense_change", order: "id"),
         "idempotency_keys": .init(table: "idempotency_key", order: "created_at, owner, external_user, key"),

@@ -84,7 +84,11 @@ extension PostgresReceiptStore {
             // The expense (with its history) and idempotency keys go with it (ON DELETE CASCADE).
             try await connection.query("DELETE FROM receipts.receipt WHERE id = \(id)", logger: self.logger)
             guard let image else { return nil }
-            let shared = try await connection.query("SELECT EXISTS (SELECT 1 FROM receipts.receipt WHERE image_ref = \(image))",
+            // Another receipt, or a picture of a receipt of several, may keep the same bytes.
+            let shared = try await connection.query("""
+                SELECT EXISTS (SELECT 1 FROM receipts.receipt WHERE image_ref = \(image))
+                    OR EXISTS (SELECT 1 FROM receipts.receipt_picture WHERE image_ref = \(image))
+                """,
                                                     logger: self.logger).collect().first?.decode(Bool.self) ?? false
             if shared { return nil }
             if image.hasPrefix(PostgresImageRepository.prefix) {

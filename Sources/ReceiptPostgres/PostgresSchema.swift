@@ -12,7 +12,8 @@ enum PostgresSchema {
     static let migrationLock: Int64 = 0x7265_6365_6970_7473
 
     static let migrations: [(version: String, sql: String)] = [("v1", v1), ("v2", v2), ("v3", v3), ("v4", v4), ("v5", v5), ("v6", v6),
-                                                                    ("v7-sign-in", v7SignIn), ("lists-as-queries", listsAsQueries)]
+                                                                    ("v7-sign-in", v7SignIn), ("lists-as-queries", listsAsQueries),
+                                                                    ("pictures", pictures)]
 
     static var latestVersion: String { migrations.last!.version }
 
@@ -392,5 +393,20 @@ enum PostgresSchema {
             WHERE group_name IS NOT NULL;
         CREATE INDEX expense_on_external_user_by_date ON receipts.expense (owner, external_user, (coalesce(date, 'infinity'::date)), last_modified, seq)
             WHERE external_user IS NOT NULL
+        """
+
+    /// A receipt photographed in several pictures: a row per picture (position from 1, file name,
+    /// SHA-256, where its bytes are); the first is also the receipt's `image_ref`, and the
+    /// receipt's `content_hash` is the hash of its pictures' hashes together.
+    static let pictures = """
+        CREATE TABLE receipts.receipt_picture (
+            receipt_id uuid NOT NULL REFERENCES receipts.receipt (id) ON DELETE CASCADE,
+            position integer NOT NULL,
+            name text NOT NULL,
+            content_hash text NOT NULL,
+            image_ref text NOT NULL,
+            PRIMARY KEY (receipt_id, position)
+        );
+        CREATE INDEX receipt_picture_on_image_ref ON receipts.receipt_picture (image_ref)
         """
 }

@@ -1,8 +1,8 @@
 import Foundation
 
-/// The receipt in a `multipart/form-data` body (RFC 7578): its `file` part, and its `metadata` part
-/// (the uploader's JSON) if any. Other parts (a note, a form's fields) are ignored; a body with no
-/// `file` part, or with more than one, is refused (one receipt per request).
+/// The receipt in a `multipart/form-data` body (RFC 7578): its `file` parts (one, or a long receipt's
+/// pictures top to bottom, at most `maxPictures`), and its `metadata` part (the uploader's JSON) if
+/// any. Other parts (a note, a form's fields) are ignored; a body with no `file` part is refused.
 enum Multipart {
     struct Part {
         var name: String?
@@ -10,12 +10,17 @@ enum Multipart {
         var data: Data
     }
 
+    /// The most pictures one receipt is sent in.
+    static let maxPictures = 10
+
     static func file(in body: Data, contentType: String) throws -> Part {
-        try upload(in: body, contentType: contentType).file
+        let files = try upload(in: body, contentType: contentType).files
+        guard files.count == 1 else { throw Problem(.badRequest, "the multipart body has \(files.count) 'file' parts; send one") }
+        return files[0]
     }
 
-    /// The `file` part and the text of the `metadata` part (at most one).
-    static func upload(in body: Data, contentType: String) throws -> (file: Part, metadata: String?) {
+    /// The `file` parts in order and the text of the `metadata` part (at most one).
+    static func upload(in body: Data, contentType: String) throws -> (files: [Part], metadata: String?) {
         guard let boundary = contentType.split(separator: ";").lazy
             .map({ $0.trimmingCharacters(in: .whitespaces) })
             .first(where: { $0.lowercased().hasPrefix("boundary=") })
@@ -25,15 +30,15 @@ enum Multipart {
         }
         let parts = try self.parts(body, boundary: Data(("--" + boundary).utf8))
         let files = parts.filter { $0.name == "file" }
-        guard files.count <= 1 else {
-            throw Problem(.badRequest, "the multipart body has \(files.count) 'file' parts; send one receipt per request")
+        guard files.count <= maxPictures else {
+            throw Problem(.badRequest, "the multipart body has \(files.count) 'file' parts; a receipt is sent in \(maxPictures) pictures at most")
         }
-        guard let part = files.first else {
+        guard !files.isEmpty else {
             throw Problem(.badRequest, "the multipart body has no 'file' part (the receipt's bytes)")
         }
         let metadata = parts.filter { $0.name == "metadata" }
         guard metadata.count <= 1 else { throw Problem(.badRequest, "the multipart body has \(metadata.count) 'metadata' parts; send one") }
-        return (part, metadata.first.map { String(decoding: $0.data, as: UTF8.self) })
+        return (files, metadata.first.map { String(decoding: $0.data, as: UTF8.self) })
     }
 
     private static func parts(_ body: Data, boundary: Data) throws -> [Part] {

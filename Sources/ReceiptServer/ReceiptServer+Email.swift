@@ -62,22 +62,29 @@ extension ReceiptServer {
     /// text, each word in the box the analysis's `sources` name, so a field's words are
     /// highlighted as on an image. An SVG of text only: nothing in it runs or is fetched (and a
     /// browser runs nothing in an SVG shown as an image). Nil for any other receipt.
-    static func eReceiptPicture(_ data: Data) -> Response? {
+    /// `thumbnail`: its top, as tall as it is wide and ending between rows (the whole width: no
+    /// word is cut at the sides of the inbox's square).
+    static func eReceiptPicture(_ data: Data, thumbnail: Bool = false) -> Response? {
         guard let eReceipt = EReceipt(data: data) else { return nil }
         return Response(status: .ok, headers: [.contentType: "image/svg+xml", .cacheControl: "private, max-age=86400"],
-                        body: .init(byteBuffer: ByteBuffer(string: Self.svg(eReceipt))))
+                        body: .init(byteBuffer: ByteBuffer(string: Self.svg(eReceipt, thumbnail: thumbnail))))
     }
 
-    static func svg(_ eReceipt: EReceipt) -> String {
+    static func svg(_ eReceipt: EReceipt, thumbnail: Bool = false) -> String {
         let reading = eReceipt.reading()
         // The reading's own size: the boxes of `analysis.sources` fall on their words.
-        let (width, height) = (reading.imageWidth, reading.imageHeight)
+        var (width, height) = (reading.imageWidth, reading.imageHeight)
+        if thumbnail, height > width {
+            // The rows that fit in a square, whole.
+            let bottoms = reading.lines.map(\.box.maxY).filter { $0 <= width }
+            height = min(height, (bottoms.max() ?? width) + 8)
+        }
         var svg = """
             <svg xmlns="http://www.w3.org/2000/svg" width="\(width)" height="\(height)" viewBox="0 0 \(width) \(height)">\
             <rect width="100%" height="100%" fill="#fff"/>\
             <g font-family="DejaVu Sans Mono, Menlo, Consolas, monospace" font-size="16" fill="#111">
             """
-        for word in reading.words {
+        for word in reading.words where word.box.maxY <= height {
             svg += "<text x=\"\(word.box.x)\" y=\"\(word.box.y + 14)\" textLength=\"\(word.box.width)\" lengthAdjust=\"spacingAndGlyphs\">"
                 + HTML.escape(word.text) + "</text>\n"
         }

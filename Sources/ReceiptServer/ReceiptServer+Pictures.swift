@@ -17,8 +17,10 @@ extension ReceiptServer {
     static let maxPageNumber = 10_000
 
     /// `GET /v1/receipts/{id}/pages/{page}[?format=png|jpeg]`: page `page` (from 1) of a PDF
-    /// receipt, with the number of pages in `X-Page-Count`. 404 for a page the PDF does not have
-    /// and for a receipt that is not a PDF.
+    /// receipt, with the number of pages in `X-Page-Count`; of a receipt photographed in several
+    /// pictures, picture `page` as a browser shows it (`format` is for PDF pages), with the number
+    /// of pictures. 404 for a page the receipt does not have and for a receipt of one picture that
+    /// is not a PDF.
     func page(_ request: Request, _ context: ReceiptRequestContext) async throws -> Response {
         let query = try QueryParameters(request, allowed: ["format"])
         let id = try self.id(context)
@@ -29,6 +31,16 @@ extension ReceiptServer {
         let format = query["format"] ?? "png"
         guard let encoding = PictureEncoding(rawValue: format) else {
             throw Problem(.badRequest, "format must be png or jpeg (got '\(format)')")
+        }
+        // A long receipt photographed in several pictures: page n is picture n (ReceiptServer+LongReceipts.swift).
+        _ = try await visibleReceipt(id, context)
+        if let (picture, count) = try await self.picture(id, number: number, in: try context.who().scope) {
+            guard let picture else {
+                throw Problem(.notFound, "receipt \(id.uuidString.lowercased()) has \(count) pictures: there is no picture \(number)")
+            }
+            return Response(status: .ok, headers: [.contentType: ImageFormat.sniff(picture)?.mimeType ?? "image/jpeg",
+                                                   .cacheControl: "private, max-age=86400", Self.pageCountHeader: String(count)],
+                            body: .init(byteBuffer: ByteBuffer(bytes: picture)))
         }
         let (data, engine) = try await storedPicture(id, context)
         guard ImageFormat.sniff(data) == .pdf else {
@@ -57,7 +69,7 @@ extension ReceiptServer {
         } else {
             let data = try await storedBytes(id, context)
             // An e-mail's body read as rows: those rows (ReceiptServer+Email.swift).
-            if let eReceipt = Self.eReceiptPicture(data) { return eReceipt }
+            if let eReceipt = Self.eReceiptPicture(data, thumbnail: true) { return eReceipt }
             let engine = try pictureEngine()
             picture = try await rendering(id) {
                 try await engine.thumbnail(data, maxDimension: Self.thumbnailSize, file: "receipt \(id.uuidString.lowercased())")

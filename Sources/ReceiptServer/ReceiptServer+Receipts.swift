@@ -20,13 +20,16 @@ extension ReceiptServer {
         if let key, key.isEmpty || key.unicodeScalars.count > 200 { throw Problem(.badRequest, "Idempotency-Key must be 1 to 200 characters") }
         let wait = try waitSeconds(query)
         let upload = try await imageBody(request, context, query: query)
-        let (bytes, filename) = (upload.bytes, upload.filename)
+        let pictures = upload.pictures
         if query["metadata"] != nil, upload.metadata != nil {
             throw Problem(.badRequest, "metadata is given twice, as ?metadata= and as a multipart part; send it once")
         }
         let ownership = try principal.ownership(group: query["group"], metadata: try Self.metadata(query["metadata"] ?? upload.metadata))
-        // Hashed once: the idempotency key's fingerprint and the receipt's content hash.
-        let fingerprint = ContentHash.hex(of: bytes)
+        // Hashed once: the idempotency key's fingerprint and the receipt's content hash (of one
+        // picture). Several `file` parts are one receipt's pictures; the key stands for all of
+        // them in order.
+        let fingerprint = pictures.count == 1 ? ContentHash.hex(of: pictures[0].data)
+            : ContentHash.hex(ofPictures: pictures.map { ContentHash.hex(of: $0.data) })
         let scope = principal.scope
         var receipt: Receipt
         var isNew = true
@@ -43,10 +46,10 @@ extension ReceiptServer {
                 isNew = false
             case .taken(_, nil):
                 // The same bytes are being stored by a request in flight: they are one receipt.
-                (receipt, isNew) = try await submit(bytes, filename: filename, as: ownership, hash: fingerprint)
+                (receipt, isNew) = try await submit(pictures, as: ownership, hash: fingerprint)
             case .claimed:
                 do {
-                    (receipt, isNew) = try await submit(bytes, filename: filename, as: ownership, hash: fingerprint)
+                    (receipt, isNew) = try await submit(pictures, as: ownership, hash: fingerprint)
                 } catch {
                     try? await store.releaseIdempotencyKey(key, of: keyOwner, fingerprint: fingerprint)
                     throw error
@@ -54,7 +57,7 @@ extension ReceiptServer {
                 try await store.bindIdempotencyKey(key, of: keyOwner, receiptId: receipt.id)
             }
         } else {
-            (receipt, isNew) = try await submit(bytes, filename: filename, as: ownership, hash: fingerprint)
+            (receipt, isNew) = try await submit(pictures, as: ownership, hash: fingerprint)
         }
         // The same bytes again are the receipt they were stored as: its group and metadata stay as
         // first given, and the answer says which of this upload's were not applied.
@@ -102,12 +105,19 @@ extension ReceiptServer {
         return value
     }
 
-    /// Submits the bytes (whose `ContentHash.hex` is `hash`) unless too many receipts wait already (429).
-    private func submit(_ bytes: Data, filename: String, as ownership: Ownership, hash: String) async throws -> (Receipt, Bool) {
+    /// Submits the picture (whose `ContentHash.hex` is `hash`), or a long receipt's pictures
+    /// (`hash`: of all of them), unless too many receipts wait already (429).
+    private func submit(_ pictures: [ReceiptPicture], as ownership: Ownership, hash: String) async throws -> (Receipt, Bool) {
+        try await checkQueueRoom()
+        if pictures.count > 1 { return try await pipeline.submitReporting(pictures: pictures, as: ownership) }
+        return try await pipeline.submitReporting(imageData: pictures[0].data, filename: pictures[0].name, as: ownership, contentHash: hash)
+    }
+
+    /// 429 when too many receipts wait to be read already.
+    func checkQueueRoom() async throws {
         if try await store.waitingCount() >= configuration.maxPending {
             throw Problem(.tooManyRequests, "\(configuration.maxPending) receipts are waiting to be read\(configuration.advice[.maxPending]); try again shortly")
         }
-        return try await pipeline.submitReporting(imageData: bytes, filename: filename, as: ownership, contentHash: hash)
     }
 
     /// The receipt once completed or failed, or nil when that takes longer than `seconds`.
@@ -196,7 +206,7 @@ extension ReceiptServer {
         let force = try QueryParameters(request, allowed: ["force"]).flag("force") ?? false
         _ = try await changeableReceipt(id, context, deleting: true)
         do {
-            if let image = try await store.deleteReceipt(id: id, in: try context.who().scope, force: force) {
+            for image in try await store.deleteReceiptAndPictures(id: id, in: try context.who().scope, force: force) {
                 try? FileManager.default.removeItem(atPath: image)
             }
         } catch let error as ReceiptError where error.code == .notFound {
@@ -229,33 +239,37 @@ extension ReceiptServer {
     // MARK: Upload bodies
 
     /// The image of an upload and its name: the body itself (named by `?filename=`, else by
-    /// `Content-Disposition: …; filename=`, else "upload"), or the `file` part of a multipart body
-    /// (with its `metadata` part, if any).
-    private func imageBody(_ request: Request, _ context: ReceiptRequestContext, query: QueryParameters) async throws
-        -> (bytes: Data, filename: String, metadata: String?) {
+    /// `Content-Disposition: …; filename=`, else "upload"), or the `file` parts of a multipart body
+    /// (several: a long receipt's pictures, top to bottom), with its `metadata` part, if any.
+    func imageBody(_ request: Request, _ context: ReceiptRequestContext, query: QueryParameters) async throws
+        -> (pictures: [ReceiptPicture], metadata: String?) {
         let body = try await BoundedBody.collect(request, context: context, limit: configuration.maxUploadBytes + 64 * 1024,
                                                  reported: configuration.maxUploadBytes, setting: configuration.advice[.maxUploadSize])
         let type = request.headers[.contentType] ?? ""
-        let bytes: Data
-        var filename: String?
+        var given: [(bytes: Data, filename: String?)]
         var metadata: String?
         if type.lowercased().hasPrefix("multipart/form-data") {
             let form = try Multipart.upload(in: Data(buffer: body), contentType: type)
-            (bytes, filename, metadata) = (form.file.data, form.file.filename, form.metadata)
+            given = form.files.map { ($0.data, $0.filename) }
+            metadata = form.metadata
         } else {
-            bytes = Data(buffer: body)
-            filename = request.headers[.contentDisposition].flatMap { Multipart.dispositionParameter("filename", in: $0) }
+            given = [(Data(buffer: body), request.headers[.contentDisposition].flatMap { Multipart.dispositionParameter("filename", in: $0) })]
         }
-        if let given = query["filename"] { filename = given }
-        guard !bytes.isEmpty else { throw Problem(.badRequest, "the upload is empty") }
-        guard bytes.count <= configuration.maxUploadBytes else {
-            throw Problem(.contentTooLarge, String(format: "the upload is larger than %.3g MB", Double(configuration.maxUploadBytes) / 1_048_576)
-                          + configuration.advice[.maxUploadSize])
+        if let name = query["filename"] { given[0].filename = name }
+        var pictures: [ReceiptPicture] = []
+        for (index, part) in given.enumerated() {
+            let which = given.count > 1 ? "picture \(index + 1) of the upload" : "the upload"
+            guard !part.bytes.isEmpty else { throw Problem(.badRequest, "\(which) is empty") }
+            guard part.bytes.count <= configuration.maxUploadBytes else {
+                throw Problem(.contentTooLarge, String(format: "\(which) is larger than %.3g MB", Double(configuration.maxUploadBytes) / 1_048_576)
+                              + configuration.advice[.maxUploadSize])
+            }
+            try Self.checkFormat(part.bytes, which: given.count > 1 ? which : nil)
+            let name = Self.displayName(part.filename)
+            try checkPixels(part.bytes, file: name)
+            pictures.append(ReceiptPicture(data: part.bytes, name: name))
         }
-        try Self.checkFormat(bytes)
-        let name = Self.displayName(filename)
-        try checkPixels(bytes, file: name)
-        return (bytes, name, metadata)
+        return (pictures, metadata)
     }
 
     /// A client's file name as a receipt's `file`: its last path component, on one line, at most
@@ -277,9 +291,9 @@ extension ReceiptServer {
         }
     }
 
-    static func checkFormat(_ data: Data) throws {
+    static func checkFormat(_ data: Data, which: String? = nil) throws {
         guard ImageFormat.sniff(data) != nil else {
-            throw Problem(.unsupportedMediaType, "not a receipt image or PDF: unrecognised format (supported: \(ImageFormat.supportedNames))")
+            throw Problem(.unsupportedMediaType, "\(which.map { $0 + ": " } ?? "")not a receipt image or PDF: unrecognised format (supported: \(ImageFormat.supportedNames))")
         }
     }
 

@@ -154,7 +154,7 @@ public final class ReceiptServer: Service, Sendable {
         ("POST", "/v1/receipts", .upload), ("GET", "/v1/receipts", .read), ("GET", "/v1/receipts/{id}", .read),
         ("DELETE", "/v1/receipts/{id}", .admin),
         ("GET", "/v1/receipts/{id}/image", .read), ("GET", "/v1/receipts/{id}/pages/{page}", .read),
-        ("GET", "/v1/receipts/{id}/thumbnail", .read),
+        ("GET", "/v1/receipts/{id}/thumbnail", .read), ("POST", "/v1/receipts/{id}/pictures", .upload),
         ("POST", "/v1/receipts/{id}/retry", .review), ("GET", "/v1/expenses", .read),
         ("GET", "/v1/expenses/export.csv", .read),
         ("GET", "/v1/expenses/{id}", .read), ("PATCH", "/v1/expenses/{id}", .review),
@@ -226,6 +226,7 @@ public final class ReceiptServer: Service, Sendable {
             _ = try QueryParameters(request, allowed: [])
             return try await self.thumbnail(self.id(context), context)
         }
+        v1.post("/receipts/:id/pictures") { request, context in try await self.addPicture(request, context) }
         v1.post("/receipts/:id/retry") { request, context in
             _ = try QueryParameters(request, allowed: [])
             return try await self.retry(self.id(context), context)

@@ -7,7 +7,7 @@ import ReceiptModel
 /// lease), then completes it (completed + analysis + drafted expense in one transaction) or fails
 /// it. `SQLiteReceiptStore` is the real implementation; the protocol lets a backend put the queue
 /// in another database.
-public protocol ReceiptStore: Sendable {
+public protocol ReceiptStore: Sendable, ReceiptPictureStore {
     /// The database, for messages (`/home/me/.local/share/receipts/receipts.sqlite`).
     var location: String { get }
 

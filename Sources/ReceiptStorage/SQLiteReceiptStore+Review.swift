@@ -85,7 +85,10 @@ extension SQLiteReceiptStore {
             try db.execute(sql: "DELETE FROM expense WHERE receiptId = ?", arguments: [idText])
             try db.execute(sql: "DELETE FROM receipt WHERE id = ?", arguments: [idText])
             guard let image else { return nil }
-            let shared = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM receipt WHERE imagePath = ?)", arguments: [image]) ?? false
+            // Another receipt, or a picture of a receipt of several, may keep the same bytes.
+            let shared = try Bool.fetchOne(db, sql: """
+                SELECT EXISTS (SELECT 1 FROM receipt WHERE imagePath = ?) OR EXISTS (SELECT 1 FROM receipt_picture WHERE imagePath = ?)
+                """, arguments: [image, image]) ?? false
             return shared ? nil : image
         }
     }

@@ -46,13 +46,18 @@ import GRDB
 ///   links by the SHA-256 of their secret), `passkey` (WebAuthn credentials: COSE public key,
 ///   counter), `account_password` (Argon2id hashes), `webauthn_challenge` (single-use, short-lived).
 ///   A user's rows go with the user (ON DELETE CASCADE).
+/// - `pictures`: a receipt photographed in several pictures (a long receipt): `receipt_picture`,
+///   a row per picture (its position from 1, its file name, its SHA-256 and where its bytes are);
+///   the first is also the receipt's `imagePath`, and the receipt's `contentHash` is the hash of
+///   its pictures' hashes together. A receipt of one picture has no rows.
 ///
 /// Money is TEXT holding the exact decimal (`23.45`); receipt dates are TEXT `YYYY-MM-DD`
 /// calendar dates; timestamps are GRDB's UTC text `YYYY-MM-DD HH:MM:SS.SSS` (they sort as text).
 package enum StoreSchema {
     /// The migrations in order: each a version and the SQL that makes it.
     private static let migrations = [("v1", v1), ("v2", v2), ("v3", v3), ("v4", v4), ("v5", v5), ("v6", v6),
-                                     ("v7", v7), ("v8", v8), ("v9", v9), ("v10-sign-in", v10SignIn), ("lists-as-queries", listsAsQueries)]
+                                     ("v7", v7), ("v8", v8), ("v9", v9), ("v10-sign-in", v10SignIn), ("lists-as-queries", listsAsQueries),
+                                     ("pictures", pictures)]
 
     package static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -453,5 +458,17 @@ package enum StoreSchema {
             userName TEXT,
             expiresAt TEXT NOT NULL
         );
+        """
+
+    package static let pictures = """
+        CREATE TABLE receipt_picture (
+            receiptId TEXT NOT NULL REFERENCES receipt(id) ON DELETE CASCADE,
+            position INTEGER NOT NULL,
+            name TEXT NOT NULL,
+            contentHash TEXT NOT NULL,
+            imagePath TEXT NOT NULL,
+            PRIMARY KEY (receiptId, position)
+        );
+        CREATE INDEX receipt_picture_on_imagePath ON receipt_picture(imagePath);
         """
 }

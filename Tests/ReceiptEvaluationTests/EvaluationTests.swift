@@ -31,6 +31,25 @@ import ReceiptEvaluation
         #expect(receipts[1].truth.category == "Fuel")
     }
 
+    /// A long receipt's pictures, `NAME-1.jpg`, `NAME-2.jpg`…, beside one `NAME.expected.json`: one
+    /// labelled receipt of several pictures, in number order (the watched folder's naming).
+    @Test func picturesOfOneReceiptAreOneLabelledReceipt() throws {
+        let dir = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for name in ["shop-10.jpg", "shop-2.jpg", "shop-1.jpg", "whole.jpg", "stray-1.jpg"] {
+            try Data([0xFF, 0xD8]).write(to: dir.appendingPathComponent(name))
+        }
+        for name in ["shop.expected.json", "whole.expected.json"] {
+            try #"{"vendor": "Shop", "total": "9.99"}"#.write(to: dir.appendingPathComponent(name), atomically: true, encoding: .utf8)
+        }
+        let receipts = try LabelledFolder.load(dir)
+        #expect(receipts.count == 2, "stray-1.jpg has no ground truth: left out")
+        let shop = try #require(receipts.first { $0.pictures.count > 1 })
+        #expect(shop.pictures.map(\.lastPathComponent) == ["shop-1.jpg", "shop-2.jpg", "shop-10.jpg"])
+        #expect(shop.name == "shop-1..3.jpg" && shop.truth.total == Decimal(string: "9.99"))
+        #expect(receipts.first { $0.pictures.count == 1 }?.name == "whole.jpg")
+    }
+
     @Test func badGroundTruthNamesTheFile() throws {
         let dir = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -102,26 +102,13 @@ extension LiveRouteTests {
             }
         }
 
-        /// Issue 29, item 10 and a name for raw uploads: two `file` parts are refused (nothing stored);
-        /// a raw upload is named by ?filename= or Content-Disposition.
-        @Test func oneReceiptPerUploadAndRawUploadsHaveNames() async throws {
+        /// A name for raw uploads: ?filename= or Content-Disposition. (Several `file` parts are one
+        /// long receipt's pictures: LongReceiptRoutesTests.)
+        @Test func rawUploadsHaveNames() async throws {
             let dir = try TemporaryDirectory()
             let parking = try Data(contentsOf: URL(fileURLWithPath: ReceiptsCLI.testReceipt("uk-parking.jpg")))
             let diner = try Data(contentsOf: URL(fileURLWithPath: ReceiptsCLI.testReceipt("us-diner.jpg")))
             try await LiveServer(dir, workers: 1).run { server in
-                let boundary = "b-29"
-                var body = Data()
-                for (name, data) in [("IMG_1.jpg", parking), ("IMG_2.jpg", diner)] {
-                    body += Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"\(name)\"\r\nContent-Type: image/jpeg\r\n\r\n".utf8)
-                    body += data + Data("\r\n".utf8)
-                }
-                body += Data("--\(boundary)--\r\n".utf8)
-                let two = try await server.send("POST", "/v1/receipts", body: body, headers: ["Content-Type": "multipart/form-data; boundary=\(boundary)"])
-                #expect(two.status == 400)
-                #expect(String(decoding: two.body, as: UTF8.self).contains("2 'file' parts"))
-                let (_, list) = try await server.json("GET", "/v1/receipts")
-                #expect(list["receipts"]?.arrayValue?.isEmpty == true, "nothing stored")
-
                 let named = try await server.json("POST", "/v1/receipts?filename=%2Fhome%2Fme%2FIMG_0042.jpg", body: parking,
                                                   headers: ["Content-Type": "image/jpeg"])
                 #expect(named.1["file"] == .string("IMG_0042.jpg"), "\(named.1)")

@@ -32,6 +32,8 @@ import Testing
         "sroie": ["vendor": 81, "date": 98, "total": 95, "currency": 98],
         "wildreceipt": ["vendor": 70.5, "date": 95.4, "total": 91.9, "tax": 89.5, "currency": 90],
         "TestReceipts": ["vendor": 100, "date": 100, "total": 100, "tax": 100, "currency": 100, "category": 100],
+        // TestReceipts/long: three long receipts, each whole and in 2 or 3 overlapping photos (issue 49).
+        "long": ["vendor": 100, "date": 100, "total": 100, "tax": 100, "currency": 100, "category": 100],
     ]
 
     /// needsReview floors per folder, in percent: the share of receipts (with a known total or date)
@@ -43,6 +45,8 @@ import Testing
     /// a receipt under (held out: docs/learned-model.md).
     static let reviewFloors: [String: (share: Double, right: Double, withTax: Double, vendor: Double)] = [
         "sroie": (83, 97, 97, 84), "wildreceipt": (56, 95, 90, 65), "TestReceipts": (97, 100, 100, 100),
+        // TestReceipts/long (issue 49): not measured yet (the branch was rebased before it was built).
+        "long": (85, 100, 100, 100),
     ]
 
     /// Line items' floors per folder whose items are labelled (`receipts eval`'s `items`): the F1 of
@@ -51,7 +55,7 @@ import Testing
     /// these receipts among others, so a guard against regressions, not a held-out figure):
     /// wildreceipt F1 92.5, exact 66.4 %; TestReceipts F1 97.0, exact 86.4 %.
     static let itemFloors: [String: (f1: Double, exact: Double)] = [
-        "wildreceipt": (89, 60), "TestReceipts": (94, 77),
+        "wildreceipt": (89, 60), "TestReceipts": (94, 77), "long": (98, 85),
     ]
 
     @Test(.enabled(if: sharedPresent, "../shared/receipts is absent: the accuracy gate needs the labelled receipts (sroie, wildreceipt)"),
@@ -66,6 +70,7 @@ import Testing
         let sets = ["sroie", "wildreceipt"].map { Self.shared.appendingPathComponent($0).path }
             .filter { FileManager.default.fileExists(atPath: $0) }
         process.arguments = ["eval"] + sets + [Self.repoRoot.appendingPathComponent("TestReceipts").path,
+                             Self.repoRoot.appendingPathComponent("TestReceipts/long").path,
                              "--format", "json", "--workers", "2", "--quiet"]
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
@@ -78,7 +83,7 @@ import Testing
 
         let report = try JSONSerialization.jsonObject(with: data) as? [String: Any]
         let folders = try #require(report?["folders"] as? [[String: Any]], "no folders in the eval report")
-        try #require(folders.count == sets.count + 1)
+        try #require(folders.count == sets.count + 2)
         var failures: [String] = []
         var summary: [String] = []
         for folder in folders {

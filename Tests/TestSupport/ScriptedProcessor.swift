@@ -59,6 +59,20 @@ final class ScriptedProcessor: ReceiptProcessing, @unchecked Sendable {
                             meanConfidence: 90, imageWidth: 10, imageHeight: 10, sourceWidth: 10, sourceHeight: 10)
         return ProcessedReceipt(ocr: ocr, analysis: analysis)
     }
+
+    /// A receipt of several scripted pictures, as the real processor joins them: the header
+    /// (vendor, date) from the first picture, the totals (total, tax) from the last, and
+    /// `analysis.pictures` naming them.
+    func process(pictures: [ReceiptPicture], displayPath: String) async throws -> ProcessedReceipt {
+        guard pictures.count > 1 else { return try await process(imageData: pictures[0].data, displayPath: displayPath) }
+        var read: [ProcessedReceipt] = []
+        for picture in pictures { read.append(try await process(imageData: picture.data, displayPath: picture.name)) }
+        var analysis = read[0].analysis
+        analysis.total = read.last!.analysis.total
+        analysis.tax = read.last!.analysis.tax
+        analysis.details.append(("pictures", .array(pictures.map { .object([("file", .string($0.name))]) })))
+        return ProcessedReceipt(ocr: read[0].ocr, analysis: analysis)
+    }
 }
 
 #endif

@@ -23,10 +23,10 @@ import ServiceLifecycle
 /// the files handled, so a restart does not file them again either.
 public final class IntakeService: Service, Sendable {
     public let configuration: IntakeConfiguration
-    private let pipeline: ReceiptPipeline
-    private let logger: Logger
-    private let counts = SummaryBox()
-    private let filer: IntakeFiler
+    let pipeline: ReceiptPipeline
+    let logger: Logger
+    let counts = SummaryBox()
+    let filer: IntakeFiler
     private let watcher: FolderWatcher
 
     public init(pipeline: ReceiptPipeline, configuration: IntakeConfiguration, logger: Logger) {
@@ -60,7 +60,7 @@ public final class IntakeService: Service, Sendable {
             ? try await BlockingIO.run { try KeepLedger(path: configuration.processedDirectory + "/.receipts-keep.ndjson") }
             : nil
         let watcher = self.watcher
-        let files = try watcher.stableFiles(once: configuration.once)
+        let files = Self.joined(try watcher.stableFiles(once: configuration.once), within: configuration.joinPictures)
         await withGracefulShutdownHandler {
             await withTaskGroup(of: Bool.self) { group in
                 // Child results: true, a file handled; false, the shutdown grace ran out.
@@ -71,17 +71,27 @@ public final class IntakeService: Service, Sendable {
                     return false
                 }
                 var inFlight = 0
-                for await file in files {
+                for await work in files {
                     if Task.isShuttingDownGracefully { break }
                     while inFlight >= configuration.maxInFlight, let handled = await group.next() {
                         if handled { inFlight -= 1 } else { group.cancelAll() }
                     }
                     if Task.isShuttingDownGracefully { break }
-                    self.counts.started()
-                    group.addTask {
-                        await self.handle(file, ledger: ledger, watcher: watcher)
-                        self.counts.ended()
-                        return true
+                    switch work {
+                    case let .file(file):
+                        self.counts.started()
+                        group.addTask {
+                            await self.handle(file, ledger: ledger, watcher: watcher)
+                            self.counts.ended()
+                            return true
+                        }
+                    case let .pictures(pictures, name):
+                        for _ in pictures { self.counts.started() }
+                        group.addTask {
+                            await self.handle(pictures: pictures, name: name, ledger: ledger, watcher: watcher)
+                            for _ in pictures { self.counts.ended() }
+                            return true
+                        }
                     }
                     inFlight += 1
                 }
@@ -131,12 +141,12 @@ public final class IntakeService: Service, Sendable {
     // MARK: One file
 
     /// The receipts this folder files: its user's (and end user's) own.
-    private var scope: Scope {
+    var scope: Scope {
         let ownership = configuration.ownership
         return ownership.externalUser.map { .externalUser($0, of: ownership.owner) } ?? .owner(ownership.owner)
     }
 
-    private func handle(_ file: WatchedFile, ledger: KeepLedger?, watcher: FolderWatcher) async {
+    func handle(_ file: WatchedFile, ledger: KeepLedger?, watcher: FolderWatcher) async {
         let started = ContinuousClock.now
         var metadata: Logger.Metadata = ["intake.file": "\(file.relativePath)"]
         do {
@@ -243,7 +253,7 @@ public final class IntakeService: Service, Sendable {
         return .processed(.object(pairs), receiptId: receipt.id)
     }
 
-    private static func seconds(_ duration: Duration) -> String {
+    static func seconds(_ duration: Duration) -> String {
         let value = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
         return String(format: "%.3f", value)
     }

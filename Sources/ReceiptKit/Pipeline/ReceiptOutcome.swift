@@ -8,6 +8,9 @@ public enum BatchItem: Sendable {
     case data(Data, filename: String)
     /// A receipt already in the store (e.g. after `retry`).
     case receipt(UUID)
+    /// Image files that are one receipt's pictures, top to bottom (a long receipt photographed in
+    /// several); named by the first.
+    case pictures([String])
 
     /// How the item is named in results and errors.
     public var displayName: String {
@@ -15,6 +18,7 @@ public enum BatchItem: Sendable {
         case let .file(path): return path
         case let .data(_, filename): return filename
         case let .receipt(id): return id.uuidString.lowercased()
+        case let .pictures(paths): return paths.first ?? ""
         }
     }
 }

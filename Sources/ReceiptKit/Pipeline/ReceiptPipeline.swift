@@ -62,7 +62,7 @@ public final class ReceiptPipeline: Service, Sendable {
     /// Where submitted bytes are kept (a folder, or the PostgreSQL database).
     package let images: any ImageRepository
     public let configuration: Configuration
-    private let queue: ReceiptQueue
+    let queue: ReceiptQueue
     private let logger: Logger
 
     /// Opens (or creates) the SQLite store at `storePath` with its `images/` folder beside it.
@@ -256,6 +256,8 @@ public final class ReceiptPipeline: Service, Sendable {
                         (receipt, isNew) = try await queue.submit(path: path, as: ownership, force: force)
                     case let .data(data, filename):
                         (receipt, isNew) = try await queue.submit(data: data, displayPath: filename, as: ownership, force: force)
+                    case let .pictures(paths):
+                        (receipt, isNew) = try await queue.submit(paths: paths, as: ownership, force: force)
                     case let .receipt(id):
                         guard let found = try await store.receipt(id: id, in: scope) else {
                             throw ReceiptError(.notFound, "no receipt with id \(id.uuidString.lowercased())", file: store.location)

@@ -7,6 +7,8 @@ import Foundation
 public protocol ReceiptProcessing: Sendable {
     /// - Parameter displayPath: the path as the user gave it, used in errors and results.
     func process(imageData: Data, displayPath: String) async throws -> ProcessedReceipt
+    /// A receipt photographed in several pictures (top to bottom), read as one receipt.
+    func process(pictures: [ReceiptPicture], displayPath: String) async throws -> ProcessedReceipt
     /// The OCR engine the processor reads with, when it has one: `receipts serve` sizes
     /// `POST /v1/analyze` by its threads and pixel limit and reports whether it runs.
     var ocrEngine: OCREngine? { get }
@@ -14,6 +16,14 @@ public protocol ReceiptProcessing: Sendable {
 
 extension ReceiptProcessing {
     public var ocrEngine: OCREngine? { nil }
+
+    /// One picture is read as any receipt; a processor that cannot join pictures refuses several.
+    public func process(pictures: [ReceiptPicture], displayPath: String) async throws -> ProcessedReceipt {
+        guard pictures.count == 1, let picture = pictures.first else {
+            throw ReceiptError(.analysisFailed, file: displayPath, "this processor reads a receipt of one picture only (got \(pictures.count))")
+        }
+        return try await process(imageData: picture.data, displayPath: displayPath)
+    }
 }
 
 /// The outcome of processing one receipt image.

@@ -45,7 +45,15 @@ final class ReceiptQueue: Sendable {
         let now = Date()
         let receipt = Receipt(filePath: displayPath, contentHash: hash, uploadTimestamp: now, createdAt: now, updatedAt: now,
                               ownership: ownership, source: source)
-        var result = try await store.insert(receipt, imagePath: imagePath, deduplicate: !force)
+        return try await settle(try await store.insert(receipt, imagePath: imagePath, deduplicate: !force), as: ownership,
+                                displayPath: displayPath, now: now)
+    }
+
+    /// A receipt just inserted (or found by its bytes): a failed one found again goes back to the
+    /// queue, and a new one wakes a worker.
+    func settle(_ inserted: (receipt: Receipt, isNew: Bool), as ownership: Ownership, displayPath: String,
+                now: Date) async throws -> (receipt: Receipt, isNew: Bool) {
+        var result = inserted
         let metadata: Logger.Metadata = ["receipt.id": "\(result.receipt.id.uuidString.lowercased())", "receipt.file": "\(displayPath)"]
         if !result.isNew, result.receipt.ocrStatus == .failed {
             do {
@@ -123,9 +131,9 @@ final class ReceiptQueue: Sendable {
         logger.debug("Receipt claimed", metadata: metadata)
 
         let outcome: Swift.Result<ProcessedReceipt, Error>
-        switch await readImage(of: job) {
-        case let .success(data):
-            outcome = await processKeepingLease(data, receipt: receipt, owner: owner)
+        switch await readPictures(of: job) {
+        case let .success(pictures):
+            outcome = await processKeepingLease(pictures, receipt: receipt, owner: owner)
         case let .failure(error):
             outcome = .failure(error)
         }
@@ -194,7 +202,7 @@ final class ReceiptQueue: Sendable {
     }
 
     /// The bytes of a claimed receipt: its stored copy, else the file it was submitted from.
-    private func readImage(of job: ClaimedJob) async -> Swift.Result<Data, ReceiptError> {
+    func readImage(of job: ClaimedJob) async -> Swift.Result<Data, ReceiptError> {
         let file = job.receipt.filePath
         guard let reference = job.imagePath else {
             return (try? await BlockingIO.run({ BlockingIO.readImage(at: file) }))
@@ -234,12 +242,14 @@ final class ReceiptQueue: Sendable {
     }
 
     /// Runs the processor while renewing the lease every third of its duration.
-    private func processKeepingLease(_ data: Data, receipt: Receipt, owner: String) async -> Swift.Result<ProcessedReceipt, Error> {
+    private func processKeepingLease(_ pictures: [ReceiptPicture], receipt: Receipt, owner: String) async -> Swift.Result<ProcessedReceipt, Error> {
         let processor = self.processor
         return await withTaskGroup(of: Swift.Result<ProcessedReceipt, Error>?.self) { group in
             group.addTask {
                 do {
-                    return .success(try await processor.process(imageData: data, displayPath: receipt.filePath))
+                    // A receipt of several pictures is read as one (ReceiptProcessor+Pictures.swift).
+                    if pictures.count > 1 { return .success(try await processor.process(pictures: pictures, displayPath: receipt.filePath)) }
+                    return .success(try await processor.process(imageData: pictures[0].data, displayPath: receipt.filePath))
                 } catch {
                     return .failure(error)
                 }

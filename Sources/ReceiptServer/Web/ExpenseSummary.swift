@@ -36,11 +36,11 @@ struct ExpenseSummary {
         guard !perCategory.isEmpty else { return "" }
         let unit = currency ?? "(no currency)"
         var out = "<section class=\"summary\">"
-        out += "<figure><figcaption>Per category, \(HTML.escape(unit))</figcaption>\(Self.bars(perCategory, currency: currency, id: "chart-category"))</figure>"
+        // The other currencies' totals, a second line under these totals (the charts are in one currency).
+        let also = others.isEmpty ? ""
+            : "<p class=\"also\" id=\"also\">Also: " + others.map { "\(HTML.escape($0.0)) \(Money.format($0.1, currency: $0.0))" }.joined(separator: ", ") + "</p>"
+        out += "<figure><figcaption>Per category, \(HTML.escape(unit))</figcaption>\(Self.bars(perCategory, currency: currency, id: "chart-category"))\(also)</figure>"
         out += "<figure><figcaption>Per month, \(HTML.escape(unit))</figcaption>\(Self.bars(perMonth, currency: currency, id: "chart-month"))</figure>"
-        if !others.isEmpty {
-            out += "<p>Also: " + others.map { "\(HTML.escape($0.0)) \(Money.format($0.1, currency: $0.0))" }.joined(separator: ", ") + "</p>"
-        }
         if duplicates > 0 {
             out += "<p id=\"duplicates-left-out\">Not counted: \(duplicates) possible duplicate\(duplicates == 1 ? "" : "s") "
                 + "(the same purchase as another expense; confirm one to count it).</p>"

@@ -46,15 +46,19 @@ enum HTML {
             if who.admin { data["admin"] = "true" }
         }
         let attributes = data.sorted { $0.key < $1.key }.map { " data-\($0.key)=\"\(escape($0.value))\"" }.joined()
-        let user = who.map { "<a class=\"user\" id=\"user\" href=\"/account\" title=\"Your account: passkeys, password, devices\">\(escape($0.user))\($0.admin ? " · admin" : "")</a>" } ?? ""
+        // One line on every width: the account (who, their account page, and signing out) is a menu
+        // under the user's name.
+        let user = who.map { "<span class=\"user\" id=\"user\">\(escape($0.user))\($0.admin ? " · admin" : "")</span>" } ?? ""
         let nav = csrf.map { csrf in
             """
             <header class="top">
               <a class="brand" href="/">Receipts</a>
               <nav><a href="/"\(active == "inbox" ? " aria-current=\"page\"" : "")>Inbox</a>
                    <a href="/expenses"\(active == "expenses" ? " aria-current=\"page\"" : "")>Expenses</a></nav>
-              \(user)
-              <form method="post" action="/signout" class="signout"><input type="hidden" name="csrf" value="\(escape(csrf))"><button type="submit" id="signout">Sign out</button></form>
+              <details class="account-menu" id="account-menu"><summary title="Account">\(user)</summary>
+                <div class="menu"><a id="account-page" href="/account" title="Your account: passkeys, password, devices">Your account</a>
+                  <form method="post" action="/signout" class="signout"><input type="hidden" name="csrf" value="\(escape(csrf))"><button type="submit" id="signout">Sign out</button></form></div>
+              </details>
             </header>
             """
         } ?? ""

@@ -94,9 +94,10 @@ extension ReceiptServer {
               <section id="counts" class="counts" aria-live="polite"></section>
               <section id="drop" class="drop" tabindex="0">
                 <p><label class="button camera" for="camera">Take a photo</label>
-                   <span class="drop-text">Drop receipts here (photos, HEIC, PDF), or </span><label class="button" for="files">choose files</label></p>
+                   <span class="drop-text">Drop receipts here (photos, HEIC, PDF) or </span><label class="button" for="files">Choose files</label></p>
                 <input id="camera" type="file" accept="image/*,application/pdf" capture="environment" hidden>
                 <input id="files" type="file" multiple accept="image/*,.heic,.heif,.pdf,application/pdf" hidden>
+                <input id="more" type="file" accept="image/*" capture="environment" hidden>
                 <p id="waiting" class="waiting" aria-live="polite" hidden></p>
                 <ul id="uploads"></ul>
               </section>
@@ -116,18 +117,35 @@ extension ReceiptServer {
         var data = ["id": key]
         if readOnly { data["read-only"] = "true" }
         var picture = "/receipts/\(key)/view", pageTools = ""
+        // A long receipt photographed in several pictures: all of them, one under another.
+        let pictures = try await pipeline.pictures(ofReceipt: id, in: principal.scope)
+        var morePictures = ""
+        if pictures.count > 1 {
+            data["pictures"] = String(pictures.count)
+            picture = "/v1/receipts/\(key)/pages/1"
+            morePictures = pictures.dropFirst().map { p in
+                """
+                <div class="frame" data-picture="\(p.position)"><img class="picture" alt="Picture \(p.position) of the receipt" \
+                src="/v1/receipts/\(key)/pages/\(p.position)"><div class="boxes"></div></div>
+                """
+            }.joined(separator: "\n")
         // A PDF is shown a page at a time; the page sizes (in points) place OCR's word boxes,
         // which are in the pages stacked one below the other, on the page shown.
-        if let pages = await pdfPageSizes(id, in: principal.scope), !pages.isEmpty {
+        } else if let pages = await pdfPageSizes(id, in: principal.scope), !pages.isEmpty {
             data["pages"] = String(pages.count)
             data["page-sizes"] = pages.map { "\($0.width)x\($0.height)" }.joined(separator: ",")
             picture = "/v1/receipts/\(key)/pages/1"
             pageTools = """
                   <span class="pages" id="pages"><button type="button" id="page-prev" title="Previous page ([)" disabled>‹</button>\
-                  <span id="page-number">page 1 of \(pages.count)</span>\
+                  <span id="page-number">Page 1 of \(pages.count)</span>\
                   <button type="button" id="page-next" title="Next page (])"\(pages.count > 1 ? "" : " disabled")>›</button></span>
                 """
         }
+        // The rest of a long receipt, photographed now: not on a PDF, nor for someone who may only look.
+        let addMore = readOnly || data["pages"] != nil ? "" : """
+            <p class="more"><label class="button secondary" for="more" id="add-more">Add the rest of this receipt</label></p>
+            <input id="more" type="file" accept="image/*" capture="environment" hidden>
+            """
         let owner = receipt.ownership.owner == principal.user.name ? ""
             : "<p class=\"owner\" id=\"owner\">\(HTML.escape(receipt.ownership.owner))'s receipt"
                 + (receipt.ownership.group.map { " · shared with \(HTML.escape($0))" } ?? "")
@@ -140,14 +158,15 @@ extension ReceiptServer {
                   <button type="button" id="zoom-in" title="Zoom in (+)">+</button>
                   <button type="button" id="rotate" title="Rotate (r)">⟳</button>
                   \(pageTools)
-                  <span id="position"></span>
                 </div>
                 <div class="stage" id="stage"><div class="sheet" id="sheet">
-                  <img id="image" alt="The receipt" src="\(picture)">
-                  <div id="boxes"></div>
+                  <div class="frame" data-picture="1"><img id="image" alt="The receipt" src="\(picture)"><div id="boxes" class="boxes"></div></div>
+                  \(morePictures)
                 </div></div>
+                \(addMore)
               </section>
               <section class="fields">
+                <p class="position" id="position"></p>
                 <h1 id="file"></h1>
                 \(owner)
                 <p id="status" class="status" aria-live="polite"></p>
@@ -230,7 +249,7 @@ extension ReceiptServer {
             """
             <tr><td>\(e.date?.description ?? "—")</td><td><a href="/review/\(e.receiptId.uuidString.lowercased())">\(HTML.escape(e.description))</a></td>\
             <td>\(HTML.escape(e.category))</td><td class="num">\(e.amount.map { Money.format($0, currency: e.currency) } ?? "—")</td>\
-            <td>\(e.currency ?? "")</td><td>\(e.status.rawValue)\(e.needsReview ? " · review" : "")</td></tr>
+            <td class="currency">\(e.currency ?? "")</td><td>\(e.status.rawValue)\(e.needsReview ? " · review" : "")</td></tr>
             """
         }.joined(separator: "\n")
         return HTML.page(title: "Expenses", csrf: page.csrf, who: page.who, active: "expenses", pageName: "expenses", body: """
@@ -244,7 +263,7 @@ extension ReceiptServer {
                 <a class="button" id="csv" href="\(HTML.escape(csvLink))" download="expenses.csv">Download CSV</a>
               </form>
               \(summary.html)
-              <table class="list"><thead><tr><th>Date</th><th>Vendor</th><th>Category</th><th>Amount</th><th></th><th>Status</th></tr></thead>
+              <table class="list" id="expense-list"><thead><tr><th>Date</th><th>Vendor</th><th>Category</th><th class="num">Amount</th><th class="currency">Currency</th><th>Status</th></tr></thead>
               <tbody>\(rows.isEmpty ? "<tr><td colspan=\"6\">No expenses match.</td></tr>" : rows)</tbody></table>
               \(nextLink)
             </main>

@@ -6,9 +6,10 @@ extension WebAssets {
         const csrf = document.querySelector('meta[name="csrf"]')?.content ?? "";
         const $ = (selector) => document.querySelector(selector);
 
-        async function api(method, path, body, headers = {}) {
+        async function api(method, path, body, headers = {}, raw) {
           const init = { method, headers: { "X-CSRF-Token": csrf, ...headers }, credentials: "same-origin" };
           if (body !== undefined) { init.body = JSON.stringify(body); init.headers["Content-Type"] = "application/json"; }
+          if (raw !== undefined) init.body = raw;
           const response = await fetch(path, init);
           if (response.status === 401) { location.href = "/signin"; throw new Error("signed out"); }
           return response;
@@ -53,6 +54,44 @@ extension WebAssets {
           return node;
         }
         const labels = { review: "needs review", failed: "failed", reading: "being read", done: "done", confirmed: "confirmed" };
+        // A finger, not a mouse and keyboard: nothing is focused on its own (a phone's keyboard would
+        // cover the picture), and the hints speak of tapping.
+        const touch = matchMedia("(pointer: coarse)").matches;
+        const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+        // "2024-06-12" → "12 Jun 2024".
+        function day(text) {
+          const [y, m, d] = (text ?? "").split("-").map(Number);
+          return y && m && d ? `${d} ${MONTHS[m - 1]} ${y}` : "";
+        }
+        // A file name that says nothing of the receipt (an upload without a name, a phone's "image.jpg").
+        function generic(name) { return !name || /^(upload|image|photo|img|picture)([-_ ]?\d{0,3})?(\.[a-z0-9]{2,5})?$/i.test(name); }
+        // When a receipt was taken: "Photo of 28 Nov, 09:14".
+        function photoOf(record) {
+          const at = new Date(record.createdAt ?? Date.now());
+          const hh = String(at.getHours()).padStart(2, "0"), mm = String(at.getMinutes()).padStart(2, "0");
+          return `Photo of ${at.getDate()} ${MONTHS[at.getMonth()]}, ${hh}:${mm}`;
+        }
+        // What a receipt is called on the pages: its vendor (and date), else its file's name when it
+        // says something, else when it was taken; a failed e-mail by its subject.
+        function title(record, withDate = false) {
+          const vendor = record.expense?.description || record.analysis?.vendor;
+          const date = day(record.expense?.date ?? record.analysis?.date);
+          if (vendor) return withDate && date ? `${vendor}, ${date}` : vendor;
+          if (record.source?.kind === "email" && record.source.subject) return record.source.subject;
+          const file = (record.file ?? "").split("/").pop();
+          return generic(file) ? photoOf(record) : file;
+        }
+        function pictureCount(record) { return record.analysis?.pictures?.length ?? 1; }
+        // A failed receipt's error without the file name it starts with (the row or page is that receipt).
+        function errorText(record) {
+          const error = record.error ?? record.lastError ?? "failed", prefix = `${record.file}: `;
+          return error.startsWith(prefix) ? error.slice(prefix.length) : error;
+        }
+        // Whose a receipt is, said where it is not the reader's own: owner, end user, group.
+        function whose(record) {
+          return [record.owner, record.externalUser, record.group].filter(Boolean).join(" · ");
+        }
+        const ENVELOPE = '<svg viewBox="0 0 24 24" aria-hidden="true"><rect x="2.5" y="5" width="19" height="14" rx="2" fill="none" stroke="currentColor" stroke-width="1.6"/><path d="M3 6.5l9 6.5 9-6.5" fill="none" stroke="currentColor" stroke-width="1.6"/></svg>';
 
         // MARK: Inbox
 
@@ -71,15 +110,26 @@ extension WebAssets {
             counts.replaceChildren(...Object.keys(labels).map((k) => el("span", { "data-count": k }, el("b", {}, shown(tally[k])), labels[k])));
             if (records.length === 0) { list.replaceChildren(el("p", {}, "No receipts yet: drop some above.")); return; }
             const rows = records.map((r) => {
-              const s = state(r), e = r.expense, a = r.analysis;
-              const title = e?.description || a?.vendor || r.file;
+              const s = state(r), e = r.expense;
               const amount = e?.amount !== undefined && e?.amount !== null ? `${money(e.amount)} ${e.currency ?? ""}` : "";
-              const thumb = el("img", { alt: "", loading: "lazy", src: `/v1/receipts/${r.receiptId}/thumbnail` });
-              thumb.addEventListener("error", () => thumb.removeAttribute("src"));
+              // A failed e-mail has no picture: an envelope, and its subject for a title.
+              const mail = s === "failed" && r.source?.kind === "email";
+              let thumb;
+              if (mail) {
+                thumb = el("span", { class: "envelope", "data-thumb": "email" });
+                thumb.innerHTML = ENVELOPE;
+              } else {
+                thumb = el("img", { alt: "", loading: "lazy", src: `/v1/receipts/${r.receiptId}/thumbnail` });
+                thumb.addEventListener("error", () => thumb.removeAttribute("src"));
+              }
+              const file = (r.file ?? "").split("/").pop();
+              const count = pictureCount(r);
+              const detail = s === "failed" ? errorText(r)
+                : [day(e?.date ?? r.analysis?.date), generic(file) ? null : file, count > 1 ? `${count} pictures` : null].filter(Boolean).join(" · ");
               return el("a", { class: "row", href: `/review/${r.receiptId}`, "data-id": r.receiptId, "data-state": s },
                 thumb,
-                el("span", { class: "meta" }, el("div", {}, title), el("div", { class: "file" }, s === "failed" ? r.error ?? "" : `${e?.date ?? ""} ${r.file}`),
-                  r.owner && r.owner !== me ? el("div", { class: "owner", "data-owner": r.owner }, `${r.owner}${r.group ? " · " + r.group : ""}`) : null),
+                el("span", { class: "meta" }, el("div", { class: "title" }, title(r)), el("div", { class: "file" }, detail),
+                  r.owner && r.owner !== me ? el("div", { class: "owner", "data-owner": r.owner }, whose(r)) : null),
                 el("span", { class: "side" }, amount ? el("span", { class: "amount" }, amount) : null, el("span", { class: `badge ${s}` }, labels[s])));
             });
             if (more) rows.push(el("p", { class: "more", id: "more" }, `The first ${WINDOW} of each kind are shown; review them to see the next.`));
@@ -89,6 +139,16 @@ extension WebAssets {
           ownerFilter?.addEventListener("change", refresh);
           const drop = $("#drop");
           pickers((file) => uploader.add(file));
+          // "Add the rest of this receipt" (after a photo): the camera again, its photo filed into that receipt.
+          uploads.addEventListener("click", (event) => {
+            const more = event.target.closest?.("label[data-receipt]");
+            if (more) $("#more").dataset.receipt = more.dataset.receipt;
+          });
+          $("#more").addEventListener("change", () => {
+            const input = $("#more");
+            for (const f of input.files) uploader.add(f, input.dataset.receipt);
+            input.value = "";
+          });
           drop.addEventListener("dragover", (e) => { e.preventDefault(); drop.classList.add("over"); });
           drop.addEventListener("dragleave", () => drop.classList.remove("over"));
           drop.addEventListener("drop", (e) => { e.preventDefault(); drop.classList.remove("over"); for (const f of e.dataTransfer.files) uploader.add(f); });
@@ -162,8 +222,10 @@ extension WebAssets {
             document.addEventListener("visibilitychange", () => { if (!document.hidden) this.resume(); });
           }
           // A file picked or photographed: kept first, then sent.
-          async add(file) {
+          // `to`: the receipt the file is the next picture of (the rest of a long receipt).
+          async add(file, to) {
             const item = { key: newKey(), name: file.name || "photo.jpg", type: file.type, added: Date.now(), bytes: await file.arrayBuffer() };
+            if (to) item.to = to;
             try { await queue.put(item); } catch { item.unkept = true; }
             this.row(item);
             await this.send(item);
@@ -193,7 +255,8 @@ extension WebAssets {
               const request = new XMLHttpRequest();
               // ?wait=30: the answer comes when the receipt is read (no polling while it is read
               // within 30 s; docs/review-ui.md has the measurement).
-              request.open("POST", `/v1/receipts?wait=30&filename=${encodeURIComponent(item.name)}`);
+              request.open("POST", item.to ? `/v1/receipts/${item.to}/pictures?wait=30&filename=${encodeURIComponent(item.name)}`
+                : `/v1/receipts?wait=30&filename=${encodeURIComponent(item.name)}`);
               request.setRequestHeader("X-CSRF-Token", csrf);
               request.setRequestHeader("Idempotency-Key", item.key);
               if (item.type) request.setRequestHeader("Content-Type", item.type);
@@ -230,8 +293,14 @@ extension WebAssets {
               li.dataset.state = state(record);
               li.dataset.ms = String(Math.round(performance.now() - started));
               li.dataset.id = record.receiptId;
-              label.textContent = `${item.name}: ${labels[state(record)]}`;
+              const count = pictureCount(record);
+              label.textContent = item.to ? `${item.name}: added, ${count} pictures: ${labels[state(record)]}` : `${item.name}: ${labels[state(record)]}`;
               progress.value = 1;
+              // A photo of a receipt longer than the picture: the camera again for the rest of it.
+              if (record.ocrStatus !== "failed" && !(item.type ?? "").includes("pdf")) {
+                li.querySelector("label.more")?.remove();
+                li.append(el("label", { class: "button more", for: "more", "data-receipt": record.receiptId }, "Add the rest of this receipt"));
+              }
             }
             await showWaiting();
             await this.refresh();
@@ -279,10 +348,14 @@ extension WebAssets {
           const readOnly = document.body.dataset.readOnly === "true";
           let record = await (await api("GET", `/v1/receipts/${id}`)).json();
           if (record.status === 404) { $("#status").textContent = record.detail; return; }
-          $("#file").textContent = record.file;
+          $("#file").textContent = title(record, true);
+          document.title = `${title(record, true)} · Receipts`;
           const order = (await inboxWindow()).records.map((r) => r.receiptId);
           const at = order.indexOf(id);
-          $("#position").textContent = at >= 0 ? `${at + 1} of ${order.length}` : "";
+          $("#position").textContent = at >= 0 ? `Receipt ${at + 1} of ${order.length}` : "";
+          // "Enter confirms…" is for a keyboard on a page that can confirm.
+          $(".hint.keys").hidden = readOnly || touch;
+          setUpMore(id);
           const go = (step) => { const next = order[at + step]; if (at >= 0 && next) location.href = `/review/${next}`; };
           setUpViewer();
           let expense = null, etag = null;
@@ -296,7 +369,7 @@ extension WebAssets {
           }
           if (record.ocrStatus === "failed") {
             $("#failed").hidden = false;
-            $("#error-line").textContent = record.error ?? record.lastError ?? "failed";
+            $("#error-line").textContent = errorText(record);
             $("#retry").hidden = readOnly;
             $("#retry").addEventListener("click", async () => {
               const response = await api("POST", `/v1/receipts/${id}/retry`);
@@ -334,19 +407,41 @@ extension WebAssets {
             }
             form.hidden = false;
             const by = expense.confirmedBy ? ` by ${expense.confirmedBy}` : "";
+            const then = touch ? "tap a field to correct it, then Confirm." : "check the fields, then Enter.";
             $("#status").textContent = expense.status === "confirmed" ? `Confirmed${by}.`
               : readOnly ? "You may view this receipt, not change it."
-              : toCheck.length > 0 ? `Needs review: check the ${listed(toCheck.map((k) => FIELDS.find((f) => f.key === k).label.toLowerCase()))}, then Enter.`
-              : expense.needsReview ? "Needs review: check the fields, then Enter." : "Drafted: check, then Enter.";
-            if (readOnly) document.body.dataset.readOnlyShown = "true"; else $(`#f-${toCheck[0] ?? "vendor"}`).focus();
+              : toCheck.length > 0 ? `Needs review: check the ${listed(toCheck.map((k) => FIELDS.find((f) => f.key === k).label.toLowerCase()))}${touch ? "; tap a field to correct it, then Confirm." : ", then Enter."}`
+              : expense.needsReview ? `Needs review: ${then}` : `Drafted: ${touch ? "tap a field to correct it" : "check, then Enter"}.`;
+            // On a phone nothing is focused: its keyboard would cover the picture.
+            if (readOnly) document.body.dataset.readOnlyShown = "true"; else if (!touch) $(`#f-${toCheck[0] ?? "vendor"}`).focus();
           }
 
           // follow: show the page of a PDF the words are on (not when a page was turned by hand).
           function highlight(key, follow = true) {
             focused = key;
             const sources = record.analysis?.sources, boxes = $("#boxes");
-            boxes.replaceChildren();
+            for (const layer of document.querySelectorAll(".boxes")) layer.replaceChildren();
             if (!sources || !sources[key]) return;
+            // A receipt in several pictures: each word on the picture it was read from.
+            if (sources.pictures) {
+              let first = null;
+              for (const word of sources[key]) {
+                const frame = document.querySelector(`.frame[data-picture="${word.picture}"]`), size = sources.pictures[word.picture - 1];
+                if (!frame || !size) continue;
+                const img = frame.querySelector("img");
+                if (img.naturalWidth && (img.naturalWidth > img.naturalHeight) !== (size.imageWidth > size.imageHeight)) continue;
+                const [x, y, w, h] = word.box;
+                const box = el("div", { title: word.text, "data-text": word.text, "data-picture": String(word.picture) });
+                box.style.left = `${100 * x / size.imageWidth}%`;
+                box.style.top = `${100 * y / size.imageHeight}%`;
+                box.style.width = `${100 * w / size.imageWidth}%`;
+                box.style.height = `${100 * h / size.imageHeight}%`;
+                frame.querySelector(".boxes").append(box);
+                first = first ?? box;
+              }
+              reveal(first);
+              return;
+            }
             // OCR turned a sideways picture upright: its boxes are for the turned page, which the
             // record does not describe, so none is drawn rather than a wrong one. (A PDF's pages
             // are compared stacked, as OCR read them.)
@@ -369,8 +464,8 @@ extension WebAssets {
             }
             reveal(boxes.firstChild);
           }
-          // A page of a PDF drawn: the focused field's words on it.
-          $("#image").addEventListener("load", () => { if (focused) highlight(focused, false); });
+          // A page of a PDF (or a picture) drawn: the focused field's words on it.
+          for (const img of document.querySelectorAll(".frame img")) img.addEventListener("load", () => { if (focused) highlight(focused, false); });
 
           async function confirm() {
             if (!expense || readOnly) return;
@@ -430,7 +525,7 @@ extension WebAssets {
           pageShown = n;
           $("#boxes").replaceChildren();
           $("#image").src = `/v1/receipts/${document.body.dataset.id}/pages/${n}`;
-          $("#page-number").textContent = `page ${n} of ${pageSizes.length}`;
+          $("#page-number").textContent = `Page ${n} of ${pageSizes.length}`;
           $("#page-prev").disabled = n === 1;
           $("#page-next").disabled = n === pageSizes.length;
           return true;
@@ -451,6 +546,36 @@ extension WebAssets {
             }
             above += ph;
           }
+        }
+
+        // The review page's "Add the rest of this receipt": the camera again, the photo sent as the
+        // receipt's next picture (with a key of its own, so a retry adds it once), then the receipt
+        // read again with it.
+        function setUpMore(id) {
+          const input = $("#more");
+          if (!input || !$("#add-more")) return;
+          input.addEventListener("change", async () => {
+            const file = input.files[0];
+            input.value = "";
+            if (!file) return;
+            const key = newKey();
+            $("#status").className = "status";
+            $("#status").textContent = "Adding the picture…";
+            for (let attempt = 0; attempt < 3; attempt++) {
+              let response;
+              try {
+                response = await api("POST", `/v1/receipts/${id}/pictures?wait=30&filename=${encodeURIComponent(file.name || "photo.jpg")}`, undefined,
+                                     { "Idempotency-Key": key, "Content-Type": file.type || "application/octet-stream" }, file);
+              } catch { await new Promise((r) => setTimeout(r, 2000)); continue; }
+              if (!response.ok) { $("#status").className = "status error"; $("#status").textContent = await problem(response); return; }
+              const record = await response.json();
+              if (record.ocrStatus !== "completed" && record.ocrStatus !== "failed") await until(id);
+              location.reload();
+              return;
+            }
+            $("#status").className = "status error";
+            $("#status").textContent = "The picture could not be sent: no connection to the server. Try again.";
+          });
         }
 
         let scale = 1, turn = 0;

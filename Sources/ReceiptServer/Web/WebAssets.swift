@@ -20,12 +20,21 @@ enum WebAssets {
         kbd { border: 1px solid var(--line); border-radius: 3px; padding: 0 .3em; }
         button, .button { font: inherit; padding: .35em .8em; border-radius: 6px; border: 1px solid var(--line);
                           background: var(--accent); color: white; cursor: pointer; text-decoration: none; display: inline-block; }
-        .top { display: flex; gap: 1rem; align-items: center; padding: .6rem 1rem; border-bottom: 1px solid var(--line); flex-wrap: wrap; }
+        .top { display: flex; gap: 1rem; align-items: center; padding: .6rem 1rem; border-bottom: 1px solid var(--line); flex-wrap: nowrap; }
         .top .brand { font-weight: 700; text-decoration: none; color: inherit; }
-        .top nav { display: flex; gap: .8rem; flex: 1; }
+        .top nav { display: flex; gap: .8rem; flex: 1; min-width: 0; }
         .top nav a[aria-current] { font-weight: 700; }
-        .signout button { background: transparent; color: inherit; }
-        .top .user { opacity: .8; }
+        .top .user { opacity: .8; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; max-width: 40vw; }
+        /* The account: the user's name, and under it a menu (Your account, Sign out), so the header stays one line. */
+        .account-menu { position: relative; flex: none; }
+        .account-menu summary { list-style: none; cursor: pointer; display: inline-flex; align-items: center; gap: .3rem; }
+        .account-menu summary::-webkit-details-marker { display: none; }
+        .account-menu summary::after { content: "▾"; font-size: .8em; opacity: .7; }
+        .account-menu .menu { position: absolute; right: 0; top: calc(100% + .35rem); z-index: 10; min-width: 10rem; padding: .5rem;
+                         background: Canvas; color: CanvasText; border: 1px solid var(--line); border-radius: 8px;
+                         box-shadow: 0 6px 20px rgba(0,0,0,.2); }
+        .account-menu .menu button { width: 100%; background: transparent; color: inherit; }
+        .account-menu .menu a { display: block; padding: .35em .8em; margin-bottom: .3rem; }
         .owner-filter { display: inline-flex; gap: .4rem; align-items: center; margin-bottom: .6rem; }
         .owner-filter select { width: auto; }
         .receipts .owner, p.owner { font-size: .85em; opacity: .75; }
@@ -60,9 +69,11 @@ enum WebAssets {
         .row { display: grid; grid-template-columns: 56px minmax(0, 1fr) max-content; gap: .8rem; align-items: center; padding: .4rem .6rem;
                border: 1px solid var(--line); border-radius: 8px; color: inherit; text-decoration: none; }
         .row:focus, .row:hover { outline: 2px solid var(--accent); }
-        .row img { width: 56px; height: 56px; object-fit: cover; border-radius: 4px; background: var(--line); }
+        .row img { width: 56px; height: 56px; object-fit: cover; object-position: top; border-radius: 4px; background: var(--line); }
         .row .meta { min-width: 0; }
         .row .meta div { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+        .row .envelope { width: 56px; height: 56px; border-radius: 4px; background: var(--line); display: grid; place-items: center; }
+        .row .envelope svg { width: 30px; height: 30px; }
         .row .file { opacity: .7; font-size: .85em; }
         .row .side { display: flex; flex-direction: column; align-items: flex-end; gap: .2rem; }
         .badge { border-radius: 999px; padding: .1em .6em; font-size: .85em; border: 1px solid currentColor; white-space: nowrap; }
@@ -75,11 +86,16 @@ enum WebAssets {
         .viewer .tools { display: flex; gap: .4rem; align-items: center; margin-bottom: .4rem; }
         .viewer .tools button { padding: .1em .7em; }
         .viewer .pages { display: inline-flex; gap: .3rem; align-items: center; }
+        .position { margin: 0; font-size: .85em; opacity: .75; }
+        .viewer .more { margin: .5rem 0 0; }
         .stage { overflow: auto; max-height: calc(100vh - 8rem); border: 1px solid var(--line); border-radius: 6px; }
         .sheet { position: relative; width: 100%; transform-origin: center center; }
         .sheet img { width: 100%; display: block; }
-        #boxes { position: absolute; inset: 0; pointer-events: none; }
-        #boxes div { position: absolute; border: 2px solid #ff9800; background: rgba(255, 200, 0, .3); border-radius: 2px; }
+        /* A receipt in several pictures: one under another, each with the boxes of its own words. */
+        .frame { position: relative; }
+        .frame + .frame { margin-top: 4px; }
+        .boxes { position: absolute; inset: 0; pointer-events: none; }
+        .boxes div { position: absolute; border: 2px solid #ff9800; background: rgba(255, 200, 0, .3); border-radius: 2px; }
         .fields h1 { font-size: 1.1rem; word-break: break-all; }
         .field { display: grid; grid-template-columns: 7rem 1fr 3.5rem; gap: .5rem; align-items: center; margin-bottom: .45rem; }
         .field label { font-weight: 600; }
@@ -101,7 +117,9 @@ enum WebAssets {
         .chart { max-width: 100%; height: auto; }
         table.list { width: 100%; border-collapse: collapse; margin-top: 1rem; }
         table.list th, table.list td { text-align: left; padding: .3rem .5rem; border-bottom: 1px solid var(--line); }
-        td.num { text-align: right; font-variant-numeric: tabular-nums; }
+        /* Amounts: right-aligned, every digit the same width, on every width of screen. */
+        table.list .num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+        .summary .also { margin: .4rem 0 0; font-variant-numeric: tabular-nums; }
         /* The phone's parts, hidden on a desktop: the camera button and the review's buttons at the thumb. */
         .camera, .actions { display: none; }
         .drop li span { min-width: 0; overflow-wrap: anywhere; }
@@ -129,7 +147,9 @@ enum WebAssets {
           .actions #confirm { flex: 1; font-weight: 600; }
           .actions .secondary { background: transparent; color: inherit; }
           .top { gap: .4rem .8rem; padding: .3rem .75rem; }
-          .top .user { font-size: .9em; }
+          .top .user { font-size: .9em; max-width: 28vw; }
+          /* A vendor's name wraps to a second line rather than being cut. */
+          .row .meta .title { white-space: normal; display: -webkit-box; -webkit-line-clamp: 2; -webkit-box-orient: vertical; overflow-wrap: anywhere; }
           .filters label, .filters input, .filters select { width: 100%; }
           .filters label { flex: 1 1 9rem; }
           /* The expenses as cards: vendor and amount, then date and status, then category and currency. */
@@ -139,7 +159,7 @@ enum WebAssets {
                           gap: 0 .6rem; padding: .4rem 0; border-bottom: 1px solid var(--line); }
           table.list td { border: 0; padding: 0; min-width: 0; overflow-wrap: anywhere; }
           table.list td:nth-child(1) { grid-area: date; } table.list td:nth-child(2) { grid-area: vendor; }
-          table.list td:nth-child(3) { grid-area: category; } table.list td:nth-child(4) { grid-area: amount; }
+          table.list td:nth-child(3) { grid-area: category; } table.list td:nth-child(4) { grid-area: amount; text-align: right; }
           table.list td:nth-child(5) { grid-area: currency; text-align: right; } table.list td:nth-child(6) { grid-area: status; text-align: right; }
           table.list td[colspan] { grid-column: 1 / -1; }
           .summary { gap: 1rem; }
@@ -149,7 +169,7 @@ enum WebAssets {
         @media (pointer: coarse), (max-width: 760px) {
           button, .button { min-height: 44px; min-width: 44px; display: inline-flex; align-items: center; justify-content: center; }
           input, select { min-height: 44px; font-size: 16px; }
-          .top nav a, .top .brand, .top a.user { display: inline-flex; align-items: center; min-height: 44px; min-width: 44px; padding: 0 .3rem; }
+          .top nav a, .top .brand, .account-menu summary, .account-menu .menu a { display: inline-flex; align-items: center; min-height: 44px; min-width: 44px; padding: 0 .3rem; }
           .row { min-height: 60px; }
           table.list td a { display: inline-flex; align-items: center; min-height: 44px; min-width: 44px; }
           .viewer .tools button { padding: 0 .9em; }

@@ -124,6 +124,12 @@ public enum ArchiveEntities {
             // A worker's hold does not come along: the receipt waits for a worker again.
             if row["ocrStatus"] == .string(OCRStatus.processing.rawValue) { row["ocrStatus"] = .string(OCRStatus.pending.rawValue) }
         }),
+        // A receipt photographed in several pictures (schema `pictures`): a row per picture, in order;
+        // the first is also the receipt's `image`. A receipt of one picture has none.
+        ArchiveEntity(name: "receipt_pictures", fields: [
+            .init("receiptId", .uuid), .init("position", .integer), .init("name", .text), .init("contentHash", .text),
+            .init("image", .image),
+        ], key: ["receiptId", "position"], parents: [("receiptId", "receipts")]),
         ArchiveEntity(name: "expenses", fields: [
             .init("id", .uuid), .init("receiptId", .uuid), .init("date", .date), .init("amount", .decimal), .init("currency", .text),
             .init("taxAmount", .decimal), .init("category", .text), .init("description", .text), .init("isTaxDeductible", .boolean),

@@ -26,6 +26,7 @@ package enum SQLiteArchiveTables {
         "tokens": .init(table: "api_token"),
         "webhook_subscriptions": .init(table: "webhook_subscription"),
         "receipts": .init(table: "receipt", columns: ["image": "imagePath"]),
+        "receipt_pictures": .init(table: "receipt_picture", columns: ["image": "imagePath"], order: "receiptId, position"),
         // An expense is written with its receipt's ownership (schema `lists-as-queries`).
         "expenses": .init(table: "expense", computed: ["owner", "groupName", "externalUser"].map { column in
             (column, "(SELECT r.\(column) FROM receipt r WHERE r.id = {receiptId})")

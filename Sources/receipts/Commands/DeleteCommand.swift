@@ -27,7 +27,7 @@ struct DeleteCommand: AsyncParsableCommand {
             let scope = try await userOptions.scope(store)
             let receipt = try await store.receipt(idPrefix: id, in: scope)
             try await userOptions.checkMayChange(receipt, store, deleting: true)
-            if let image = try await store.deleteReceipt(id: receipt.id, in: scope, force: force) {
+            for image in try await store.deleteReceiptAndPictures(id: receipt.id, in: scope, force: force) {
                 try? FileManager.default.removeItem(atPath: image)
             }
             FileHandle.standardError.write(Data("deleted receipt \(receipt.id.uuidString.lowercased()) (\(receipt.filePath))\n".utf8))

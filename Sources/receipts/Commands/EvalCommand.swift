@@ -26,6 +26,12 @@ struct EvalCommand: AsyncParsableCommand {
             how often each field kept the value the analyzer drafted (a corrected field is in the \
             expense's corrections). It needs no labelled folder.
 
+            --cuts 0-62,38-100 also reads each receipt cut into overlapping pictures — here its top \
+            (0–62 % of its height) and its bottom (38–100 %), made from the photo in memory, nothing \
+            written — as one receipt of several pictures, as a person photographs a long receipt, and \
+            prints per folder each field's figure for the whole photos beside the pictures' (with \
+            --ocr-cache, each cut's readings are kept too).
+
             --time-analyzer then times the heuristic analyzer alone on each receipt's first-pass OCR \
             result (in memory, no second passes, 5 rounds) and prints the median, p95 and mean per receipt.
             """)
@@ -47,6 +53,9 @@ struct EvalCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Folder to keep first-pass OCR results in, for fast re-runs.", valueName: "DIR"))
     var ocrCache: String?
 
+    @Option(help: ArgumentHelp("Also read each receipt cut into these bands of its height (percent, top to bottom) as one receipt of several pictures, and print both figures side by side.", valueName: "FROM-TO,FROM-TO…"))
+    var cuts: String?
+
     @Flag(help: "Also time the heuristic analyzer alone on the first-pass OCR results (median, p95, mean per receipt).")
     var timeAnalyzer = false
 
@@ -66,6 +75,25 @@ struct EvalCommand: AsyncParsableCommand {
         try pipeline.requireWorkers()
         if folders.isEmpty && !corrections { throw ValidationError("give folders of labelled receipts, or --corrections to measure on the store") }
         if !folders.isEmpty && corrections { throw ValidationError("--corrections measures the store: give no folders with it") }
+        if let cuts { _ = try Self.bands(cuts) }
+    }
+
+    /// `0-62,38-100` → [(0, 0.62), (0.38, 1)]: at least two bands, each within 0–100 and not empty,
+    /// each starting below where the one before ends (so consecutive pictures overlap or touch).
+    static func bands(_ text: String) throws -> [(from: Double, to: Double)] {
+        var bands: [(from: Double, to: Double)] = []
+        for part in text.split(separator: ",") {
+            let ends = part.split(separator: "-").map { Double($0.trimmingCharacters(in: .whitespaces)) }
+            guard ends.count == 2, let from = ends[0], let to = ends[1], from >= 0, to <= 100, to > from else {
+                throw ValidationError("--cuts: '\(part)' is not a band FROM-TO in percent of the height (e.g. 0-62,38-100)")
+            }
+            if let last = bands.last, from / 100 > last.to || from / 100 <= last.from {
+                throw ValidationError("--cuts: each band must start after the one before starts and no lower than it ends (got '\(text)')")
+            }
+            bands.append((from / 100, to / 100))
+        }
+        guard bands.count >= 2 else { throw ValidationError("--cuts: give two bands or more (e.g. 0-62,38-100)") }
+        return bands
     }
 
     enum ReportFormat: String, ExpressibleByArgument, CaseIterable {
@@ -102,6 +130,8 @@ struct EvalCommand: AsyncParsableCommand {
         if let ocrCache { try FileManager.default.createDirectory(atPath: ocrCache, withIntermediateDirectories: true) }
 
         var reports: [FolderReport] = []
+        var cutReports: [FolderReport] = []
+        let bands = try cuts.map(Self.bands)
         var firstPasses: [OCRResult] = []
         var dump = CandidateDump.header(readers: processor.readers) + "\n"
         var calibration = ReliabilityTable()
@@ -110,27 +140,31 @@ struct EvalCommand: AsyncParsableCommand {
         var count = 0
         for (folder, receipts) in sets {
             var scorer = EvaluationScorer(folder: (folder as NSString).lastPathComponent.isEmpty ? folder : folder)
+            var cutScorer = EvaluationScorer(folder: folder)
             let progress = ProgressBar(total: receipts.count)
             let cacheDir = ocrCache.map { "\($0)/\(Self.cacheKey(folder))" }
             if let cacheDir { try? FileManager.default.createDirectory(atPath: cacheDir, withIntermediateDirectories: true) }
-            await withTaskGroup(of: (LabelledReceipt, ReceiptAnalysis?, OCRResult?, String?).self) { group in
+            await withTaskGroup(of: (LabelledReceipt, ReceiptAnalysis?, OCRResult?, String?, CutOutcome?).self) { group in
                 var next = 0
                 func startNext() {
                     guard next < receipts.count else { return }
                     let receipt = receipts[next]
                     next += 1
                     group.addTask {
+                        var cut: CutOutcome?
+                        if let bands { cut = await Self.analyzeCut(receipt, bands: bands, processor: processor, cacheDir: cacheDir) }
                         do {
                             let (analysis, ocr) = try await Self.analyze(receipt, processor: processor, cacheDir: cacheDir)
-                            return (receipt, analysis, ocr, nil)
+                            return (receipt, analysis, ocr, nil, cut)
                         } catch {
-                            return (receipt, nil, nil, "\(ErrorAdvice.flags.apply(to: error))")
+                            return (receipt, nil, nil, "\(ErrorAdvice.flags.apply(to: error))", cut)
                         }
                     }
                 }
                 for _ in 0..<pipeline.workers * 2 { startNext() }
-                for await (receipt, analysis, ocr, error) in group {
+                for await (receipt, analysis, ocr, error, cut) in group {
                     scorer.add(file: receipt.name, truth: receipt.truth, analysis: analysis, error: error)
+                    if let cut { cutScorer.add(file: receipt.name, truth: receipt.truth, analysis: cut.analysis, error: cut.error) }
                     calibration.add(folder: folder, truth: receipt.truth, analysis: analysis)
                     if dumpCandidates != nil, let analysis {
                         dump += CandidateDump.line(set: (folder as NSString).lastPathComponent, receipt: receipt, analysis: analysis) + "\n"
@@ -143,6 +177,7 @@ struct EvalCommand: AsyncParsableCommand {
             progress.finish()
             count += receipts.count
             reports.append(scorer.report)
+            cutReports.append(cutScorer.report)
         }
         let elapsed = Date().timeIntervalSince(started)
         if let dumpCandidates {
@@ -154,7 +189,15 @@ struct EvalCommand: AsyncParsableCommand {
 
         switch format {
         case .json:
-            print(EvaluationReport(folders: reports).json(includeMisses: misses).prettySerialized())
+            var json = EvaluationReport(folders: reports).json(includeMisses: misses)
+            if let bands, case var .object(pairs) = json {
+                pairs.append(("cuts", .object([
+                    ("bands", .array(bands.map { .array([.number(Self.percent($0.from)), .number(Self.percent($0.to))]) })),
+                    ("folders", .array(cutReports.map { $0.json(includeMisses: misses) })),
+                ])))
+                json = .object(pairs)
+            }
+            print(json.prettySerialized())
         case .text:
             for report in reports {
                 print(report.summaryLine)
@@ -165,6 +208,17 @@ struct EvalCommand: AsyncParsableCommand {
                 }
             }
             if reliability { print(calibration.text) }
+            if let bands {
+                let label = "\(bands.count) pictures (" + bands.map { "\(Self.percent($0.from))–\(Self.percent($0.to)) %" }.joined(separator: ", ") + ")"
+                print(CutComparison(whole: reports, cut: cutReports, label: label).text)
+                if misses {
+                    for report in cutReports {
+                        for miss in report.misses.sorted(by: { ($0.field.rawValue, $0.file) < ($1.field.rawValue, $1.file) }) {
+                            print("  cut \(miss.field.rawValue)\t\(miss.file)\texpected \(miss.expected)\tgot \(miss.got)")
+                        }
+                    }
+                }
+            }
             FileHandle.standardError.write(Data(String(format: "%d receipts in %.1f s (%.2f receipts/s)\n",
                                                        count, elapsed, Double(count) / max(elapsed, 0.001)).utf8))
         }
@@ -205,16 +259,53 @@ struct EvalCommand: AsyncParsableCommand {
 
     /// The receipt's analysis and its first OCR pass. With a cache folder, each reader's first
     /// reading is kept there (Tesseract's as `<name>.tsv`, the neural reader's in a folder named
-    /// for its model set) and read back on the next run.
+    /// for its model set) and read back on the next run. A receipt of several pictures
+    /// (`NAME-1.jpg`, `NAME-2.jpg`… beside `NAME.expected.json`) is read as one.
     static func analyze(_ receipt: LabelledReceipt, processor: ReceiptProcessor, cacheDir: String?) async throws -> (ReceiptAnalysis, OCRResult) {
+        if receipt.pictures.count > 1 {
+            var pictures: [ReceiptPicture] = []
+            for url in receipt.pictures {
+                pictures.append(ReceiptPicture(data: try ReceiptFile.read(url, file: url.lastPathComponent), name: url.lastPathComponent))
+            }
+            return try await analyze(pictures: pictures, name: receipt.name, processor: processor, cacheDir: cacheDir)
+        }
         guard let cacheDir else {
             let processed = try await processor.process(imageAt: receipt.image, displayPath: receipt.name)
             return (processed.analysis, processed.ocr)
         }
         let data = try ReceiptFile.read(receipt.image, file: receipt.name)
+        let read = try await readings(of: data, name: receipt.name, processor: processor, cacheDir: cacheDir)
+        let analysis = try await processor.analyze(ocr: read.ocr, neural: processor.readers == .both ? read.neural : nil,
+                                                   imageData: data, displayPath: receipt.name, turn: read.turn)
+        return (analysis, read.ocr)
+    }
+
+    /// A receipt of several pictures read as one, each picture's first readings kept in the cache
+    /// (under its own name) when there is one. The first OCR pass returned is the joined one.
+    static func analyze(pictures: [ReceiptPicture], name: String, processor: ReceiptProcessor,
+                        cacheDir: String?) async throws -> (ReceiptAnalysis, OCRResult) {
+        guard let cacheDir else {
+            let processed = try await processor.process(pictures: pictures, displayPath: name)
+            return (processed.analysis, processed.ocr)
+        }
+        var readings: [PictureReading] = []
+        for picture in pictures {
+            let read = try await Self.readings(of: picture.data, name: picture.name, processor: processor, cacheDir: cacheDir)
+            readings.append(PictureReading(picture: picture, ocr: read.ocr, neural: processor.readers == .both ? read.neural : nil, turn: read.turn))
+        }
+        let analysis = try await processor.analyze(pictures: readings, displayPath: name)
+        let join = PictureJoin.plan(readings.map { [$0.ocr] + ($0.neural.map { [$0] } ?? []) })
+        return (analysis, join.join(readings.map(\.ocr)) ?? readings[0].ocr)
+    }
+
+    /// The first readings of some bytes named `name` (the readers' as `processor.readers` reads),
+    /// kept in `cacheDir` and read back from it: Tesseract's (or the first reading with the neural
+    /// reader alone), the neural reader's beside it, and how the page was turned to be read.
+    static func readings(of data: Data, name: String, processor: ReceiptProcessor,
+                         cacheDir: String) async throws -> (ocr: OCRResult, neural: OCRResult?, turn: PageTurn?) {
         let readers = processor.readers
-        let tesseractFile = "\(cacheDir)/\(receipt.name).tsv"
-        let neuralFile = processor.engine.neural.map { models in "\(cacheDir)/\(neuralCacheKey(models.configuration))/\(receipt.name).tsv" }
+        let tesseractFile = "\(cacheDir)/\(name).tsv"
+        let neuralFile = processor.engine.neural.map { models in "\(cacheDir)/\(neuralCacheKey(models.configuration))/\(name).tsv" }
         // A PDF's text layer is every reader's reading: kept as Tesseract's, the neural one marked absent.
         let textLayer = readers == .neural && ImageFormat.sniff(data) == .pdf
         var tesseract = readers == .neural && !textLayer ? nil
@@ -223,11 +314,11 @@ struct EvalCommand: AsyncParsableCommand {
         if textLayer, neural == noNeuralReading, tesseract == nil { neural = nil }
         // A page read turned (ReceiptProcessor.upright): its readings are the turned page's, and so
         // must its further passes be; the turn is kept beside Tesseract's reading.
-        let turnFile = "\(cacheDir)/\(receipt.name).turn"
+        let turnFile = "\(cacheDir)/\(name).turn"
         var turn = (try? String(contentsOfFile: turnFile, encoding: .utf8)).flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
             .flatMap(PageTurn.init(rawValue:))
         if (readers != .neural && tesseract == nil) || (readers != .tesseract && neural == nil) {
-            let session = processor.engine.session(imageData: data, file: receipt.name, maxPasses: 2)
+            let session = processor.engine.session(imageData: data, file: name, maxPasses: 2)
             let (ocr, read) = try await processor.firstReadings(session)
             turn = session.pageTurn
             if let turn {
@@ -254,9 +345,39 @@ struct EvalCommand: AsyncParsableCommand {
         let neuralReading = neural.flatMap { $0 == noNeuralReading ? nil : OCRResult(tesseractTSV: $0) }
         let first = readers == .neural ? neuralReading ?? (textLayer ? tesseract : nil) ?? OCRResult(tesseractTSV: "")
             : tesseract ?? OCRResult(tesseractTSV: "")
-        let analysis = try await processor.analyze(ocr: first, neural: readers == .both ? neuralReading : nil,
-                                                   imageData: data, displayPath: receipt.name, turn: turn)
-        return (analysis, first)
+        return (first, neuralReading, turn)
+    }
+
+    /// What the cut pictures of a receipt read as one.
+    struct CutOutcome: Sendable {
+        var analysis: ReceiptAnalysis?
+        var error: String?
+    }
+
+    /// The receipt cut into `bands` of its height (each cut a JPEG made in memory from the photo as
+    /// it is shown, upright) and read as one receipt of several pictures.
+    static func analyzeCut(_ receipt: LabelledReceipt, bands: [(from: Double, to: Double)], processor: ReceiptProcessor,
+                           cacheDir: String?) async -> CutOutcome {
+        do {
+            // Already in several pictures: read as they are.
+            if receipt.pictures.count > 1 { return CutOutcome(analysis: try await analyze(receipt, processor: processor, cacheDir: cacheDir).0) }
+            let data = try ReceiptFile.read(receipt.image, file: receipt.name)
+            var pictures: [ReceiptPicture] = []
+            for band in bands {
+                let cut = try await processor.engine.cut(data, from: band.from, to: band.to, file: receipt.name)
+                pictures.append(ReceiptPicture(data: cut, name: "\(receipt.name).cut-\(percent(band.from))-\(percent(band.to))"))
+            }
+            let (analysis, _) = try await analyze(pictures: pictures, name: receipt.name, processor: processor, cacheDir: cacheDir)
+            return CutOutcome(analysis: analysis)
+        } catch {
+            return CutOutcome(error: "\(ErrorAdvice.flags.apply(to: error))")
+        }
+    }
+
+    /// 0.38 → "38".
+    static func percent(_ fraction: Double) -> String {
+        let value = (fraction * 100 * 100).rounded() / 100
+        return value == value.rounded() ? String(Int(value)) : String(value)
     }
 
     /// Kept for a receipt the neural reader did not read beside Tesseract (a PDF's text layer).

@@ -33,6 +33,12 @@ struct ProcessCommand: AsyncParsableCommand {
             flagged for review, and the time taken. In a table, file paths are shortened from the left \
             (…/name.jpg) and an error shows its cause.
 
+            --one-receipt reads all the PATHs as the pictures of one receipt, top to bottom: a long \
+            receipt photographed in several overlapping pictures (`receipts process --one-receipt top.jpg \
+            middle.jpg bottom.jpg`, or a folder: its pictures in name order, IMG_9 before IMG_10). Each \
+            picture is read by the readers, the rows two pictures both show are kept once, and the \
+            record is one receipt (named by the first picture; analysis.pictures lists them all).
+
             --no-work only submits: each receipt is stored as pending (its record says so) for workers \
             elsewhere (`receipts worker`, `serve`) to read; nothing is read here.
 
@@ -48,6 +54,9 @@ struct ProcessCommand: AsyncParsableCommand {
 
     @Flag(help: "Read images again even when the store already has them.")
     var force = false
+
+    @Flag(name: .customLong("one-receipt"), help: "The PATHs are the pictures of one long receipt, top to bottom (a folder: its pictures in name order).")
+    var oneReceipt = false
 
     @Flag(name: .customLong("no-work"), help: "Only submit: store the receipts as pending for other hosts' workers; read nothing here.")
     var noWork = false
@@ -73,13 +82,15 @@ struct ProcessCommand: AsyncParsableCommand {
     }
 
     /// The images to read: every PATH must exist, and together they must hold at least one image
-    /// (a usage error otherwise, before anything is stored).
+    /// (a usage error otherwise, before anything is stored). With --one-receipt, a folder's
+    /// pictures come in name order (numbers as numbers).
     private func collectFiles() throws -> [String] {
         for path in paths where !FileManager.default.fileExists(atPath: path) {
             printError("\(path): no such file or folder")
             throw ExitCode(2)
         }
-        let files = InputCollector().collect(paths)
+        let files = oneReceipt ? paths.flatMap { path in PictureGroup.inNameOrder(InputCollector().collect([path])) }
+            : InputCollector().collect(paths)
         guard !files.isEmpty else {
             printError("no receipt images found in \(paths.joined(separator: " ")) (looked for \(ReceiptFile.imageExtensions.sorted().map { "." + $0 }.joined(separator: " ")))")
             throw ExitCode(2)
@@ -105,11 +116,12 @@ struct ProcessCommand: AsyncParsableCommand {
         let (receiptPipeline, ownership) = try await openPipeline(processor, logger: logger)
         let started = ContinuousClock.now
         let writer = RecordWriter(format: format?.value ?? .automatic, columns: Self.columns, baseFolders: paths)
-        let progress = ProgressBar(total: files.count)
+        let progress = ProgressBar(total: oneReceipt ? 1 : files.count)
         writer.begin()
         var summary = Summary()
         do {
-            for try await outcome in receiptPipeline.process(files: files, as: ownership, force: force) {
+            let items = oneReceipt && files.count > 1 ? [BatchItem.pictures(files)] : files.map(BatchItem.file)
+            for try await outcome in receiptPipeline.process(items, as: ownership, force: force) {
                 let failed = outcome.receipt.ocrStatus == .failed
                 summary.count(outcome)
                 progress.clear()
@@ -136,8 +148,9 @@ struct ProcessCommand: AsyncParsableCommand {
         writer.begin()
         var summary = Summary()
         do {
-            for file in files {
-                let receipt = try await receiptPipeline.submit(imageAt: file, as: ownership, force: force)
+            for file in oneReceipt && files.count > 1 ? [files[0]] : files {
+                let receipt = oneReceipt && files.count > 1 ? try await receiptPipeline.submit(picturesAt: files, as: ownership, force: force)
+                    : try await receiptPipeline.submit(imageAt: file, as: ownership, force: force)
                 let expense = try await receiptPipeline.expense(forReceipt: receipt.id, in: .owner(ownership.owner))
                 let outcome = ReceiptOutcome(source: file, receipt: receipt, expense: expense, isDuplicate: false)
                 summary.count(outcome)

@@ -17,12 +17,15 @@ struct ServeCommand: AsyncParsableCommand {
             problem documents (application/problem+json) with a one-line detail.
 
               POST   /v1/receipts[?wait=SECONDS&filename=NAME]   the image as the body (image/* or \
-            application/pdf; named by ?filename= or Content-Disposition) or as the one 'file' part of \
-            multipart/form-data. The same bytes return the same receipt (a failed one is tried again). \
+            application/pdf; named by ?filename= or Content-Disposition) or as the 'file' part of \
+            multipart/form-data (several 'file' parts: one long receipt's pictures, top to bottom, read as \
+            one). The same bytes return the same receipt (a failed one is tried again). \
             200 with the finished record when it is done within wait (at most 30 s), else 202 with \
             Location: /v1/receipts/{id}. Over --max-upload-mb: 413 and the connection is closed.
               GET    /v1/receipts[?status=&needsReview=&limit=&after=]   newest first; 'next' is the cursor of the next page.
               GET    /v1/receipts/{id}, GET /v1/receipts/{id}/image, POST /v1/receipts/{id}/retry
+              POST   /v1/receipts/{id}/pictures[?wait=SECONDS&filename=NAME]   the rest of a long receipt: \
+            the picture goes below its others and the receipt is read again with all of them.
               GET    /v1/receipts/{id}/pages/{page}[?format=png|jpeg]   a PDF's page as a picture; X-Page-Count.
               GET    /v1/receipts/{id}/thumbnail   a JPEG of at most 320 pixels (a PDF's first page).
               DELETE /v1/receipts/{id}[?force=true]   the receipt, its image copy and its expense; a \

@@ -32,6 +32,11 @@ struct WatchCommand: AsyncParsableCommand {
             stay where they are (sidecars are still written) and are remembered by content in \
             processed/.receipts-keep.ndjson.
 
+            A long receipt photographed in several pictures: name them NAME-1.jpg, NAME-2.jpg… (top \
+            to bottom). Pictures of one NAME in one folder that arrive within --join seconds of each \
+            other (default 10) are read as one receipt, and filed together with one NAME.json; \
+            --no-join reads every file as a receipt of its own.
+
             Stopping and starting again processes each file exactly once: the store knows every image \
             by content, so a file left behind by a stop or a crash is filed with its stored result (a \
             failed one is tried again).
@@ -79,6 +84,12 @@ struct WatchCommand: AsyncParsableCommand {
         valueName: "GLOB"))
     var ignore: [String] = []
 
+    @Option(help: ArgumentHelp("Pictures NAME-1.jpg, NAME-2.jpg… arriving within SECONDS of each other are one long receipt.", valueName: "SECONDS"))
+    var join: Double = 10
+
+    @Flag(name: .customLong("no-join"), help: "Read NAME-1.jpg, NAME-2.jpg… as receipts of their own, not as one receipt's pictures.")
+    var noJoin = false
+
     @Flag(help: "Take the files that are there, wait for them, and exit (for cron).")
     var once = false
 
@@ -98,6 +109,7 @@ struct WatchCommand: AsyncParsableCommand {
         guard stable >= 0 else { throw ValidationError("--stable must be 0 or more seconds.") }
         if let poll, !(poll > 0) { throw ValidationError("--poll must be a positive number of seconds.") }
         guard rescan > 0 else { throw ValidationError("--rescan must be a positive number of seconds.") }
+        guard join > 0 else { throw ValidationError("--join must be a positive number of seconds (--no-join turns joining off).") }
     }
 
     func run() async throws {
@@ -123,12 +135,13 @@ struct WatchCommand: AsyncParsableCommand {
             let storeFile = URL(fileURLWithPath: path).standardizedFileURL.path
             excluded += [storeFile, storeFile + "-wal", storeFile + "-shm", storeFile + "-journal"]
         }
-        let intake = IntakeService(pipeline: pipeline, configuration: IntakeConfiguration(
+        var intakeConfiguration = IntakeConfiguration(
             directory: directory, processedDirectory: processed, failedDirectory: failed, keep: keep,
             recursive: !noRecursive, pollInterval: poll, stabilityDelay: stable, rescanInterval: rescan,
             ignorePatterns: ignore, excludedPaths: excluded, once: once, maxInFlight: max(4, self.pipeline.workers * 2),
-            receiptLogLevel: .info, failureLogLevel: .error, ownership: ownership),
-            logger: logger)
+            receiptLogLevel: .info, failureLogLevel: .error, ownership: ownership)
+        intakeConfiguration.joinPictures = noJoin ? nil : join
+        let intake = IntakeService(pipeline: pipeline, configuration: intakeConfiguration, logger: logger)
         logger.info("Watching folder", metadata: ["intake.folder": "\(directory)", "store.path": "\(location)", "user.name": "\(ownership.owner)"])
 
         var configuration = ServiceGroupConfiguration(

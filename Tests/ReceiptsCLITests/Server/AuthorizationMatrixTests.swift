@@ -45,6 +45,7 @@ struct AuthorizationMatrixTests {
         "GET /v1/receipts/{id}/pages/{page}": .object(seen: 200),
         "GET /v1/receipts/{id}/thumbnail": .object(seen: 200),
         "POST /v1/receipts/{id}/retry": .object(seen: 202, viewer: 403),
+        "POST /v1/receipts/{id}/pictures": .object(seen: 202, viewer: 403),
         "GET /v1/expenses": .list,
         "GET /v1/expenses/export.csv": .list,
         "GET /v1/expenses/{id}": .object(seen: 200),
@@ -153,6 +154,12 @@ struct AuthorizationMatrixTests {
                     // Each deletion on a receipt of its own: alice's, shared with home.
                     let fresh = try await freshReceipt(cast, dir: dir, tag: "\(route)-\(role)")
                     path = "/v1/receipts/\(fresh)"
+                case ("POST", "/v1/receipts/{id}/pictures"):
+                    // The rest of a long receipt, added to a receipt of alice's of its own (it is read again).
+                    let fresh = try await freshReceipt(cast, dir: dir, tag: "\(route)-\(role)")
+                    path = "/v1/receipts/\(fresh)/pictures"
+                    body = image
+                    headers["Content-Type"] = "image/jpeg"
                 case ("POST", "/v1/receipts/{id}/retry"):
                     // The broken receipt is failed again before each retry.
                     #expect(try await eventuallyAsync(timeout: 60 * testTimeScale) {

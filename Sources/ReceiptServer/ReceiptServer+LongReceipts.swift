@@ -1,0 +1,113 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import ReceiptKit
+import ReceiptServerStore
+
+/// Receipts photographed in several pictures (a long receipt): `POST /v1/receipts/{id}/pictures`
+/// adds one below the others, and `GET /v1/receipts/{id}/pages/{n}` shows picture `n`.
+extension ReceiptServer {
+    /// `POST /v1/receipts/{id}/pictures[?wait=][&filename=]`: the picture (the body, or a
+    /// multipart body's one `file` part) goes below the receipt's others and the receipt is read
+    /// again with it, its expense drafted anew. Its owner, a group editor or an administrator may
+    /// (403 for a viewer); 409 when its expense is confirmed. An `Idempotency-Key` sent again with
+    /// the same picture answers with the receipt and adds nothing (a phone's retry after a lost
+    /// answer); with another picture, 422.
+    func addPicture(_ request: Request, _ context: ReceiptRequestContext) async throws -> Response {
+        let principal = try context.who()
+        let id = try self.id(context)
+        let query = try QueryParameters(request, allowed: ["wait", "filename"])
+        let key = request.headers[HTTPField.Name("Idempotency-Key")!]
+        if let key, key.isEmpty || key.unicodeScalars.count > 200 { throw Problem(.badRequest, "Idempotency-Key must be 1 to 200 characters") }
+        let wait: Double? = try query["wait"].map { text in
+            guard let seconds = Double(text), seconds.isFinite, seconds >= 0 else {
+                throw Problem(.badRequest, "wait must be a number of seconds (got '\(text)')")
+            }
+            return min(seconds, configuration.maxWaitSeconds)
+        }
+        _ = try await changeableReceipt(id, context)
+        let upload = try await imageBody(request, context, query: query)
+        guard upload.pictures.count == 1, let picture = upload.pictures.first else {
+            throw Problem(.badRequest, "send one picture to add (got \(upload.pictures.count) 'file' parts)")
+        }
+        let scope = principal.scope
+        let count = try await pipeline.pictures(ofReceipt: id, in: scope).count
+        guard count < Multipart.maxPictures else {
+            throw Problem(.conflict, "receipt \(id.uuidString.lowercased()) has \(count) pictures already, the most a receipt has")
+        }
+        // The key stands for this picture added to this receipt.
+        let fingerprint = "picture:\(id.uuidString.lowercased()):" + ContentHash.hex(of: picture.data)
+        var receipt: Receipt
+        if let key {
+            let keyOwner = principal.keyOwner
+            switch try await store.claimIdempotencyKey(key, of: keyOwner, fingerprint: fingerprint, now: Date()) {
+            case let .taken(known, _) where known != fingerprint:
+                throw Problem(.unprocessableContent, "Idempotency-Key '\(key)' was used for another request; send a new key for a new picture")
+            case .taken:
+                // Added already (or being added by a request in flight): the receipt as it is.
+                receipt = try await visibleReceipt(id, context)
+            case .claimed:
+                do {
+                    receipt = try await add(picture, to: id, in: scope)
+                } catch {
+                    try? await store.releaseIdempotencyKey(key, of: keyOwner, fingerprint: fingerprint)
+                    throw error
+                }
+                try await store.bindIdempotencyKey(key, of: keyOwner, receiptId: receipt.id)
+            }
+        } else {
+            receipt = try await add(picture, to: id, in: scope)
+        }
+        if let wait, wait > 0, let finished = try await finished(receipt.id, in: scope, within: wait) {
+            return try await recordResponse(finished, in: scope, status: .ok)
+        }
+        return try await accepted(receipt, in: scope)
+    }
+
+    private func add(_ picture: ReceiptPicture, to id: UUID, in scope: Scope) async throws -> Receipt {
+        try await checkQueueRoom()
+        do {
+            return try await pipeline.addPicture(picture, toReceipt: id, in: scope)
+        } catch let error as ReceiptError where error.code == .notFound {
+            throw Self.unknown(id)
+        } catch let error as ReceiptError where error.code == .invalidState {
+            throw Problem(.conflict, error.message)
+        }
+    }
+
+    /// Picture `number` (from 1) of a receipt of several pictures, as a browser shows it (JPEG,
+    /// PNG, GIF, WebP and BMP as stored; HEIC, AVIF, TIFF made a JPEG; a PDF its first page), and
+    /// how many pictures it has; nil for a receipt of one picture.
+    func picture(_ id: UUID, number: Int, in scope: Scope) async throws -> (picture: Data?, count: Int)? {
+        let pictures = try await pipeline.pictures(ofReceipt: id, in: scope)
+        guard pictures.count > 1 else { return nil }
+        guard (1...pictures.count).contains(number) else { return (nil, pictures.count) }
+        guard let data = try await pipeline.image(ofPicture: pictures[number - 1]) else {
+            throw Problem(.notFound, "picture \(number) of receipt \(id.uuidString.lowercased()) is no longer stored")
+        }
+        return (try await viewable(data, file: "receipt \(id.uuidString.lowercased()) picture \(number)").data, pictures.count)
+    }
+
+    /// Bytes as a browser shows them, and their type: JPEG, PNG, GIF, WebP and BMP as stored; a PDF
+    /// its first page; HEIC, AVIF and TIFF a JPEG (upright, at most 2400 pixels on its long side).
+    func viewable(_ data: Data, file: String) async throws -> (data: Data, type: String) {
+        let format = ImageFormat.sniff(data)
+        if let format, ["image/jpeg", "image/png", "image/gif", "image/webp", "image/bmp"].contains(format.mimeType) {
+            return (data, format.mimeType)
+        }
+        guard let engine = processor.ocrEngine else { throw Problem(.notFound, "this server has no image decoder to show the receipt") }
+        do {
+            if format == .pdf {
+                let page = try await engine.pdfPage(data, number: 1, encoding: .jpeg, maxDimension: Self.pageSize, file: file)
+                guard let picture = page.picture else { throw Problem(.notFound, "\(file) has no page to show") }
+                return (picture, "image/jpeg")
+            }
+            let shown = try await engine.imagePreparer(ImagePreparationRequest(image: data, mimeType: format?.mimeType, maxBytes: 8 << 20,
+                                                                                 maxDimension: 2400, acceptedMimeTypes: ["image/jpeg"]))
+            return (shown.data, shown.mimeType)
+        } catch let error as ReceiptError where error.code == .badImage || error.code == .tooLarge {
+            throw Problem(.unprocessableContent, "cannot draw \(file): \(configuration.advice.apply(to: error).message)")
+        }
+    }
+}

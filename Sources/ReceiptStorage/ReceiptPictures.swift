@@ -1,0 +1,57 @@
+import Foundation
+import ReceiptModel
+
+/// One picture of a receipt photographed in several (a long receipt: top, middle, bottom).
+public struct StoredPicture: Sendable, Equatable {
+    /// From 1, top to bottom.
+    public var position: Int
+    /// The picture's file name as given (for records and errors).
+    public var name: String
+    /// The SHA-256 of its bytes.
+    public var contentHash: String
+    /// Where its bytes are kept (an `ImageRepository` reference).
+    public var imagePath: String
+
+    public init(position: Int, name: String, contentHash: String, imagePath: String) {
+        self.position = position
+        self.name = name
+        self.contentHash = contentHash
+        self.imagePath = imagePath
+    }
+}
+
+/// The pictures of receipts photographed in several, beside the store's receipts: a receipt of one
+/// picture has none (its `imagePath` is its picture); a receipt of several has one row per
+/// picture, the first also its `imagePath`, and as `contentHash` the hash of all its pictures'
+/// bytes together (`ContentHash.hex(ofPictures:)`), so the same pictures sent again are the same
+/// receipt.
+public protocol ReceiptPictureStore: Sendable {
+    /// Stores a new receipt of several pictures (in order) with its pictures, in one transaction:
+    /// as `insert(_:imagePath:deduplicate:)` does, the receipt the owner (and end user) already has
+    /// with the same pictures is returned instead when `deduplicate`.
+    func insert(_ receipt: Receipt, pictures: [StoredPicture], deduplicate: Bool) async throws -> (receipt: Receipt, isNew: Bool)
+    /// A receipt's pictures in order; empty for a receipt of one picture (or one not in `scope`).
+    func pictures(ofReceipt id: UUID, in scope: Scope) async throws -> [StoredPicture]
+    /// Adds a picture below a receipt's others (its first picture is the receipt's own image) and
+    /// puts the receipt back in the queue to be read again with it: `pending`, attempts reset,
+    /// its drafted expense removed (it is drafted again from the new reading), its lease (if a
+    /// worker is reading it) taken back, so that the reading of the pictures before cannot be
+    /// written. `.invalidState` when its expense is confirmed (a person's record) or it has no
+    /// stored image; `.notFound` outside `scope`. Returns the receipt as it is now.
+    func addPicture(name: String, contentHash: String, imagePath: String, toReceipt id: UUID, in scope: Scope,
+                    now: Date) async throws -> Receipt
+    /// Whether any receipt or picture still keeps its bytes at `imagePath`.
+    func isImageUsed(_ imagePath: String) async throws -> Bool
+    /// After a receipt of several pictures was deleted: of its pictures' `imagePaths`, the files
+    /// no receipt or picture uses any more, for the caller to remove (bytes the store keeps in the
+    /// database itself it removes on its own).
+    func releaseImages(_ imagePaths: [String]) async throws -> [String]
+}
+
+extension ContentHash {
+    /// The `contentHash` of a receipt of several pictures: the SHA-256 of its pictures' hashes in
+    /// order, so it names those pictures in that order and no single picture's bytes.
+    public static func hex(ofPictures hashes: [String]) -> String {
+        hex(of: Data(("receipt-pictures\n" + hashes.joined(separator: "\n")).utf8))
+    }
+}
