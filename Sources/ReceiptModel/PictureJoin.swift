@@ -214,7 +214,7 @@ public struct PictureJoin: Sendable, Equatable {
         for (i, ra) in a.enumerated() where ra.key.count >= 3 {
             for (j, rb) in b.enumerated() where rb.key.count >= 3 {
                 let s = similarity(ra.key, rb.key)
-                if s >= 0.8 { matches.append(Match(a: i, b: j, weight: min(ra.weight, rb.weight) * s)) }
+                if s >= 0.8, digitsAgree(ra.key, rb.key) { matches.append(Match(a: i, b: j, weight: min(ra.weight, rb.weight) * s)) }
             }
         }
         guard !matches.isEmpty else { return nil }
@@ -238,7 +238,7 @@ public struct PictureJoin: Sendable, Equatable {
             for q in strong.indices where q > p {
                 let (mp, mq) = (strong[p], strong[q])
                 let db = b[mp.b].midY - b[mq.b].midY
-                guard abs(db) >= 2 * lowerHeight, mp.a != mq.a, mp.b != mq.b else { continue }
+                guard abs(db) >= 1.5 * lowerHeight, mp.a != mq.a, mp.b != mq.b else { continue }
                 add((a[mp.a].midY - a[mq.a].midY) / db, mp)
             }
         }
@@ -246,6 +246,7 @@ public struct PictureJoin: Sendable, Equatable {
         let upperBottom = Double(upper.imageHeight)
         let aTop = a.map { Double($0.box.y) }.min() ?? 0, aBottom = a.map { Double($0.box.maxY) }.max() ?? upperBottom
         var best: Overlap?
+        var bestKept: [Match] = []
         for (scale, dy) in hypotheses {
             // The lower picture starts below the upper one's top and ends below its bottom.
             guard dy > -rowHeight, scale * Double(lower.imageHeight) + dy >= upperBottom - rowHeight else { continue }
@@ -270,15 +271,35 @@ public struct PictureJoin: Sendable, Equatable {
                 let y = scale * rb.midY + dy
                 if y > aTop + tolerance, y < aBottom - rowHeight { against += rb.weight }
             }
-            let support = kept.reduce(0) { $0 + $1.weight }
+            // Each row counts less the farther from where the placement puts it: of two placements
+            // that find the same rows (a short overlap leaves a scale loose), the one that puts them
+            // where they are wins.
+            let support = kept.reduce(0) { total, m in
+                let residual = hypot(a[m.a].midY - (scale * b[m.b].midY + dy), a[m.a].midX - (scale * b[m.b].midX + dx))
+                return total + m.weight * (1 - 0.5 * min(1, residual / (tolerance + xTolerance)))
+            }
             let score = support - 0.6 * against
             let letters = kept.reduce(0) { $0 + min(a[$1.a].key.count, b[$1.b].key.count) }
             guard score > 0, (kept.count >= 2 && letters >= 8) || (kept.count == 1 && letters >= 10 && against == 0) else { continue }
             if score > (best?.score ?? 0) {
                 best = Overlap(scale: scale, dx: dx, dy: dy, cut: 0, rows: kept.count, score: score)
+                bestKept = kept
             }
         }
         guard var found = best else { return nil }
+        // The placement fitted to the rows it found (least squares on their middles), when they
+        // are far enough apart to say the scale: a hypothesis is one or two rows' word for it.
+        let ys = bestKept.map { (b[$0.b].midY, a[$0.a].midY) }
+        let meanB = ys.reduce(0) { $0 + $1.0 } / Double(ys.count), meanA = ys.reduce(0) { $0 + $1.1 } / Double(ys.count)
+        let spread = ys.reduce(0) { $0 + ($1.0 - meanB) * ($1.0 - meanB) }
+        if ys.count >= 2, (ys.map(\.0).max()! - ys.map(\.0).min()!) >= 1.5 * lowerHeight {
+            let fitted = ys.reduce(0) { $0 + ($1.0 - meanB) * ($1.1 - meanA) } / spread
+            if fitted >= 0.5, fitted <= 2 {
+                found.scale = fitted
+                found.dy = meanA - fitted * meanB
+                found.dx = median(bestKept.map { a[$0.a].midX - fitted * b[$0.b].midX })
+            }
+        }
         // The cut: between two rows of the upper picture, nearest the middle of the overlap.
         let lowerTop = found.scale * (b.map { Double($0.box.y) }.min() ?? 0) + found.dy
         let lowerBottom = found.scale * (b.map { Double($0.box.maxY) }.max() ?? 0) + found.dy
@@ -294,6 +315,16 @@ public struct PictureJoin: Sendable, Equatable {
         }
         found.cut = cut
         return found
+    }
+
+    /// Whether two rows' numbers agree: the same digits, or for long numbers (6 digits or more)
+    /// nearly (a reader's slip). Rows that differ in their numbers — item 1 and item 11, a price of
+    /// 1.07 and one of 11.77 — are other rows, however alike their words.
+    static func digitsAgree(_ s: String, _ t: String) -> Bool {
+        let x = String(s.unicodeScalars.filter { ("0"..."9").contains($0) })
+        let y = String(t.unicodeScalars.filter { ("0"..."9").contains($0) })
+        if x == y { return true }
+        return x.count >= 6 && y.count >= 6 && similarity(x, y) >= 0.8
     }
 
     /// 1 − the edit distance over the longer length.

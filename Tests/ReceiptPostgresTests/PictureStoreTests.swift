@@ -116,7 +116,9 @@ import ReceiptServerStore
         _ = try await test.images.load(stored[1].imagePath)
         // Deleting the long receipt frees both.
         let files = try await store.deleteReceiptAndPictures(id: long.id, in: .everyone, force: false)
-        #expect(try await !store.isImageUsed(stored[0].imagePath) && !store.isImageUsed(stored[1].imagePath))
+        let firstUsed = try await store.isImageUsed(stored[0].imagePath)
+        let secondUsed = try await store.isImageUsed(stored[1].imagePath)
+        #expect(!firstUsed && !secondUsed)
         if kind == .sqlite {
             #expect(Set(files) == Set(stored.map(\.imagePath)), "the folder's copies to remove")
         } else {
