@@ -214,7 +214,11 @@ public struct PictureJoin: Sendable, Equatable {
         for (i, ra) in a.enumerated() where ra.key.count >= 3 {
             for (j, rb) in b.enumerated() where rb.key.count >= 3 {
                 let s = similarity(ra.key, rb.key)
-                if s >= 0.8, digitsAgree(ra.key, rb.key) { matches.append(Match(a: i, b: j, weight: min(ra.weight, rb.weight) * s)) }
+                if s >= 0.8, digitsAgree(ra.key, rb.key) {
+                    matches.append(Match(a: i, b: j, weight: min(ra.weight, rb.weight) * s))
+                } else if let w = sameWordsNumberCut(ra.key, rb.key) {
+                    matches.append(Match(a: i, b: j, weight: min(w, min(ra.weight, rb.weight)) * 0.8))
+                }
             }
         }
         guard !matches.isEmpty else { return nil }
@@ -324,7 +328,27 @@ public struct PictureJoin: Sendable, Equatable {
         let x = String(s.unicodeScalars.filter { ("0"..."9").contains($0) })
         let y = String(t.unicodeScalars.filter { ("0"..."9").contains($0) })
         if x == y { return true }
-        return x.count >= 6 && y.count >= 6 && similarity(x, y) >= 0.8
+        return x.count >= 6 && y.count >= 6 && similarity(x, y) >= 0.7
+    }
+
+    /// For a row one picture read whole and the other in part (its amount cut by the picture's
+    /// edge or not read): the weight of its words when they are the same (8 letters or more, read
+    /// alike) and one reading's digits are a part of the other's, in order; nil otherwise.
+    static func sameWordsNumberCut(_ s: String, _ t: String) -> Double? {
+        func split(_ key: String) -> (letters: String, digits: [Unicode.Scalar]) {
+            let scalars = key.unicodeScalars
+            return (String(String.UnicodeScalarView(scalars.filter { !("0"..."9").contains($0) })),
+                    scalars.filter { ("0"..."9").contains($0) })
+        }
+        let (x, y) = (split(s), split(t))
+        guard x.letters.unicodeScalars.count >= 8, similarity(x.letters, y.letters) >= 0.9 else { return nil }
+        let (short, long) = x.digits.count <= y.digits.count ? (x.digits, y.digits) : (y.digits, x.digits)
+        var rest = long[...]
+        for digit in short {
+            guard let found = rest.firstIndex(of: digit) else { return nil }
+            rest = rest[rest.index(after: found)...]
+        }
+        return Double(min(x.letters.unicodeScalars.count, 20))
     }
 
     /// 1 − the edit distance over the longer length.
