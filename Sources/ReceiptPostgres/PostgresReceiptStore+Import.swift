@@ -89,15 +89,17 @@ extension PostgresReceiptStore {
     }
 
     /// Adds a receipt copied from another store, as it is (status, attempts, times, ownership),
-    /// with its expense, that expense's corrections and its history of changes; a receipt that was
+    /// with the pictures of a receipt photographed in several (their bytes at their `imagePath`
+    /// here already), its expense, that expense's corrections and its history of changes; a receipt that was
     /// `processing` there comes in `pending` (its worker's lease does not carry over). Copying
     /// again is harmless: a receipt whose id is here already is skipped. So is the first receipt
     /// of some bytes (`isFirstCopy`) when this store already has a receipt of those bytes for the
     /// same owner and end user; a forced re-read of them (not the first copy) comes in beside it,
     /// as it was beside its first copy in the source. Its owner (and group) must be here already
     /// (`importAccounts`): `.notFound` otherwise.
-    public func importReceipt(_ receipt: Receipt, imageRef: String?, expense: Expense?, corrections: JSONValue?,
-                              history: [ExpenseChange] = [], isFirstCopy: Bool = true) async throws -> ImportedReceipt {
+    public func importReceipt(_ receipt: Receipt, imageRef: String?, pictures: [StoredPicture] = [], expense: Expense?,
+                              corrections: JSONValue?, history: [ExpenseChange] = [],
+                              isFirstCopy: Bool = true) async throws -> ImportedReceipt {
         var copy = receipt
         if copy.ocrStatus == .processing { copy.ocrStatus = .pending }
         let receipt = copy
@@ -125,6 +127,7 @@ extension PostgresReceiptStore {
                 try await connection.query(PostgresRows.insertReceipt(receipt, imageRef: imageRef, primaryCopy: false),
                                            logger: self.logger)
             }
+            for picture in pictures { try await Self.insert(picture, of: receipt.id, connection, self.logger) }
             if var expense {
                 // Links between expenses are set once all are in (`linkPossibleDuplicate`).
                 expense.possibleDuplicateOf = nil

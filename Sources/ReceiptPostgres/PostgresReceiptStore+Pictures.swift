@@ -111,7 +111,7 @@ extension PostgresReceiptStore {
         return files
     }
 
-    private static func insert(_ picture: StoredPicture, of receipt: UUID, _ connection: PostgresConnection, _ logger: Logger) async throws {
+    static func insert(_ picture: StoredPicture, of receipt: UUID, _ connection: PostgresConnection, _ logger: Logger) async throws {
         try await connection.query("""
             INSERT INTO receipts.receipt_picture (receipt_id, position, name, content_hash, image_ref)
             VALUES (\(receipt), \(picture.position), \(picture.name), \(picture.contentHash), \(picture.imagePath))

@@ -6,7 +6,7 @@ import ReceiptStorage
 /// Copies a SQLite store into PostgreSQL — users, groups and their members, API tokens (with the
 /// hash of their secret: they keep working), users' webhooks, then receipts with their statuses
 /// and ownership, drafted expenses (with corrections, who confirmed them and their history of
-/// changes), image bytes — for a user who outgrows one machine. Idempotent: what was copied
+/// changes), image bytes (every picture of a receipt photographed in several) — for a user who outgrows one machine. Idempotent: what was copied
 /// before is skipped, so an interrupted copy is finished by running it again.
 public struct StoreCopier: Sendable {
     public struct Summary: Sendable, Equatable {
@@ -59,8 +59,21 @@ public struct StoreCopier: Sendable {
         // A source expense that stays out (its bytes are a target receipt already) → the target's expense.
         var expenseInTarget: [UUID: UUID] = [:]
         for (index, receipt) in receipts.enumerated() {
-            var imageRef: String?
-            if let reference = try await source.imagePath(ofReceipt: receipt.id, in: .everyone) {
+            // A receipt photographed in several: each picture's bytes under its own hash, the
+            // first being the receipt's image (its `contentHash` names all of them together).
+            var pictures: [StoredPicture] = []
+            for picture in try await source.pictures(ofReceipt: receipt.id, in: .everyone) {
+                guard let data = try? await sourceImages.load(picture.imagePath) else {
+                    summary.missingImages.append(picture.name)
+                    continue
+                }
+                var copied = picture
+                copied.imagePath = try await targetImages.store(data, hash: picture.contentHash)
+                pictures.append(copied)
+                summary.images += 1
+            }
+            var imageRef = pictures.first?.imagePath
+            if imageRef == nil, let reference = try await source.imagePath(ofReceipt: receipt.id, in: .everyone) {
                 if let hash = receipt.contentHash, let data = try? await sourceImages.load(reference) {
                     imageRef = try await targetImages.store(data, hash: hash)
                     summary.images += 1
@@ -81,7 +94,7 @@ public struct StoreCopier: Sendable {
             // later ones were forced re-reads.
             let o = receipt.ownership
             let isFirstCopy = receipt.contentHash.map { seenHashes.insert([o.owner, o.externalUser ?? "", $0]).inserted } ?? true
-            switch try await target.importReceipt(receipt, imageRef: imageRef, expense: expense, corrections: corrections,
+            switch try await target.importReceipt(receipt, imageRef: imageRef, pictures: pictures, expense: expense, corrections: corrections,
                                                   history: history, isFirstCopy: isFirstCopy) {
             case .copied:
                 summary.copied += 1

@@ -8,7 +8,7 @@ import ReceiptServerStore
 
 /// `receipts store migrate` of a SQLite store with users: users, groups and members, tokens (that
 /// still work), users' webhooks, each receipt's ownership, who confirmed each expense and its
-/// history all arrive in PostgreSQL; the same bytes of two users stay two receipts; a second run
+/// history, and a long receipt's pictures all arrive in PostgreSQL; the same bytes of two users stay two receipts; a second run
 /// copies nothing again.
 @Suite(.enabled(if: PostgresTestServer.available, "PostgreSQL is not installed: see the message on stderr"))
 struct StoreCopierOwnershipTests {
@@ -43,6 +43,17 @@ struct StoreCopierOwnershipTests {
         let u1 = try await source.insert(Receipt(filePath: "u1.jpg", contentHash: "u1-bytes",
                                                  ownership: Ownership(owner: "svc", externalUser: "u-1", metadata: metadata)),
                                          imagePath: nil, deduplicate: true).receipt
+        // A long receipt in two pictures: both go, each with its bytes.
+        let parts = [Data("top of a long receipt".utf8), Data("bottom of a long receipt".utf8)]
+        var stored: [StoredPicture] = []
+        for (index, part) in parts.enumerated() {
+            let partHash = ContentHash.hex(of: part)
+            stored.append(StoredPicture(position: index + 1, name: "long-\(index + 1).jpg", contentHash: partHash,
+                                        imagePath: try await sourceImages.store(part, hash: partHash)))
+        }
+        let long = try await source.insert(Receipt(filePath: "long-1.jpg", contentHash: ContentHash.hex(ofPictures: stored.map(\.contentHash)),
+                                                   ownership: Ownership(owner: "bob")),
+                                           pictures: stored, deduplicate: true).receipt
         #expect(alices.id != bobs.id)
         guard case .claimed = try await source.claim(id: alices.id, Lease(owner: "w", duration: 60)) else {
             throw ReceiptError(.invalidState, "alice's receipt could not be claimed")
@@ -65,7 +76,7 @@ struct StoreCopierOwnershipTests {
         defer { target.close() }
         let copier = StoreCopier(from: source, images: sourceImages, to: target, images: PostgresImageRepository(store: target))
         let summary = try await copier.copy()
-        #expect(summary.copied == 3 && summary.sameImage.isEmpty && summary.missingImages.isEmpty)
+        #expect(summary.copied == 4 && summary.sameImage.isEmpty && summary.missingImages.isEmpty)
         #expect(summary.accounts.users == 6 && summary.accounts.groups == 1 && summary.accounts.members == 3, "admin was there already")
         #expect(summary.accounts.tokens == 2 && summary.accounts.webhooks == 1)
 
@@ -98,10 +109,18 @@ struct StoreCopierOwnershipTests {
         let reference = try #require(try await target.imagePath(ofReceipt: bobs.id, in: .user("bob")))
         #expect(try await PostgresImageRepository(store: target).load(reference) == bytes)
 
+        // The long receipt's pictures, in order, with their bytes; its image is its first picture.
+        let pictures = try await target.pictures(ofReceipt: long.id, in: .user("bob"))
+        #expect(pictures.map(\.name) == ["long-1.jpg", "long-2.jpg"])
+        for (picture, part) in zip(pictures, parts) {
+            #expect(try await PostgresImageRepository(store: target).load(picture.imagePath) == part)
+        }
+        #expect(try await target.imagePath(ofReceipt: long.id, in: .user("bob")) == pictures.first?.imagePath)
+
         // Again: nothing new.
         let second = try await copier.copy()
-        #expect(second.copied == 0 && second.alreadyThere == 3 && second.accounts == ImportedAccounts())
-        #expect(try await target.receipts(ReceiptQuery(), in: .everyone).count == 3)
+        #expect(second.copied == 0 && second.alreadyThere == 4 && second.accounts == ImportedAccounts())
+        #expect(try await target.receipts(ReceiptQuery(), in: .everyone).count == 4)
         #expect(try await target.history(ofExpense: copied.id, in: .everyone).count == 2)
     }
 }

@@ -162,10 +162,12 @@ final class PostgresTestServer: @unchecked Sendable {
         return url(database: name, host: host, scaledTimeouts: scaledTimeouts)
     }
 
-    /// Under a sanitizer (`RECEIPTS_TEST_TIME_SCALE`) connecting may take longer than the default 10 s
-    /// (and a probe of a slow server longer than 2 s): the URL says so with `connect_timeout`.
+    /// The suite runs OCR processes beside PostgreSQL on a shared machine: a probe of the server may
+    /// take longer than the store's default 2 s, and connecting longer than 10 s under a sanitizer
+    /// (`RECEIPTS_TEST_TIME_SCALE`). The URL says so with `connect_timeout`, as a user with a
+    /// loaded server would; `scaledTimeouts` false keeps the defaults.
     func url(database: String, host: String = "127.0.0.1", scaledTimeouts: Bool = true) -> String {
-        let timeout = testTimeScale > 1 && scaledTimeouts ? "&connect_timeout=\(Int(10 * testTimeScale))" : ""
+        let timeout = scaledTimeouts ? "&connect_timeout=\(Int(10 * max(1, testTimeScale)))" : ""
         return "postgres://\(Self.user):\(Self.password)@\(host):\(port)/\(database)?sslmode=disable\(timeout)"
     }
 

@@ -151,6 +151,57 @@ extension Components {
             public var review: Components.Schemas.Analysis.ReviewPayload?
             /// - Remark: Generated from `#/components/schemas/Analysis/analyzer`.
             public var analyzer: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Analysis/PicturesPayload`.
+            public struct PicturesPayloadPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/Analysis/PicturesPayload/file`.
+                public var file: Swift.String?
+                /// - Remark: Generated from `#/components/schemas/Analysis/PicturesPayload/imageWidth`.
+                public var imageWidth: Swift.Int?
+                /// - Remark: Generated from `#/components/schemas/Analysis/PicturesPayload/imageHeight`.
+                public var imageHeight: Swift.Int?
+                /// - Remark: Generated from `#/components/schemas/Analysis/PicturesPayload/overlapRows`.
+                public var overlapRows: Swift.Int?
+                /// - Remark: Generated from `#/components/schemas/Analysis/PicturesPayload/pageTurn`.
+                public var pageTurn: Swift.Int?
+                /// Creates a new `PicturesPayloadPayload`.
+                ///
+                /// - Parameters:
+                ///   - file:
+                ///   - imageWidth:
+                ///   - imageHeight:
+                ///   - overlapRows:
+                ///   - pageTurn:
+                public init(
+                    file: Swift.String? = nil,
+                    imageWidth: Swift.Int? = nil,
+                    imageHeight: Swift.Int? = nil,
+                    overlapRows: Swift.Int? = nil,
+                    pageTurn: Swift.Int? = nil
+                ) {
+                    self.file = file
+                    self.imageWidth = imageWidth
+                    self.imageHeight = imageHeight
+                    self.overlapRows = overlapRows
+                    self.pageTurn = pageTurn
+                }
+                public enum CodingKeys: String, CodingKey {
+                    case file
+                    case imageWidth
+                    case imageHeight
+                    case overlapRows
+                    case pageTurn
+                }
+            }
+            /// A receipt photographed in several pictures: each picture in order, the pixels its words are in, and (from the second on) the rows it was found to share with the one above (0: none, it was put below it whole)
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/Analysis/pictures`.
+            public typealias PicturesPayload = [Components.Schemas.Analysis.PicturesPayloadPayload]
+            /// A receipt photographed in several pictures: each picture in order, the pixels its words are in, and (from the second on) the rows it was found to share with the one above (0: none, it was put below it whole)
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/Analysis/pictures`.
+            public var pictures: Components.Schemas.Analysis.PicturesPayload?
             /// The words each field was read from (vendor, date, total, tax, currency), each with its box [x, y, width, height] in the pixels of the image OCR ran on (imageWidth × imageHeight; for a PDF, its pages one below the other at one scale, as wide as the widest)
             ///
             ///
@@ -252,6 +303,7 @@ extension Components {
             ///   - confidence:
             ///   - review: The fields a person should look at (total, date, vendor, tax, in that order); empty when confidence.needsReview is false
             ///   - analyzer:
+            ///   - pictures: A receipt photographed in several pictures: each picture in order, the pixels its words are in, and (from the second on) the rows it was found to share with the one above (0: none, it was put below it whole)
             ///   - sources: The words each field was read from (vendor, date, total, tax, currency), each with its box [x, y, width, height] in the pixels of the image OCR ran on (imageWidth × imageHeight; for a PDF, its pages one below the other at one scale, as wide as the widest)
             public init(
                 vendor: Swift.String? = nil,
@@ -264,6 +316,7 @@ extension Components {
                 confidence: Components.Schemas.Analysis.ConfidencePayload,
                 review: Components.Schemas.Analysis.ReviewPayload? = nil,
                 analyzer: Swift.String,
+                pictures: Components.Schemas.Analysis.PicturesPayload? = nil,
                 sources: Components.Schemas.Analysis.SourcesPayload? = nil
             ) {
                 self.vendor = vendor
@@ -276,6 +329,7 @@ extension Components {
                 self.confidence = confidence
                 self.review = review
                 self.analyzer = analyzer
+                self.pictures = pictures
                 self.sources = sources
             }
             public enum CodingKeys: String, CodingKey {
@@ -289,6 +343,7 @@ extension Components {
                 case confidence
                 case review
                 case analyzer
+                case pictures
                 case sources
             }
         }

@@ -1065,7 +1065,7 @@ public enum Operations {
     }
     /// Upload a receipt (image or PDF)
     ///
-    /// The bytes as the body (image/* or application/pdf; named by ?filename= or by Content-Disposition's filename), or the `file` part of multipart/form-data (other parts are ignored; two `file` parts are refused). The same bytes return the same receipt (a failed one is tried again), with its first group and metadata: the answer says `"duplicate": true`, and names in `notApplied` this upload's `group` or `metadata` that differ. `metadata` is given once: as ?metadata= or as a multipart part, not both (400); a key given twice in it is 400 too. An Idempotency-Key stands for one image: sent again with it, the same receipt; with other bytes, 422 and nothing is stored (each user has keys of their own). The receipt is the token's user's (for the end user named by Receipts-External-User), shared with `group` when given (a group the user edits: 404 for one they are not in, 403 for one they only view), else with the user's default group. A body over --max-upload-mb is answered 413 with `Connection: close`.
+    /// The bytes as the body (image/* or application/pdf; named by ?filename= or by Content-Disposition's filename), or the `file` part of multipart/form-data (other parts are ignored). Several `file` parts (at most 10) are one long receipt's pictures, top to bottom, read as one receipt; the same pictures in the same order return that receipt. The same bytes return the same receipt (a failed one is tried again), with its first group and metadata: the answer says `"duplicate": true`, and names in `notApplied` this upload's `group` or `metadata` that differ. `metadata` is given once: as ?metadata= or as a multipart part, not both (400); a key given twice in it is 400 too. An Idempotency-Key stands for one image: sent again with it, the same receipt; with other bytes, 422 and nothing is stored (each user has keys of their own). The receipt is the token's user's (for the end user named by Receipts-External-User), shared with `group` when given (a group the user edits: 404 for one they are not in, 403 for one they only view), else with the user's default group. A body over --max-upload-mb is answered 413 with `Connection: close`.
     ///
     ///
     /// - Remark: HTTP `POST /v1/receipts`.
@@ -2426,9 +2426,9 @@ public enum Operations {
             }
         }
     }
-    /// One page of a PDF receipt as a picture
+    /// One page of a PDF receipt, or one picture of a receipt of several, as a picture
     ///
-    /// Page `page` (from 1) of a receipt stored as a PDF, rendered in colour at 300 dpi or less so that its long side is at most 2400 pixels; `X-Page-Count` says how many pages the PDF has. 404 for a page the PDF does not have and for a receipt that is an image (its picture is /v1/receipts/{id}/image); 422 for a PDF that cannot be rendered (broken, encrypted, more pages than --max-pdf-pages).
+    /// Page `page` (from 1) of a receipt stored as a PDF, rendered in colour at 300 dpi or less so that its long side is at most 2400 pixels; `X-Page-Count` says how many pages the PDF has. Of a receipt photographed in several pictures, picture `page` as a browser shows it (JPEG, PNG, GIF, WebP and BMP as sent, others as JPEG; `format` is for PDFs), `X-Page-Count` the number of pictures. 404 for a page the receipt does not have and for a receipt of one image (its picture is /v1/receipts/{id}/image); 422 for a PDF that cannot be rendered (broken, encrypted, more pages than --max-pdf-pages).
     ///
     ///
     /// - Remark: HTTP `GET /v1/receipts/{id}/pages/{page}`.
@@ -2574,6 +2574,63 @@ public enum Operations {
                             default:
                                 try throwUnexpectedResponseBody(
                                     expectedContent: "image/jpeg",
+                                    body: self
+                                )
+                            }
+                        }
+                    }
+                    /// - Remark: Generated from `#/paths/v1/receipts/{id}/pages/{page}/GET/responses/200/content/image\/gif`.
+                    case imageGif(OpenAPIRuntime.HTTPBody)
+                    /// The associated value of the enum case if `self` is `.imageGif`.
+                    ///
+                    /// - Throws: An error if `self` is not `.imageGif`.
+                    /// - SeeAlso: `.imageGif`.
+                    public var imageGif: OpenAPIRuntime.HTTPBody {
+                        get throws {
+                            switch self {
+                            case let .imageGif(body):
+                                return body
+                            default:
+                                try throwUnexpectedResponseBody(
+                                    expectedContent: "image/gif",
+                                    body: self
+                                )
+                            }
+                        }
+                    }
+                    /// - Remark: Generated from `#/paths/v1/receipts/{id}/pages/{page}/GET/responses/200/content/image\/webp`.
+                    case imageWebp(OpenAPIRuntime.HTTPBody)
+                    /// The associated value of the enum case if `self` is `.imageWebp`.
+                    ///
+                    /// - Throws: An error if `self` is not `.imageWebp`.
+                    /// - SeeAlso: `.imageWebp`.
+                    public var imageWebp: OpenAPIRuntime.HTTPBody {
+                        get throws {
+                            switch self {
+                            case let .imageWebp(body):
+                                return body
+                            default:
+                                try throwUnexpectedResponseBody(
+                                    expectedContent: "image/webp",
+                                    body: self
+                                )
+                            }
+                        }
+                    }
+                    /// - Remark: Generated from `#/paths/v1/receipts/{id}/pages/{page}/GET/responses/200/content/image\/bmp`.
+                    case imageBmp(OpenAPIRuntime.HTTPBody)
+                    /// The associated value of the enum case if `self` is `.imageBmp`.
+                    ///
+                    /// - Throws: An error if `self` is not `.imageBmp`.
+                    /// - SeeAlso: `.imageBmp`.
+                    public var imageBmp: OpenAPIRuntime.HTTPBody {
+                        get throws {
+                            switch self {
+                            case let .imageBmp(body):
+                                return body
+                            default:
+                                try throwUnexpectedResponseBody(
+                                    expectedContent: "image/bmp",
                                     body: self
                                 )
                             }
@@ -2787,6 +2844,9 @@ public enum Operations {
         @frozen public enum AcceptableContentType: AcceptableProtocol {
             case png
             case jpeg
+            case imageGif
+            case imageWebp
+            case imageBmp
             case applicationProblemJson
             case other(Swift.String)
             public init?(rawValue: Swift.String) {
@@ -2795,6 +2855,12 @@ public enum Operations {
                     self = .png
                 case "image/jpeg":
                     self = .jpeg
+                case "image/gif":
+                    self = .imageGif
+                case "image/webp":
+                    self = .imageWebp
+                case "image/bmp":
+                    self = .imageBmp
                 case "application/problem+json":
                     self = .applicationProblemJson
                 default:
@@ -2809,6 +2875,12 @@ public enum Operations {
                     return "image/png"
                 case .jpeg:
                     return "image/jpeg"
+                case .imageGif:
+                    return "image/gif"
+                case .imageWebp:
+                    return "image/webp"
+                case .imageBmp:
+                    return "image/bmp"
                 case .applicationProblemJson:
                     return "application/problem+json"
                 }
@@ -2817,6 +2889,9 @@ public enum Operations {
                 [
                     .png,
                     .jpeg,
+                    .imageGif,
+                    .imageWebp,
+                    .imageBmp,
                     .applicationProblemJson
                 ]
             }
@@ -3174,6 +3249,514 @@ public enum Operations {
                 [
                     .jpeg,
                     .imageSvgXml,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// Add a picture below a receipt's others (the rest of a long receipt) and read it again
+    ///
+    /// The picture (the body, named by ?filename=, or the one `file` part of multipart/form-data) goes below the receipt's pictures, and the receipt is read again with all of them, its expense drafted anew. Its owner, an editor of its group or an administrator may; 403 for a viewer. 409 when its expense is confirmed (a person's record) or it has 10 pictures. An Idempotency-Key sent again with the same picture answers with the receipt and adds nothing; with another picture, 422.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/receipts/{id}/pictures`.
+    /// - Remark: Generated from `#/paths//v1/receipts/{id}/pictures/post(addReceiptPicture)`.
+    public enum AddReceiptPicture {
+        public static let id: Swift.String = "addReceiptPicture"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/receipts/{id}/pictures/POST/path`.
+            public struct Path: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/receipts/{id}/pictures/POST/path/id`.
+                public var id: Components.Parameters.Id
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id:
+                public init(id: Components.Parameters.Id) {
+                    self.id = id
+                }
+            }
+            public var path: Operations.AddReceiptPicture.Input.Path
+            /// - Remark: Generated from `#/paths/v1/receipts/{id}/pictures/POST/query`.
+            public struct Query: Sendable, Hashable {
+                /// Seconds to wait for the receipt to be read again
+                ///
+                /// - Remark: Generated from `#/paths/v1/receipts/{id}/pictures/POST/query/wait`.
+                public var wait: Swift.Double?
+                /// The picture's file name
+                ///
+                /// - Remark: Generated from `#/paths/v1/receipts/{id}/pictures/POST/query/filename`.
+                public var filename: Swift.String?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - wait: Seconds to wait for the receipt to be read again
+                ///   - filename: The picture's file name
+                public init(
+                    wait: Swift.Double? = nil,
+                    filename: Swift.String? = nil
+                ) {
+                    self.wait = wait
+                    self.filename = filename
+                }
+            }
+            public var query: Operations.AddReceiptPicture.Input.Query
+            /// - Remark: Generated from `#/paths/v1/receipts/{id}/pictures/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                /// For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control characters, slashes, colons or commas). Any other token sending it is answered 403.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/receipts/{id}/pictures/POST/header/Receipts-External-User`.
+                public var receiptsExternalUser: Components.Parameters.ExternalUser?
+                /// - Remark: Generated from `#/paths/v1/receipts/{id}/pictures/POST/header/Idempotency-Key`.
+                public var idempotencyKey: Swift.String?
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.AddReceiptPicture.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - receiptsExternalUser: For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control characters, slashes, colons or commas). Any other token sending it is answered 403.
+                ///   - idempotencyKey:
+                ///   - accept:
+                public init(
+                    receiptsExternalUser: Components.Parameters.ExternalUser? = nil,
+                    idempotencyKey: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.AddReceiptPicture.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.receiptsExternalUser = receiptsExternalUser
+                    self.idempotencyKey = idempotencyKey
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.AddReceiptPicture.Input.Headers
+            /// - Remark: Generated from `#/paths/v1/receipts/{id}/pictures/POST/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/receipts/{id}/pictures/POST/requestBody/content/image\/*`.
+                case image_Ast_(OpenAPIRuntime.HTTPBody)
+                /// - Remark: Generated from `#/paths/v1/receipts/{id}/pictures/POST/requestBody/content/application\/pdf`.
+                case pdf(OpenAPIRuntime.HTTPBody)
+                /// - Remark: Generated from `#/paths/v1/receipts/{id}/pictures/POST/requestBody/multipartForm`.
+                @frozen public enum MultipartFormPayload: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/receipts/{id}/pictures/POST/requestBody/multipartForm/file`.
+                    public struct FilePayload: Sendable, Hashable {
+                        public var body: OpenAPIRuntime.HTTPBody
+                        /// Creates a new `FilePayload`.
+                        ///
+                        /// - Parameters:
+                        ///   - body:
+                        public init(body: OpenAPIRuntime.HTTPBody) {
+                            self.body = body
+                        }
+                    }
+                    case file(OpenAPIRuntime.MultipartPart<Operations.AddReceiptPicture.Input.Body.MultipartFormPayload.FilePayload>)
+                    case undocumented(OpenAPIRuntime.MultipartRawPart)
+                }
+                /// - Remark: Generated from `#/paths/v1/receipts/{id}/pictures/POST/requestBody/content/multipart\/form-data`.
+                case multipartForm(OpenAPIRuntime.MultipartBody<Operations.AddReceiptPicture.Input.Body.MultipartFormPayload>)
+            }
+            public var body: Operations.AddReceiptPicture.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - query:
+            ///   - headers:
+            ///   - body:
+            public init(
+                path: Operations.AddReceiptPicture.Input.Path,
+                query: Operations.AddReceiptPicture.Input.Query = .init(),
+                headers: Operations.AddReceiptPicture.Input.Headers = .init(),
+                body: Operations.AddReceiptPicture.Input.Body
+            ) {
+                self.path = path
+                self.query = query
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/receipts/{id}/pictures/POST/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/receipts/{id}/pictures/POST/responses/200/content/application\/json`.
+                    case json(Components.Schemas.Record)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.Record {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.AddReceiptPicture.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.AddReceiptPicture.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The record, read again (within wait)
+            ///
+            /// - Remark: Generated from `#/paths//v1/receipts/{id}/pictures/post(addReceiptPicture)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.AddReceiptPicture.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.AddReceiptPicture.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct Accepted: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/receipts/{id}/pictures/POST/responses/202/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/receipts/{id}/pictures/POST/responses/202/headers/Location`.
+                    public var location: Swift.String?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - location:
+                    public init(location: Swift.String? = nil) {
+                        self.location = location
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.AddReceiptPicture.Output.Accepted.Headers
+                /// - Remark: Generated from `#/paths/v1/receipts/{id}/pictures/POST/responses/202/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/receipts/{id}/pictures/POST/responses/202/content/application\/json`.
+                    case json(Components.Schemas.Record)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.Record {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.AddReceiptPicture.Output.Accepted.Body
+                /// Creates a new `Accepted`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                ///   - body: Received HTTP response body
+                public init(
+                    headers: Operations.AddReceiptPicture.Output.Accepted.Headers = .init(),
+                    body: Operations.AddReceiptPicture.Output.Accepted.Body
+                ) {
+                    self.headers = headers
+                    self.body = body
+                }
+            }
+            /// Added; the receipt is being read again, its record at Location
+            ///
+            /// - Remark: Generated from `#/paths//v1/receipts/{id}/pictures/post(addReceiptPicture)/responses/202`.
+            ///
+            /// HTTP response code: `202 accepted`.
+            case accepted(Operations.AddReceiptPicture.Output.Accepted)
+            /// The associated value of the enum case if `self` is `.accepted`.
+            ///
+            /// - Throws: An error if `self` is not `.accepted`.
+            /// - SeeAlso: `.accepted`.
+            public var accepted: Operations.AddReceiptPicture.Output.Accepted {
+                get throws {
+                    switch self {
+                    case let .accepted(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "accepted",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error (RFC 9457)
+            ///
+            /// - Remark: Generated from `#/paths//v1/receipts/{id}/pictures/post(addReceiptPicture)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.Problem)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.Problem {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No token, or one unknown, revoked or expired
+            ///
+            /// - Remark: Generated from `#/paths//v1/receipts/{id}/pictures/post(addReceiptPicture)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error (RFC 9457)
+            ///
+            /// - Remark: Generated from `#/paths//v1/receipts/{id}/pictures/post(addReceiptPicture)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Problem)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Problem {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error (RFC 9457)
+            ///
+            /// - Remark: Generated from `#/paths//v1/receipts/{id}/pictures/post(addReceiptPicture)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.Problem)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.Problem {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error (RFC 9457)
+            ///
+            /// - Remark: Generated from `#/paths//v1/receipts/{id}/pictures/post(addReceiptPicture)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.Problem)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Components.Responses.Problem {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error (RFC 9457)
+            ///
+            /// - Remark: Generated from `#/paths//v1/receipts/{id}/pictures/post(addReceiptPicture)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.Problem)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            public var contentTooLarge: Components.Responses.Problem {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error (RFC 9457)
+            ///
+            /// - Remark: Generated from `#/paths//v1/receipts/{id}/pictures/post(addReceiptPicture)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.Problem)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            public var unsupportedMediaType: Components.Responses.Problem {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error (RFC 9457)
+            ///
+            /// - Remark: Generated from `#/paths//v1/receipts/{id}/pictures/post(addReceiptPicture)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.Problem)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.Problem {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Too much at once, or the token's rate limit reached; try again after Retry-After seconds
+            ///
+            /// - Remark: Generated from `#/paths//v1/receipts/{id}/pictures/post(addReceiptPicture)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.Busy)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.Busy {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The store cannot be reached now; try again after Retry-After seconds
+            ///
+            /// - Remark: Generated from `#/paths//v1/receipts/{id}/pictures/post(addReceiptPicture)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Unavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.Unavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case applicationProblemJson
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json,
                     .applicationProblemJson
                 ]
             }

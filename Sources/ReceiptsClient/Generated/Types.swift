@@ -44,7 +44,7 @@ public protocol APIProtocol: Sendable {
     func listReceipts(_ input: Operations.ListReceipts.Input) async throws -> Operations.ListReceipts.Output
     /// Upload a receipt (image or PDF)
     ///
-    /// The bytes as the body (image/* or application/pdf; named by ?filename= or by Content-Disposition's filename), or the `file` part of multipart/form-data (other parts are ignored; two `file` parts are refused). The same bytes return the same receipt (a failed one is tried again), with its first group and metadata: the answer says `"duplicate": true`, and names in `notApplied` this upload's `group` or `metadata` that differ. `metadata` is given once: as ?metadata= or as a multipart part, not both (400); a key given twice in it is 400 too. An Idempotency-Key stands for one image: sent again with it, the same receipt; with other bytes, 422 and nothing is stored (each user has keys of their own). The receipt is the token's user's (for the end user named by Receipts-External-User), shared with `group` when given (a group the user edits: 404 for one they are not in, 403 for one they only view), else with the user's default group. A body over --max-upload-mb is answered 413 with `Connection: close`.
+    /// The bytes as the body (image/* or application/pdf; named by ?filename= or by Content-Disposition's filename), or the `file` part of multipart/form-data (other parts are ignored). Several `file` parts (at most 10) are one long receipt's pictures, top to bottom, read as one receipt; the same pictures in the same order return that receipt. The same bytes return the same receipt (a failed one is tried again), with its first group and metadata: the answer says `"duplicate": true`, and names in `notApplied` this upload's `group` or `metadata` that differ. `metadata` is given once: as ?metadata= or as a multipart part, not both (400); a key given twice in it is 400 too. An Idempotency-Key stands for one image: sent again with it, the same receipt; with other bytes, 422 and nothing is stored (each user has keys of their own). The receipt is the token's user's (for the end user named by Receipts-External-User), shared with `group` when given (a group the user edits: 404 for one they are not in, 403 for one they only view), else with the user's default group. A body over --max-upload-mb is answered 413 with `Connection: close`.
     ///
     ///
     /// - Remark: HTTP `POST /v1/receipts`.
@@ -68,9 +68,9 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /v1/receipts/{id}/image`.
     /// - Remark: Generated from `#/paths//v1/receipts/{id}/image/get(getReceiptImage)`.
     func getReceiptImage(_ input: Operations.GetReceiptImage.Input) async throws -> Operations.GetReceiptImage.Output
-    /// One page of a PDF receipt as a picture
+    /// One page of a PDF receipt, or one picture of a receipt of several, as a picture
     ///
-    /// Page `page` (from 1) of a receipt stored as a PDF, rendered in colour at 300 dpi or less so that its long side is at most 2400 pixels; `X-Page-Count` says how many pages the PDF has. 404 for a page the PDF does not have and for a receipt that is an image (its picture is /v1/receipts/{id}/image); 422 for a PDF that cannot be rendered (broken, encrypted, more pages than --max-pdf-pages).
+    /// Page `page` (from 1) of a receipt stored as a PDF, rendered in colour at 300 dpi or less so that its long side is at most 2400 pixels; `X-Page-Count` says how many pages the PDF has. Of a receipt photographed in several pictures, picture `page` as a browser shows it (JPEG, PNG, GIF, WebP and BMP as sent, others as JPEG; `format` is for PDFs), `X-Page-Count` the number of pictures. 404 for a page the receipt does not have and for a receipt of one image (its picture is /v1/receipts/{id}/image); 422 for a PDF that cannot be rendered (broken, encrypted, more pages than --max-pdf-pages).
     ///
     ///
     /// - Remark: HTTP `GET /v1/receipts/{id}/pages/{page}`.
@@ -84,6 +84,14 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /v1/receipts/{id}/thumbnail`.
     /// - Remark: Generated from `#/paths//v1/receipts/{id}/thumbnail/get(getReceiptThumbnail)`.
     func getReceiptThumbnail(_ input: Operations.GetReceiptThumbnail.Input) async throws -> Operations.GetReceiptThumbnail.Output
+    /// Add a picture below a receipt's others (the rest of a long receipt) and read it again
+    ///
+    /// The picture (the body, named by ?filename=, or the one `file` part of multipart/form-data) goes below the receipt's pictures, and the receipt is read again with all of them, its expense drafted anew. Its owner, an editor of its group or an administrator may; 403 for a viewer. 409 when its expense is confirmed (a person's record) or it has 10 pictures. An Idempotency-Key sent again with the same picture answers with the receipt and adds nothing; with another picture, 422.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/receipts/{id}/pictures`.
+    /// - Remark: Generated from `#/paths//v1/receipts/{id}/pictures/post(addReceiptPicture)`.
+    func addReceiptPicture(_ input: Operations.AddReceiptPicture.Input) async throws -> Operations.AddReceiptPicture.Output
     /// Put a failed receipt back in the queue
     ///
     /// - Remark: HTTP `POST /v1/receipts/{id}/retry`.
@@ -203,7 +211,7 @@ extension APIProtocol {
     }
     /// Upload a receipt (image or PDF)
     ///
-    /// The bytes as the body (image/* or application/pdf; named by ?filename= or by Content-Disposition's filename), or the `file` part of multipart/form-data (other parts are ignored; two `file` parts are refused). The same bytes return the same receipt (a failed one is tried again), with its first group and metadata: the answer says `"duplicate": true`, and names in `notApplied` this upload's `group` or `metadata` that differ. `metadata` is given once: as ?metadata= or as a multipart part, not both (400); a key given twice in it is 400 too. An Idempotency-Key stands for one image: sent again with it, the same receipt; with other bytes, 422 and nothing is stored (each user has keys of their own). The receipt is the token's user's (for the end user named by Receipts-External-User), shared with `group` when given (a group the user edits: 404 for one they are not in, 403 for one they only view), else with the user's default group. A body over --max-upload-mb is answered 413 with `Connection: close`.
+    /// The bytes as the body (image/* or application/pdf; named by ?filename= or by Content-Disposition's filename), or the `file` part of multipart/form-data (other parts are ignored). Several `file` parts (at most 10) are one long receipt's pictures, top to bottom, read as one receipt; the same pictures in the same order return that receipt. The same bytes return the same receipt (a failed one is tried again), with its first group and metadata: the answer says `"duplicate": true`, and names in `notApplied` this upload's `group` or `metadata` that differ. `metadata` is given once: as ?metadata= or as a multipart part, not both (400); a key given twice in it is 400 too. An Idempotency-Key stands for one image: sent again with it, the same receipt; with other bytes, 422 and nothing is stored (each user has keys of their own). The receipt is the token's user's (for the end user named by Receipts-External-User), shared with `group` when given (a group the user edits: 404 for one they are not in, 403 for one they only view), else with the user's default group. A body over --max-upload-mb is answered 413 with `Connection: close`.
     ///
     ///
     /// - Remark: HTTP `POST /v1/receipts`.
@@ -263,9 +271,9 @@ extension APIProtocol {
             headers: headers
         ))
     }
-    /// One page of a PDF receipt as a picture
+    /// One page of a PDF receipt, or one picture of a receipt of several, as a picture
     ///
-    /// Page `page` (from 1) of a receipt stored as a PDF, rendered in colour at 300 dpi or less so that its long side is at most 2400 pixels; `X-Page-Count` says how many pages the PDF has. 404 for a page the PDF does not have and for a receipt that is an image (its picture is /v1/receipts/{id}/image); 422 for a PDF that cannot be rendered (broken, encrypted, more pages than --max-pdf-pages).
+    /// Page `page` (from 1) of a receipt stored as a PDF, rendered in colour at 300 dpi or less so that its long side is at most 2400 pixels; `X-Page-Count` says how many pages the PDF has. Of a receipt photographed in several pictures, picture `page` as a browser shows it (JPEG, PNG, GIF, WebP and BMP as sent, others as JPEG; `format` is for PDFs), `X-Page-Count` the number of pictures. 404 for a page the receipt does not have and for a receipt of one image (its picture is /v1/receipts/{id}/image); 422 for a PDF that cannot be rendered (broken, encrypted, more pages than --max-pdf-pages).
     ///
     ///
     /// - Remark: HTTP `GET /v1/receipts/{id}/pages/{page}`.
@@ -295,6 +303,26 @@ extension APIProtocol {
         try await getReceiptThumbnail(Operations.GetReceiptThumbnail.Input(
             path: path,
             headers: headers
+        ))
+    }
+    /// Add a picture below a receipt's others (the rest of a long receipt) and read it again
+    ///
+    /// The picture (the body, named by ?filename=, or the one `file` part of multipart/form-data) goes below the receipt's pictures, and the receipt is read again with all of them, its expense drafted anew. Its owner, an editor of its group or an administrator may; 403 for a viewer. 409 when its expense is confirmed (a person's record) or it has 10 pictures. An Idempotency-Key sent again with the same picture answers with the receipt and adds nothing; with another picture, 422.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/receipts/{id}/pictures`.
+    /// - Remark: Generated from `#/paths//v1/receipts/{id}/pictures/post(addReceiptPicture)`.
+    public func addReceiptPicture(
+        path: Operations.AddReceiptPicture.Input.Path,
+        query: Operations.AddReceiptPicture.Input.Query = .init(),
+        headers: Operations.AddReceiptPicture.Input.Headers = .init(),
+        body: Operations.AddReceiptPicture.Input.Body
+    ) async throws -> Operations.AddReceiptPicture.Output {
+        try await addReceiptPicture(Operations.AddReceiptPicture.Input(
+            path: path,
+            query: query,
+            headers: headers,
+            body: body
         ))
     }
     /// Put a failed receipt back in the queue

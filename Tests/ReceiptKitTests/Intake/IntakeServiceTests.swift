@@ -85,7 +85,8 @@ import Testing
         for index in 0..<200 {
             try h.drop(String(format: "burst-%03d.jpg", index), ScriptedProcessor.image(vendor: "Shop \(index)", total: "\(index).50"))
         }
-        #expect(try await eventually(timeout: 90) { h.names(in: "processed").count == 400 })
+        // All filed, however long a loaded machine takes (measured past 90 s beside the suite's OCR).
+        #expect(try await eventually(timeout: 300) { h.names(in: "processed").count == 400 })
         try await running.stop()
         #expect(h.names(in: "") == ["failed", "processed"])
         #expect(h.names(in: "failed").isEmpty)

@@ -5,8 +5,9 @@ import Testing
 
 /// Long receipts photographed in several pictures, from the command line, on the real binary with
 /// real OCR (Tesseract, for time, but for the one test that checks every item): `process --one-receipt`, `watch` joining `NAME-1.jpg`,
-/// `NAME-2.jpg`…, and `eval --cuts`.
-@Suite struct LongReceiptCLITests {
+/// `NAME-2.jpg`…, and `eval --cuts`. One at a time: each runs the real binary's OCR, and four at
+/// once beside the rest of the suite would starve the tests that wait on a clock.
+@Suite(.serialized) struct LongReceiptCLITests {
     static func long(_ name: String) -> String { ReceiptsCLI.testReceipt("long/\(name)") }
 
     static func truth(_ name: String) throws -> JSONValue {
