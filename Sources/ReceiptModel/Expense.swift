@@ -86,7 +86,7 @@ extension Expense {
             ("needsReview", .bool(needsReview)),
             ("possibleDuplicateOf", .optionalString(possibleDuplicateOf?.uuidString.lowercased())),
             ("isUploaded", .bool(isUploaded)),
-            ("lastModified", .string(ISO8601DateFormatter().string(from: lastModified))),
+            ("lastModified", .string(lastModified.iso8601)),
             ("confirmedBy", .optionalString(confirmedBy)),
         ])
     }

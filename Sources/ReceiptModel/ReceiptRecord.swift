@@ -59,7 +59,6 @@ public struct ReceiptRecord: Sendable, Equatable {
     /// `{"file", "receiptId", "ocrStatus", "analysis", "expense", "error", "attempts", "lastError",
     /// "createdAt", "updatedAt", "owner", "group", "externalUser", "metadata"}`; times are ISO 8601 (UTC).
     public var json: JSONValue {
-        let iso = ISO8601DateFormatter()
         var fields: [(String, JSONValue)] = [
             ("file", .string(file)),
             ("receiptId", .string(receiptId.uuidString.lowercased())),
@@ -69,8 +68,8 @@ public struct ReceiptRecord: Sendable, Equatable {
             ("error", .optionalString(error)),
             ("attempts", .int(attempts)),
             ("lastError", .optionalString(lastError)),
-            ("createdAt", .optionalString(createdAt.map(iso.string(from:)))),
-            ("updatedAt", .optionalString(updatedAt.map(iso.string(from:)))),
+            ("createdAt", .optionalString(createdAt.map(\.iso8601))),
+            ("updatedAt", .optionalString(updatedAt.map(\.iso8601))),
         ]
         if let ownership {
             fields += [("owner", .string(ownership.owner)), ("group", .optionalString(ownership.group)),

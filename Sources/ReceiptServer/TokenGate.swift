@@ -55,7 +55,7 @@ final class TokenGate: Sendable {
     }
 
     static func time(_ date: Date) -> String {
-        ISO8601DateFormatter().string(from: date)
+        date.iso8601
     }
 }
 

@@ -244,7 +244,7 @@ public final class WebhookSender: Service, Sendable {
             return
         }
         if let retryAt {
-            metadata["webhook.retry_at"] = "\(ISO8601DateFormatter().string(from: retryAt))"
+            metadata["webhook.retry_at"] = "\(retryAt.iso8601)"
             // The first failure of an event is worth a line; the next ones only with -vv.
             if event.attempts == 1 {
                 logger.warning("Webhook not delivered yet; retrying with backoff", metadata: metadata)

@@ -87,7 +87,7 @@ public struct WebhookSubscription: Sendable, Equatable {
             ("url", .string(url.absoluteString)),
             ("user", .string(user)),
             ("externalUser", .optionalString(externalUser)),
-            ("createdAt", .string(ISO8601DateFormatter().string(from: createdAt))),
+            ("createdAt", .string(createdAt.iso8601)),
         ])
     }
 }

@@ -6,7 +6,6 @@ extension Receipt {
     /// ids lowercase, timestamps ISO 8601 (UTC). The analysis is under `analysis` (parsed) when
     /// `includeDetails`, with the OCR text.
     public func json(includeDetails: Bool = false) -> JSONValue {
-        let iso = ISO8601DateFormatter()
         var pairs: [(String, JSONValue)] = [
             ("id", .string(id.uuidString.lowercased())),
             ("filePath", .string(filePath)),
@@ -15,9 +14,9 @@ extension Receipt {
             ("lastError", .optionalString(lastError)),
             ("attempts", .int(attempts)),
             ("analyzer", .optionalString(analyzer)),
-            ("uploadTimestamp", .string(iso.string(from: uploadTimestamp))),
-            ("createdAt", .string(iso.string(from: createdAt))),
-            ("updatedAt", .string(iso.string(from: updatedAt))),
+            ("uploadTimestamp", .string(uploadTimestamp.iso8601)),
+            ("createdAt", .string(createdAt.iso8601)),
+            ("updatedAt", .string(updatedAt.iso8601)),
             ("isUploaded", .bool(isUploaded)),
             ("expenseId", .optionalString(expenseId?.uuidString.lowercased())),
             ("owner", .string(ownership.owner)),

@@ -83,7 +83,7 @@ public struct ExpenseChange: Sendable, Equatable {
     /// `{"at", "user", "token", "fields", "confirmed"}`.
     public var json: JSONValue {
         .object([
-            ("at", .string(ISO8601DateFormatter().string(from: at))),
+            ("at", .string(at.iso8601)),
             ("user", .string(author.user)),
             ("token", .optionalString(author.token)),
             ("fields", .array(fields.map(JSONValue.string))),

@@ -69,7 +69,6 @@ public struct WebhookEvent: Sendable, Equatable {
     /// `{"id", "receiptId", "type", "state", "attempts", "createdAt", "nextAttemptAt", "lastError",
     /// "deliveredAt", "deadAt"}` (times ISO 8601, UTC), as `receipts webhooks list --format json` prints it.
     public var json: JSONValue {
-        let iso = ISO8601DateFormatter()
         return .object([
             ("id", .string(id.uuidString.lowercased())),
             ("receiptId", .string(receiptId.uuidString.lowercased())),
@@ -77,11 +76,11 @@ public struct WebhookEvent: Sendable, Equatable {
             ("type", .string(type)),
             ("state", .string(state.rawValue)),
             ("attempts", .int(attempts)),
-            ("createdAt", .string(iso.string(from: createdAt))),
-            ("nextAttemptAt", state == .pending ? .string(iso.string(from: nextAttemptAt)) : .null),
+            ("createdAt", .string(createdAt.iso8601)),
+            ("nextAttemptAt", state == .pending ? .string(nextAttemptAt.iso8601) : .null),
             ("lastError", .optionalString(lastError)),
-            ("deliveredAt", .optionalString(deliveredAt.map(iso.string(from:)))),
-            ("deadAt", .optionalString(deadAt.map(iso.string(from:)))),
+            ("deliveredAt", .optionalString(deliveredAt.map(\.iso8601))),
+            ("deadAt", .optionalString(deadAt.map(\.iso8601))),
         ])
     }
 }

@@ -80,7 +80,7 @@ struct TokenCommand: AsyncParsableCommand {
                 let secret = try await store.createToken(name: name, user: owner, scopes: scopes, expiresAt: expiresAt,
                                                          rateLimit: try rateLimit.map(RateLimit.parse), now: now)
                 print(secret)
-                let until = expiresAt.map { ", until " + ISO8601DateFormatter().string(from: $0) } ?? ""
+                let until = expiresAt.map { ", until " + $0.iso8601 } ?? ""
                 let isAdmin = try await store.user(named: owner)?.isAdmin ?? false
                 FileHandle.standardError.write(Data((TokenCommand.created(name, user: owner, isAdmin: isAdmin, scopes: scopes, until: until)
                                                      + "; it is shown only now: keep it\n").utf8))
@@ -101,15 +101,14 @@ struct TokenCommand: AsyncParsableCommand {
 
         func run() async throws {
             let store = try await TokenCommand.open(storeOptions)
-            let formatter = ISO8601DateFormatter()
             let now = Date()
             if isatty(STDOUT_FILENO) == 1 { print(Self.header.joined(separator: "\t")) }
             for token in try await store.tokens() {
-                let state = token.revokedAt.map { "revoked " + formatter.string(from: $0) } ?? (token.isExpired(at: now) ? "expired" : "active")
-                print([token.name, formatter.string(from: token.createdAt), state,
+                let state = token.revokedAt.map { "revoked " + $0.iso8601 } ?? (token.isExpired(at: now) ? "expired" : "active")
+                print([token.name, token.createdAt.iso8601, state,
                        token.scopes.isEmpty ? "none" : TokenScope.text(token.scopes),
-                       token.expiresAt.map(formatter.string(from:)) ?? "never",
-                       token.lastUsedAt.map(formatter.string(from:)) ?? "never",
+                       token.expiresAt.map(\.iso8601) ?? "never",
+                       token.lastUsedAt.map(\.iso8601) ?? "never",
                        token.rateLimit?.description ?? "default", token.user].joined(separator: "\t"))
             }
         }

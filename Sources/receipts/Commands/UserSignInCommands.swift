@@ -210,7 +210,7 @@ extension PasswordHasher.Cost: ExpressibleByArgument {}
 
 /// ISO 8601 times, UTC, as the other lists print them.
 enum ListedTime {
-    static func text(_ date: Date) -> String { ISO8601DateFormatter().string(from: date) }
+    static func text(_ date: Date) -> String { date.iso8601 }
 }
 
 /// A secret typed on the terminal: echo off while it is typed (and back on after, or on Ctrl-C).
