@@ -120,21 +120,8 @@ extension IntakeService {
                     try await BlockingIO.run { try ledger.record(file.path, hash: hash, signature: file.signature) }
                 }
             }
-            let status = done.ocrStatus == .failed ? "failed" : duplicate ? "duplicate" : "completed"
-            metadata["receipt.status"] = "\(status)"
-            metadata["receipt.id"] = "\(done.id.uuidString.lowercased())"
             metadata["receipt.pictures"] = "\(present.count)"
-            metadata["receipt.vendor"] = "\(done.analysis?.vendor ?? "")"
-            metadata["receipt.total"] = "\(done.analysis?.total.map { "\($0)" } ?? "")"
-            metadata["receipt.elapsed"] = "\(Self.seconds(ContinuousClock.now - started))"
-            metadata["intake.filedAs"] = "\(destination)"
-            if let error = outcome.error { metadata["error.message"] = "\(error)" }
-            logger.log(level: done.ocrStatus == .failed ? configuration.failureLogLevel : configuration.receiptLogLevel,
-                       "Receipt filed", metadata: metadata)
-            counts.update {
-                if done.ocrStatus == .failed { $0.failed += 1 } else { $0.completed += 1 }
-                if duplicate { $0.duplicates += 1 }
-            }
+            logFiled(outcome, destination: destination, started: started, metadata: &metadata)
         } catch {
             if error is CancellationError || Task.isCancelled {
                 logger.debug("Files left for the next start", metadata: metadata)

@@ -167,27 +167,12 @@ public final class IntakeService: Service, Sendable {
                 let earlier = Self.filing(outcome, file: file)
                 outcome.isDuplicate = try await BlockingIO.run { filer.wasFiledBefore(file, earlier) }
             }
-            let isDuplicate = outcome.isDuplicate
             let filing = Self.filing(outcome, file: file)
             let destination = try await BlockingIO.run { try filer.file(file, filing) }
             if let ledger {
                 try await BlockingIO.run { try ledger.record(file.path, hash: hash, signature: file.signature) }
             }
-
-            let status = done.ocrStatus == .failed ? "failed" : isDuplicate ? "duplicate" : "completed"
-            metadata["receipt.status"] = "\(status)"
-            metadata["receipt.id"] = "\(done.id.uuidString.lowercased())"
-            metadata["receipt.vendor"] = "\(done.analysis?.vendor ?? "")"
-            metadata["receipt.total"] = "\(done.analysis?.total.map { "\($0)" } ?? "")"
-            metadata["receipt.elapsed"] = "\(Self.seconds(ContinuousClock.now - started))"
-            metadata["intake.filedAs"] = "\(destination)"
-            if let error = outcome.error { metadata["error.message"] = "\(error)" }
-            logger.log(level: done.ocrStatus == .failed ? configuration.failureLogLevel : configuration.receiptLogLevel,
-                       "Receipt filed", metadata: metadata)
-            counts.update {
-                if done.ocrStatus == .failed { $0.failed += 1 } else { $0.completed += 1 }
-                if isDuplicate { $0.duplicates += 1 }
-            }
+            logFiled(outcome, destination: destination, started: started, metadata: &metadata)
         } catch {
             if error is CancellationError || Task.isCancelled {
                 logger.debug("File left for the next start", metadata: metadata)
@@ -256,6 +241,26 @@ public final class IntakeService: Service, Sendable {
     static func seconds(_ duration: Duration) -> String {
         let value = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
         return String(format: "%.3f", value)
+    }
+
+    /// Logs a receipt filed (one line: its status, id, vendor, total, time and where it went) and
+    /// counts it: a file's and a long receipt's pictures alike.
+    func logFiled(_ outcome: ReceiptOutcome, destination: String, started: ContinuousClock.Instant, metadata: inout Logger.Metadata) {
+        let done = outcome.receipt
+        let status = done.ocrStatus == .failed ? "failed" : outcome.isDuplicate ? "duplicate" : "completed"
+        metadata["receipt.status"] = "\(status)"
+        metadata["receipt.id"] = "\(done.id.uuidString.lowercased())"
+        metadata["receipt.vendor"] = "\(done.analysis?.vendor ?? "")"
+        metadata["receipt.total"] = "\(done.analysis?.total.map { "\($0)" } ?? "")"
+        metadata["receipt.elapsed"] = "\(Self.seconds(ContinuousClock.now - started))"
+        metadata["intake.filedAs"] = "\(destination)"
+        if let error = outcome.error { metadata["error.message"] = "\(error)" }
+        logger.log(level: done.ocrStatus == .failed ? configuration.failureLogLevel : configuration.receiptLogLevel,
+                   "Receipt filed", metadata: metadata)
+        counts.update {
+            if done.ocrStatus == .failed { $0.failed += 1 } else { $0.completed += 1 }
+            if outcome.isDuplicate { $0.duplicates += 1 }
+        }
     }
 }
 

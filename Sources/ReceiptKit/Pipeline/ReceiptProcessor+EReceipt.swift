@@ -13,16 +13,7 @@ extension ReceiptProcessor {
             throw ReceiptError(.noText, file: displayPath, "no receipt in the message: no PDF or image attachment and no amounts in its text")
         }
         let ocr = eReceipt.reading()
-        var analysis: ReceiptAnalysis
-        do {
-            analysis = try await analyzer.analyze(AnalysisInput(source: displayPath, ocr: ocr), options: options)
-        } catch let error as CancellationError {
-            throw error
-        } catch let error as ReceiptError {
-            throw error.naming(displayPath)
-        } catch {
-            throw ReceiptError(.analysisFailed, file: displayPath, "\(error)")
-        }
+        var analysis = try await analyze(AnalysisInput(source: displayPath, ocr: ocr))
         if let structured = eReceipt.structured { Self.apply(structured, to: &analysis) }
         let elapsed = Int((clock.now - start) / .milliseconds(1))
         analysis.timings = ReceiptTimings(ocrMs: 0, analysisMs: elapsed, totalMs: elapsed)

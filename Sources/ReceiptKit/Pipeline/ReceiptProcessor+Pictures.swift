@@ -89,16 +89,7 @@ extension ReceiptProcessor {
         let reader = readers == .neural ? nil : JoinedPageReader(sessions: sessions, join: join, maxPasses: maxPasses)
         let input = AnalysisInput(source: displayPath, ocr: ocr, neural: neural, ocrIsNeural: readers == .neural,
                                   reader: reader, imageData: readings[0].picture.data)
-        var analysis: ReceiptAnalysis
-        do {
-            analysis = try await analyzer.analyze(input, options: options)
-        } catch let error as CancellationError {
-            throw error
-        } catch let error as ReceiptError {
-            throw error.naming(displayPath)
-        } catch {
-            throw ReceiptError(.analysisFailed, file: displayPath, "\(error)")
-        }
+        var analysis = try await analyze(input)
         let turned = Set(readings.indices.filter { readings[$0].turn != nil })
         analysis.details.append(("pictures", .array(readings.enumerated().map { i, reading in
             var pairs: [(String, JSONValue)] = [("file", .string(reading.picture.name)),

@@ -142,7 +142,8 @@ public struct ReceiptProcessor: ReceiptProcessing {
                       reader: readers == .neural ? nil : session, imageData: imageData)
     }
 
-    private func analyze(_ input: AnalysisInput) async throws -> ReceiptAnalysis {
+    /// The analyzer's answer for `input`; its errors name the receipt (`input.source`).
+    func analyze(_ input: AnalysisInput) async throws -> ReceiptAnalysis {
         do {
             return try await analyzer.analyze(input, options: options)
         } catch let error as CancellationError {
