@@ -1,11 +1,12 @@
 import Foundation
 
 /// Waits until `condition` holds, checking every 50 ms; false after `timeout` seconds. (The default
-/// is generous: it only matters when the condition never holds, and on a loaded 2-core machine ten
-/// seconds were once not enough for a few files.)
+/// is generous: it only matters when the condition never holds. On a loaded 2-core machine ten
+/// seconds were once not enough for a few files, and with the whole suite running (load average
+/// above 20: servers loading the neural reader, OCR processes, PostgreSQL) sixty were not.)
 /// `RECEIPTS_TEST_TIME_SCALE` multiplies it: `make test-sanitize` sets 4, as everything runs
 /// several times slower under a sanitizer.
-func eventually(timeout: Double = 60, _ condition: () throws -> Bool) async throws -> Bool {
+func eventually(timeout: Double = 180, _ condition: () throws -> Bool) async throws -> Bool {
     let deadline = ContinuousClock.now + .milliseconds(Int64(timeout * testTimeScale * 1000))
     while ContinuousClock.now < deadline {
         if try condition() { return true }

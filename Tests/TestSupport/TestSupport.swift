@@ -16,11 +16,12 @@ enum TestSupport {
         return engine
     }
 
-    /// A pipeline with short timings, so retries and lease expiry take milliseconds. The lease is
-    /// longer under a sanitizer (`testTimeScale`): a renewal late by seconds would let a second
-    /// worker read the receipt again, which is what a lease is for but not what these tests test.
+    /// A pipeline with short timings, so retries take milliseconds. The lease is long (30 s, longer
+    /// under a sanitizer: `testTimeScale`): with the whole suite running, a renewal was measured
+    /// late by more than 5 s, which let a second worker read the receipt again — what a lease is
+    /// for, but not what these tests test (the stores' contract tests expire leases on purpose).
     static func pipeline(_ dir: TemporaryDirectory, processor: any ReceiptProcessing = ScriptedProcessor(),
-                         workers: Int = 2, maxAttempts: Int = 3, leaseDuration: TimeInterval = 5 * testTimeScale,
+                         workers: Int = 2, maxAttempts: Int = 3, leaseDuration: TimeInterval = 30 * testTimeScale,
                          storePath: String? = nil) throws -> ReceiptPipeline {
         let configuration = ReceiptPipeline.Configuration(
             workers: workers, retry: RetryPolicy(maxAttempts: maxAttempts, baseDelay: 0.02, maxDelay: 0.1, jitter: 0),
