@@ -80,7 +80,7 @@ struct RunningIntake {
     let task: Task<Void, Error>
 
     /// Waits until the watcher has started and looked at the folder once (its watches are set).
-    func watching(timeout: Double = 60) async throws -> Bool {
+    func watching(timeout: Double = 180) async throws -> Bool {
         try await eventually(timeout: timeout) { intake.progress.watch.passes >= 1 }
     }
 
@@ -88,7 +88,7 @@ struct RunningIntake {
     /// has read the folder twice since the call (so it has read the events of every change made
     /// before it), no file waits to become stable, and every file reported has been handled. What
     /// has not happened by then will not happen without a new change (or a rescan, 30 s away here).
-    func settled(timeout: Double = 60) async throws -> Bool {
+    func settled(timeout: Double = 180) async throws -> Bool {
         let start = intake.progress.watch.passes
         return try await eventually(timeout: timeout) {
             let progress = intake.progress
