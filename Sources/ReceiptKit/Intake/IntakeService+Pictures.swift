@@ -115,22 +115,13 @@ extension IntakeService {
             let (filed, sidecar) = (present, filing)
             let destination = try await BlockingIO.run { try filer.file(pictures: filed, sidecar, stem: name) }
             if let ledger {
-                for file in present {
-                    let hash = hashOf[file.path]
-                    try await BlockingIO.run { try ledger.record(file.path, hash: hash, signature: file.signature) }
-                }
+                let recorded = present.map { ($0.path, hashOf[$0.path], $0.signature) }
+                try await BlockingIO.run { for (path, hash, signature) in recorded { try ledger.record(path, hash: hash, signature: signature) } }
             }
             metadata["receipt.pictures"] = "\(present.count)"
             logFiled(outcome, destination: destination, started: started, metadata: &metadata)
         } catch {
-            if error is CancellationError || Task.isCancelled {
-                logger.debug("Files left for the next start", metadata: metadata)
-                return
-            }
-            metadata["error.message"] = "\(error)"
-            logger.warning("Receipt not filed; left in place", metadata: metadata)
-            counts.update { $0.notFiled += 1 }
-            for file in files { watcher.forget(file.path) }
+            notFiled(error, files, metadata: &metadata, watcher: watcher)
         }
     }
 }

@@ -174,15 +174,7 @@ public final class IntakeService: Service, Sendable {
             }
             logFiled(outcome, destination: destination, started: started, metadata: &metadata)
         } catch {
-            if error is CancellationError || Task.isCancelled {
-                logger.debug("File left for the next start", metadata: metadata)
-                return
-            }
-            metadata["error.message"] = "\(error)"
-            logger.warning("Receipt not filed; left in place", metadata: metadata)
-            counts.update { $0.notFiled += 1 }
-            // Try again at the next rescan: the cause (a full disk, a locked store) may pass.
-            watcher.forget(file.path)
+            notFiled(error, [file], metadata: &metadata, watcher: watcher)
         }
     }
 
@@ -241,6 +233,19 @@ public final class IntakeService: Service, Sendable {
     static func seconds(_ duration: Duration) -> String {
         let value = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
         return String(format: "%.3f", value)
+    }
+
+    /// A receipt's files not filed: left in place for the next start (a stop cut the work short),
+    /// or for the next rescan (the cause — a full disk, a locked store — may pass), logged and counted.
+    func notFiled(_ error: any Error, _ files: [WatchedFile], metadata: inout Logger.Metadata, watcher: FolderWatcher) {
+        if error is CancellationError || Task.isCancelled {
+            logger.debug(files.count == 1 ? "File left for the next start" : "Files left for the next start", metadata: metadata)
+            return
+        }
+        metadata["error.message"] = "\(error)"
+        logger.warning("Receipt not filed; left in place", metadata: metadata)
+        counts.update { $0.notFiled += 1 }
+        for file in files { watcher.forget(file.path) }
     }
 
     /// Logs a receipt filed (one line: its status, id, vendor, total, time and where it went) and
