@@ -140,7 +140,7 @@ public struct MailFiler: Sendable {
     private func receipts(_ ids: [UUID], of ownership: Ownership) async throws -> [Receipt] {
         var found: [Receipt] = []
         for id in ids {
-            if let receipt = try await pipeline.receipt(id: id, in: Self.scope(ownership)) { found.append(receipt) }
+            if let receipt = try await pipeline.store.receipt(id: id, in: Self.scope(ownership)) { found.append(receipt) }
         }
         return found
     }

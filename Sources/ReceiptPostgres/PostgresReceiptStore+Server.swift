@@ -73,7 +73,7 @@ extension PostgresReceiptStore: ServerStore {
         try await rows("SELECT EXISTS (SELECT 1 FROM receipts.api_token WHERE revoked_at IS NULL)").first?.decode(Bool.self) ?? false
     }
 
-    public func claimIdempotencyKey(_ key: String, of owner: KeyOwner, fingerprint: String, now: Date) async throws -> IdempotencyClaim {
+    public func claimIdempotencyKey(_ key: String, of owner: Principal, fingerprint: String, now: Date) async throws -> IdempotencyClaim {
         let (user, external) = (owner.user, owner.externalUser ?? "")
         return try await transaction { connection in
             let inserted = try await connection.query("""
@@ -94,14 +94,14 @@ extension PostgresReceiptStore: ServerStore {
         }
     }
 
-    public func bindIdempotencyKey(_ key: String, of owner: KeyOwner, receiptId: UUID) async throws {
+    public func bindIdempotencyKey(_ key: String, of owner: Principal, receiptId: UUID) async throws {
         try await execute("""
             UPDATE receipts.idempotency_key SET receipt_id = \(receiptId)
             WHERE owner = \(owner.user) AND external_user = \(owner.externalUser ?? "") AND key = \(key)
             """)
     }
 
-    public func releaseIdempotencyKey(_ key: String, of owner: KeyOwner, fingerprint: String) async throws {
+    public func releaseIdempotencyKey(_ key: String, of owner: Principal, fingerprint: String) async throws {
         try await execute("""
             DELETE FROM receipts.idempotency_key
             WHERE owner = \(owner.user) AND external_user = \(owner.externalUser ?? "") AND key = \(key)

@@ -1,5 +1,7 @@
 import Hummingbird
 import NIOCore
+import ReceiptKit
+import ReceiptServerStore
 
 /// The request context of `receipts serve`: Hummingbird's core context, the connection the
 /// request came on (a refused upload closes it; see `BoundedBody`), and who the request acts for
@@ -8,6 +10,8 @@ struct ReceiptRequestContext: RequestContext {
     var coreContext: CoreRequestContextStorage
     let channel: any Channel
     var principal: Principal?
+    /// The API token the request came with (nil: a person's session, or a server without tokens).
+    var token: APIToken?
 
     /// Who the request acts for; every `/v1` route has one (the middleware refused it otherwise).
     func who() throws -> Principal {

@@ -15,20 +15,20 @@ extension ReceiptServer {
             JSONValue.object([("name", .string(name)), ("role", .string(role.rawValue))])
         }
         return Self.json(JSONValue.object([
-            ("user", .string(principal.user.name)),
-            ("admin", .bool(principal.user.isAdmin)),
-            ("defaultGroup", .optionalString(principal.user.defaultGroup)),
+            ("user", .string(principal.user)),
+            ("admin", .bool(principal.isAdmin)),
+            ("defaultGroup", .optionalString(principal.defaultGroup)),
             ("groups", .array(groups)),
             ("externalUser", .optionalString(principal.externalUser)),
-            ("token", .optionalString(principal.token?.name)),
-            ("scopes", .array((principal.token.map { $0.scopes.sorted() } ?? TokenScope.allCases).map { .string($0.rawValue) })),
+            ("token", .optionalString(context.token?.name)),
+            ("scopes", .array((context.token.map { $0.scopes.sorted() } ?? TokenScope.allCases).map { .string($0.rawValue) })),
         ]))
     }
 
     /// `GET /v1/webhooks`: the caller's own webhooks (for the end user named, theirs only).
     func listWebhooks(_ context: ReceiptRequestContext) async throws -> Response {
         let principal = try context.who()
-        let mine = try await store.webhookSubscriptions(user: principal.user.name)
+        let mine = try await store.webhookSubscriptions(user: principal.user)
             .filter { principal.externalUser == nil || $0.externalUser == principal.externalUser }
         return Self.json(JSONValue.object([("webhooks", .array(mine.map(\.json)))]))
     }
@@ -54,7 +54,7 @@ extension ReceiptServer {
         let given = json["secret"]?.stringValue
         if let given, !(16...256).contains(given.count) { throw Problem(.badRequest, "secret must be 16 to 256 characters") }
         let secret = given ?? APIToken.newSecret().replacingOccurrences(of: "rcp_", with: "whsec_")
-        let subscription = WebhookSubscription(user: principal.user.name, externalUser: principal.externalUser, url: url, secret: secret,
+        let subscription = WebhookSubscription(user: principal.user, externalUser: principal.externalUser, url: url, secret: secret,
                                                createdAt: Date())
         try await store.addWebhookSubscription(subscription)
         var pairs = subscription.json.objectValue ?? []
@@ -67,11 +67,11 @@ extension ReceiptServer {
     /// `DELETE /v1/webhooks/{id}`: 204; 404 for a webhook that is not the caller's.
     func removeWebhook(_ id: UUID, _ context: ReceiptRequestContext) async throws -> Response {
         let principal = try context.who()
-        let mine = try await store.webhookSubscriptions(user: principal.user.name)
+        let mine = try await store.webhookSubscriptions(user: principal.user)
         guard let found = mine.first(where: { $0.id == id }), principal.externalUser == nil || found.externalUser == principal.externalUser else {
             throw Self.unknown(id, "webhook")
         }
-        try await store.removeWebhookSubscription(id: id, user: principal.user.name)
+        try await store.removeWebhookSubscription(id: id, user: principal.user)
         return Response(status: .noContent)
     }
 }

@@ -38,8 +38,8 @@ extension ReceiptServer {
             let principal = try context.who()
             let receipt = try await pipeline.submit(imageData: data, filename: "analyze",
                                                     as: try principal.ownership(group: nil, metadata: nil))
-            guard let done = try await finished(receipt.id, in: principal.scope, within: configuration.maxWaitSeconds) else {
-                return try await accepted(receipt, in: principal.scope)
+            guard let done = try await finished(receipt.id, for: pipeline.scoped(to: principal), within: configuration.maxWaitSeconds) else {
+                return try await accepted(receipt, for: pipeline.scoped(to: principal))
             }
             guard let analysis = done.analysis else {
                 throw Problem(.unprocessableContent, (done.lastError ?? "the image could not be read").oneLine)

@@ -26,7 +26,7 @@ extension ReceiptServer {
         } catch let error as ReceiptError {
             throw Problem(.unprocessableContent, "not an RFC 822 message: \(error.message)")
         }
-        if try await store.waitingCount() >= configuration.maxPending {
+        if try await pipeline.waitingCount() >= configuration.maxPending {
             throw Problem(.tooManyRequests, "\(configuration.maxPending) receipts are waiting to be read\(configuration.advice[.maxPending]); try again shortly")
         }
         let filer = MailFiler(pipeline: pipeline, store: store, logger: logger)
@@ -35,7 +35,7 @@ extension ReceiptServer {
         let principal = try context.who()
         let outcome = try await filer.file(raw, origin: .inbound, as: try principal.ownership(group: nil, metadata: nil))
         var records: [JSONValue] = []
-        for receipt in outcome.receipts { records.append(try await recordJSON(receipt, in: principal.scope)) }
+        for receipt in outcome.receipts { records.append(try await recordJSON(receipt, for: pipeline.scoped(to: principal))) }
         let message = outcome.message
         return Self.json(JSONValue.object([
             ("messageId", .optionalString(message.messageId)),

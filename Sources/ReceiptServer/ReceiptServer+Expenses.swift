@@ -15,7 +15,7 @@ extension ReceiptServer {
         filter.after = try query.id("after")
         // One more than the page: whether there is a next page.
         filter.limit = limit + 1
-        let expenses = try await pipeline.expenses(filter, in: try context.who().scope)
+        let expenses = try await pipeline.scoped(to: try context.who()).expenses(filter)
         let page = Array(expenses.prefix(limit))
         let next = expenses.count > limit ? page.last.map { JSONValue.string($0.id.uuidString.lowercased()) } ?? .null : .null
         return Self.json(JSONValue.object([("expenses", .array(page.map(\.json))), ("next", next)]))
@@ -29,7 +29,7 @@ extension ReceiptServer {
     func exportCSV(_ request: Request, _ context: ReceiptRequestContext) async throws -> Response {
         let query = try QueryParameters(request, allowed: ["from", "to", "category", "status", "needsReview", "externalUser"])
         // A first page of 100 rows: the first bytes go out as soon as they are read.
-        var pages = ExpenseExport.pages(try expenseQuery(query), in: try context.who().scope, store: store, first: 100).makeAsyncIterator()
+        var pages = ExpenseExport.pages(try expenseQuery(query), from: pipeline.scoped(to: try context.who()).records, first: 100).makeAsyncIterator()
         // The first page before the answer starts: a store that cannot be read is a problem document.
         let first = try await pages.next() ?? []
         let logger = self.logger
@@ -63,14 +63,14 @@ extension ReceiptServer {
 
     /// `GET /v1/expenses/{id}`: the expense, its corrections and who made them, with its `ETag`.
     func expense(_ id: UUID, _ context: ReceiptRequestContext) async throws -> Response {
-        let scope = try context.who().scope
-        guard let expense = try await store.expense(id: id, in: scope) else { throw Self.unknown(id, "expense") }
-        return try await expenseResponse(expense, in: scope)
+        let mine = pipeline.scoped(to: try context.who())
+        guard let expense = try await mine.records.expense(id: id) else { throw Self.unknown(id, "expense") }
+        return try await expenseResponse(expense, for: mine)
     }
 
-    private func expenseResponse(_ expense: Expense, in scope: Scope) async throws -> Response {
-        let corrections = try await store.corrections(ofExpense: expense.id, in: scope)
-        let history = try await store.history(ofExpense: expense.id, in: scope)
+    private func expenseResponse(_ expense: Expense, for mine: ScopedPipeline) async throws -> Response {
+        let corrections = try await mine.records.corrections(ofExpense: expense.id)
+        let history = try await mine.records.history(ofExpense: expense.id)
         var response = Self.json(JSONValue.object([("expense", expense.json), ("corrections", corrections),
                                                    ("history", .array(history.map(\.json)))]))
         response.headers[.eTag] = expense.etag
@@ -93,11 +93,10 @@ extension ReceiptServer {
         }
         let correction = try ExpenseCorrection(json: json, taxonomy: taxonomy)
         let principal = try context.who()
-        let scope = principal.scope
-        guard let expense = try await store.expense(id: id, in: scope) else { throw Self.unknown(id, "expense") }
+        let mine = pipeline.scoped(to: principal)
+        guard let expense = try await mine.records.expense(id: id) else { throw Self.unknown(id, "expense") }
         _ = try await changeableReceipt(expense.receiptId, context)
-        let saved = try await store.correct(expenseId: id, with: correction, taxonomy: taxonomy, by: principal.author, in: scope,
-                                            ifMatch: ifMatch)
-        return try await expenseResponse(saved, in: scope)
+        let saved = try await mine.records.correct(expenseId: id, with: correction, taxonomy: taxonomy, ifMatch: ifMatch)
+        return try await expenseResponse(saved, for: mine)
     }
 }

@@ -31,8 +31,8 @@ extension ReceiptServer {
         guard upload.pictures.count == 1, let picture = upload.pictures.first else {
             throw Problem(.badRequest, "send one picture to add (got \(upload.pictures.count) 'file' parts)")
         }
-        let scope = principal.scope
-        let count = try await pipeline.pictures(ofReceipt: id, in: scope).count
+        let mine = pipeline.scoped(to: principal)
+        let count = try await mine.pictures(ofReceipt: id).count
         guard count < Multipart.maxPictures else {
             throw Problem(.conflict, "receipt \(id.uuidString.lowercased()) has \(count) pictures already, the most a receipt has")
         }
@@ -40,8 +40,7 @@ extension ReceiptServer {
         let fingerprint = "picture:\(id.uuidString.lowercased()):" + ContentHash.hex(of: picture.data)
         var receipt: Receipt
         if let key {
-            let keyOwner = principal.keyOwner
-            switch try await store.claimIdempotencyKey(key, of: keyOwner, fingerprint: fingerprint, now: Date()) {
+            switch try await store.claimIdempotencyKey(key, of: principal, fingerprint: fingerprint, now: Date()) {
             case let .taken(known, _) where known != fingerprint:
                 throw Problem(.unprocessableContent, "Idempotency-Key '\(key)' was used for another request; send a new key for a new picture")
             case .taken:
@@ -49,26 +48,26 @@ extension ReceiptServer {
                 receipt = try await visibleReceipt(id, context)
             case .claimed:
                 do {
-                    receipt = try await add(picture, to: id, in: scope)
+                    receipt = try await add(picture, to: id, for: mine)
                 } catch {
-                    try? await store.releaseIdempotencyKey(key, of: keyOwner, fingerprint: fingerprint)
+                    try? await store.releaseIdempotencyKey(key, of: principal, fingerprint: fingerprint)
                     throw error
                 }
-                try await store.bindIdempotencyKey(key, of: keyOwner, receiptId: receipt.id)
+                try await store.bindIdempotencyKey(key, of: principal, receiptId: receipt.id)
             }
         } else {
-            receipt = try await add(picture, to: id, in: scope)
+            receipt = try await add(picture, to: id, for: mine)
         }
-        if let wait, wait > 0, let finished = try await finished(receipt.id, in: scope, within: wait) {
-            return try await recordResponse(finished, in: scope, status: .ok)
+        if let wait, wait > 0, let finished = try await finished(receipt.id, for: mine, within: wait) {
+            return try await recordResponse(finished, for: mine, status: .ok)
         }
-        return try await accepted(receipt, in: scope)
+        return try await accepted(receipt, for: mine)
     }
 
-    private func add(_ picture: ReceiptPicture, to id: UUID, in scope: Scope) async throws -> Receipt {
+    private func add(_ picture: ReceiptPicture, to id: UUID, for mine: ScopedPipeline) async throws -> Receipt {
         try await checkQueueRoom()
         do {
-            return try await pipeline.addPicture(picture, toReceipt: id, in: scope)
+            return try await mine.addPicture(picture, toReceipt: id)
         } catch let error as ReceiptError where error.code == .notFound {
             throw Self.unknown(id)
         } catch let error as ReceiptError where error.code == .invalidState {
@@ -79,8 +78,8 @@ extension ReceiptServer {
     /// Picture `number` (from 1) of a receipt of several pictures, as a browser shows it (JPEG,
     /// PNG, GIF, WebP and BMP as stored; HEIC, AVIF, TIFF made a JPEG; a PDF its first page), and
     /// how many pictures it has; nil for a receipt of one picture.
-    func picture(_ id: UUID, number: Int, in scope: Scope) async throws -> (picture: Data?, count: Int)? {
-        let pictures = try await pipeline.pictures(ofReceipt: id, in: scope)
+    func picture(_ id: UUID, number: Int, for mine: ScopedPipeline) async throws -> (picture: Data?, count: Int)? {
+        let pictures = try await mine.pictures(ofReceipt: id)
         guard pictures.count > 1 else { return nil }
         guard (1...pictures.count).contains(number) else { return (nil, pictures.count) }
         guard let data = try await pipeline.image(ofPicture: pictures[number - 1]) else {

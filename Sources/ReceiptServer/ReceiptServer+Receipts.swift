@@ -30,19 +30,18 @@ extension ReceiptServer {
         // them in order.
         let fingerprint = pictures.count == 1 ? ContentHash.hex(of: pictures[0].data)
             : ContentHash.hex(ofPictures: pictures.map { ContentHash.hex(of: $0.data) })
-        let scope = principal.scope
+        let mine = pipeline.scoped(to: principal)
         var receipt: Receipt
         var isNew = true
         if let key {
-            let keyOwner = principal.keyOwner
-            switch try await store.claimIdempotencyKey(key, of: keyOwner, fingerprint: fingerprint, now: Date()) {
+            switch try await store.claimIdempotencyKey(key, of: principal, fingerprint: fingerprint, now: Date()) {
             case let .taken(known, _) where known != fingerprint:
                 throw Problem(.unprocessableContent,
                               "Idempotency-Key '\(key)' was used for another image; send a new key for a new upload")
             case let .taken(_, id?):
-                guard let existing = try await pipeline.receipt(id: id, in: scope) else { throw Self.unknown(id) }
+                guard let existing = try await mine.receipt(id: id) else { throw Self.unknown(id) }
                 // The same request again: the same receipt (a failed one is tried again).
-                receipt = existing.ocrStatus == .failed ? try await pipeline.retry(existing.id, in: scope) : existing
+                receipt = existing.ocrStatus == .failed ? try await mine.retry(existing.id) : existing
                 isNew = false
             case .taken(_, nil):
                 // The same bytes are being stored by a request in flight: they are one receipt.
@@ -51,10 +50,10 @@ extension ReceiptServer {
                 do {
                     (receipt, isNew) = try await submit(pictures, as: ownership, hash: fingerprint)
                 } catch {
-                    try? await store.releaseIdempotencyKey(key, of: keyOwner, fingerprint: fingerprint)
+                    try? await store.releaseIdempotencyKey(key, of: principal, fingerprint: fingerprint)
                     throw error
                 }
-                try await store.bindIdempotencyKey(key, of: keyOwner, receiptId: receipt.id)
+                try await store.bindIdempotencyKey(key, of: principal, receiptId: receipt.id)
             }
         } else {
             (receipt, isNew) = try await submit(pictures, as: ownership, hash: fingerprint)
@@ -67,13 +66,13 @@ extension ReceiptServer {
             if ownership.metadata != nil, receipt.ownership.metadata != ownership.metadata { notApplied.append("metadata") }
         }
         let duplicate = DuplicateUpload(isDuplicate: !isNew, notApplied: notApplied)
-        if let wait, wait > 0, let finished = try await finished(receipt.id, in: scope, within: wait) {
-            return try await recordResponse(finished, in: scope, status: .ok, duplicate: duplicate)
+        if let wait, wait > 0, let finished = try await finished(receipt.id, for: mine, within: wait) {
+            return try await recordResponse(finished, for: mine, status: .ok, duplicate: duplicate)
         }
         if receipt.ocrStatus == .completed || receipt.ocrStatus == .failed {
-            return try await recordResponse(receipt, in: scope, status: .ok, duplicate: duplicate)
+            return try await recordResponse(receipt, for: mine, status: .ok, duplicate: duplicate)
         }
-        return try await accepted(receipt, in: scope, duplicate: duplicate)
+        return try await accepted(receipt, for: mine, duplicate: duplicate)
     }
 
     /// What an upload's answer says beside the record: whether the bytes were the uploader's
@@ -115,15 +114,15 @@ extension ReceiptServer {
 
     /// 429 when too many receipts wait to be read already.
     func checkQueueRoom() async throws {
-        if try await store.waitingCount() >= configuration.maxPending {
+        if try await pipeline.waitingCount() >= configuration.maxPending {
             throw Problem(.tooManyRequests, "\(configuration.maxPending) receipts are waiting to be read\(configuration.advice[.maxPending]); try again shortly")
         }
     }
 
     /// The receipt once completed or failed, or nil when that takes longer than `seconds`.
-    func finished(_ id: UUID, in scope: Scope, within seconds: Double) async throws -> Receipt? {
+    func finished(_ id: UUID, for mine: ScopedPipeline, within seconds: Double) async throws -> Receipt? {
         try await withThrowingTaskGroup(of: Receipt?.self) { group in
-            group.addTask { try await self.pipeline.waitForCompletion(of: id, in: scope) }
+            group.addTask { try await mine.waitForCompletion(of: id) }
             group.addTask { try await Task.sleep(for: .seconds(seconds)); return nil }
             let first = try await group.next() ?? nil
             group.cancelAll()
@@ -132,8 +131,8 @@ extension ReceiptServer {
     }
 
     /// 202 with the record as it is and `Location` naming where it will be.
-    func accepted(_ receipt: Receipt, in scope: Scope, duplicate: DuplicateUpload? = nil) async throws -> Response {
-        var response = try await recordResponse(receipt, in: scope, status: .accepted, duplicate: duplicate)
+    func accepted(_ receipt: Receipt, for mine: ScopedPipeline, duplicate: DuplicateUpload? = nil) async throws -> Response {
+        var response = try await recordResponse(receipt, for: mine, status: .accepted, duplicate: duplicate)
         response.headers[.location] = Self.location(receipt.id)
         return response
     }
@@ -149,7 +148,7 @@ extension ReceiptServer {
     func list(_ request: Request, _ context: ReceiptRequestContext) async throws -> Response {
         let principal = try context.who()
         let query = try QueryParameters(request, allowed: ["status", "needsReview", "limit", "after", "externalUser", "owner", "counts"])
-        let scope = principal.scope
+        let mine = pipeline.scoped(to: principal)
         var filter = ReceiptQuery(externalUser: query["externalUser"], owner: query["owner"])
         if let status = query["status"] {
             guard let parsed = OCRStatus(rawValue: status) else {
@@ -163,12 +162,12 @@ extension ReceiptServer {
         let counts = try query.flag("counts") ?? false
         // One more than the page: whether there is a next page.
         filter.limit = limit + 1
-        let receipts = try await pipeline.receipts(filter, in: scope)
+        let receipts = try await mine.receipts(filter)
         let page = Array(receipts.prefix(limit))
-        let items = try await recordsJSON(page, in: scope)
+        let items = try await recordsJSON(page, for: mine)
         let next = receipts.count > limit ? page.last.map { JSONValue.string($0.id.uuidString.lowercased()) } ?? .null : .null
         var fields: [(String, JSONValue)] = [("receipts", .array(items)), ("next", next)]
-        if counts { fields.append(("counts", try await store.inboxCounts(filter, in: scope, cap: Self.countCap).json)) }
+        if counts { fields.append(("counts", try await mine.records.inboxCounts(filter, cap: Self.countCap).json)) }
         return Self.json(JSONValue.object(fields))
     }
 
@@ -176,14 +175,14 @@ extension ReceiptServer {
     static let countCap = 10_000
 
     func record(_ id: UUID, _ context: ReceiptRequestContext) async throws -> Response {
-        let scope = try context.who().scope
-        return try await recordResponse(try await visibleReceipt(id, context), in: scope, status: .ok)
+        let mine = pipeline.scoped(to: try context.who())
+        return try await recordResponse(try await visibleReceipt(id, context), for: mine, status: .ok)
     }
 
     /// The receipt with this id if the request may see it: 404 otherwise (whether it exists or
     /// belongs to someone else is not said).
     func visibleReceipt(_ id: UUID, _ context: ReceiptRequestContext) async throws -> Receipt {
-        guard let receipt = try await pipeline.receipt(id: id, in: try context.who().scope) else { throw Self.unknown(id) }
+        guard let receipt = try await pipeline.scoped(to: try context.who()).receipt(id: id) else { throw Self.unknown(id) }
         return receipt
     }
 
@@ -206,7 +205,7 @@ extension ReceiptServer {
         let force = try QueryParameters(request, allowed: ["force"]).flag("force") ?? false
         _ = try await changeableReceipt(id, context, deleting: true)
         do {
-            for image in try await store.deleteReceiptAndPictures(id: id, in: try context.who().scope, force: force) {
+            for image in try await pipeline.scoped(to: try context.who()).records.deleteReceiptAndPictures(id: id, force: force) {
                 try? FileManager.default.removeItem(atPath: image)
             }
         } catch let error as ReceiptError where error.code == .notFound {
@@ -219,7 +218,7 @@ extension ReceiptServer {
 
     func image(_ id: UUID, _ context: ReceiptRequestContext) async throws -> Response {
         _ = try await visibleReceipt(id, context)
-        guard let data = try await pipeline.image(ofReceipt: id, in: try context.who().scope) else {
+        guard let data = try await pipeline.scoped(to: try context.who()).image(ofReceipt: id) else {
             throw Problem(.notFound, "the image of receipt \(id.uuidString.lowercased()) is no longer stored")
         }
         let type = ImageFormat.sniff(data)?.mimeType ?? "application/octet-stream"
@@ -228,9 +227,9 @@ extension ReceiptServer {
 
     func retry(_ id: UUID, _ context: ReceiptRequestContext) async throws -> Response {
         _ = try await changeableReceipt(id, context)
-        let scope = try context.who().scope
+        let mine = pipeline.scoped(to: try context.who())
         do {
-            return try await accepted(try await pipeline.retry(id, in: scope), in: scope)
+            return try await accepted(try await mine.retry(id), for: mine)
         } catch let error as ReceiptError where error.code == .invalidState {
             throw Problem(.conflict, error.message)
         }
@@ -307,20 +306,20 @@ extension ReceiptServer {
 
     // MARK: Records
 
-    func recordJSON(_ receipt: Receipt, in scope: Scope) async throws -> JSONValue {
-        let expense = try await pipeline.expense(forReceipt: receipt.id, in: scope)
+    func recordJSON(_ receipt: Receipt, for mine: ScopedPipeline) async throws -> JSONValue {
+        let expense = try await mine.expense(forReceipt: receipt.id)
         return ReceiptOutcome(source: receipt.filePath, receipt: receipt, expense: expense, isDuplicate: false).record.json
     }
 
     /// The records of a page of receipts, their expenses read in one query.
-    func recordsJSON(_ receipts: [Receipt], in scope: Scope) async throws -> [JSONValue] {
-        let expenses = Dictionary(try await store.expenses(ofReceipts: receipts.map(\.id), in: scope).map { ($0.receiptId, $0) },
+    func recordsJSON(_ receipts: [Receipt], for mine: ScopedPipeline) async throws -> [JSONValue] {
+        let expenses = Dictionary(try await mine.records.expenses(ofReceipts: receipts.map(\.id)).map { ($0.receiptId, $0) },
                                   uniquingKeysWith: { first, _ in first })
         return receipts.map { ReceiptOutcome(source: $0.filePath, receipt: $0, expense: expenses[$0.id], isDuplicate: false).record.json }
     }
 
-    func recordResponse(_ receipt: Receipt, in scope: Scope, status: HTTPResponse.Status, duplicate: DuplicateUpload? = nil) async throws -> Response {
-        let record = try await recordJSON(receipt, in: scope)
+    func recordResponse(_ receipt: Receipt, for mine: ScopedPipeline, status: HTTPResponse.Status, duplicate: DuplicateUpload? = nil) async throws -> Response {
+        let record = try await recordJSON(receipt, for: mine)
         return Self.json(duplicate.map { $0.adding(to: record) } ?? record, status: status)
     }
 }

@@ -64,7 +64,7 @@ public final class ReceiptServer: Service, Sendable {
     }
 
     let pipeline: ReceiptPipeline
-    let store: any ServerStore
+    let store: any AccountStore
     let processor: any ReceiptProcessing
     let configuration: Configuration
     let logger: Logger
@@ -92,7 +92,7 @@ public final class ReceiptServer: Service, Sendable {
     ///     OCR and analysis times.
     ///   - onListening: called once the socket is bound, with the port actually bound.
     ///   - mailboxes: the mailboxes polled beside the server, whose state `/readyz` reports.
-    public init(pipeline: ReceiptPipeline, store: any ServerStore, processor: any ReceiptProcessing,
+    public init(pipeline: ReceiptPipeline, store: any AccountStore, processor: any ReceiptProcessing,
                 configuration: Configuration = Configuration(), metrics: HTTPMetrics = HTTPMetrics(), logger: Logger,
                 mailboxes: [MailboxPoller] = [],
                 onListening: @escaping @Sendable (_ host: String, _ port: Int) async -> Void = { _, _ in }) {
@@ -261,7 +261,7 @@ public final class ReceiptServer: Service, Sendable {
     private func ready() async throws -> Response {
         do {
             // A query the queue's index answers at once, whatever the store holds.
-            _ = try await store.waitingCount()
+            _ = try await pipeline.waitingCount()
         } catch {
             throw Problem(.serviceUnavailable, "the store cannot be read: \((error as? ReceiptError)?.message ?? String(describing: error).oneLine)")
         }
@@ -277,7 +277,7 @@ public final class ReceiptServer: Service, Sendable {
     /// What this process knows, always: with the store down, its receipt counts are left out and
     /// `receipts_store_up` says 0.
     private func metricsText() async -> Response {
-        let counts = try? await store.statusCounts(in: .everyone)
+        let counts = try? await pipeline.queueStatusCounts()
         let text = metrics.text(receipts: counts.map { counts in
             OCRStatus.allCases.map { OCRStatusCount(status: $0.rawValue, count: counts[$0] ?? 0) }
         })

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import ReceiptServerStore
+import ReceiptStorage
 import Synchronization
 
 /// What a token may do and how often, checked for every `/v1` request and every review page:
@@ -11,14 +12,14 @@ import Synchronization
 ///
 /// Problem documents and log lines name a token by its name, never by its secret.
 final class TokenGate: Sendable {
-    let store: any ServerStore
+    let store: any AccountStore
     /// The limit of a token that has none of its own (`receipts serve --rate-limit`).
     let defaultRateLimit: RateLimit
     let limiter = RateLimiter()
     let usage = TokenUsage()
     let logger: Logger
 
-    init(store: any ServerStore, defaultRateLimit: RateLimit, logger: Logger) {
+    init(store: any AccountStore, defaultRateLimit: RateLimit, logger: Logger) {
         self.store = store
         self.defaultRateLimit = defaultRateLimit
         self.logger = logger
@@ -146,6 +147,7 @@ struct BearerTokenMiddleware: RouterMiddleware {
         }
         var context = context
         context.principal = try await Principal.resolve(token: token, externalUser: request.headers[Principal.externalUserHeader], store: store)
+        context.token = token
         return try await next(request, context)
     }
 }

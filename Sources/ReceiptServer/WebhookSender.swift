@@ -62,13 +62,13 @@ public final class WebhookSender: Service, Sendable {
     }
 
     let configuration: Configuration
-    let store: any ServerStore
+    let store: any AccountStore
     let logger: Logger
     /// Names this sender in the events' leases: `host:pid:webhooks:<random>`.
     let owner: String
     private let signal = WakeSignal()
 
-    public init(configuration: Configuration, store: any ServerStore, logger: Logger) {
+    public init(configuration: Configuration, store: any AccountStore, logger: Logger) {
         self.configuration = configuration
         self.store = store
         self.logger = logger

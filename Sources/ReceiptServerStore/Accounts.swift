@@ -19,28 +19,6 @@ public struct User: Sendable, Equatable {
     }
 }
 
-/// What a member may do with a group's receipts.
-public enum GroupRole: String, Sendable, CaseIterable, Comparable {
-    /// See them: receipts, images, expenses, exports.
-    case viewer
-    /// Also correct and confirm their expenses, and retry them.
-    case editor
-
-    public static func < (a: GroupRole, b: GroupRole) -> Bool { a == .viewer && b == .editor }
-
-    /// `alice` (an editor) or `carol:viewer`, as `receipts group add --member` takes it.
-    public static func member(_ text: String) throws -> (user: String, role: GroupRole) {
-        let parts = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
-        let name = parts[0]
-        try Ownership.checkName(name, "user")
-        guard parts.count == 2 else { return (name, .editor) }
-        guard let role = GroupRole(rawValue: parts[1].lowercased()) else {
-            throw ReceiptError(.invalidInput, "'\(text)': the role is viewer or editor (carol:viewer)")
-        }
-        return (name, role)
-    }
-}
-
 /// A household or a team: its members see its receipts with their role.
 public struct UserGroup: Sendable, Equatable {
     public var name: String

@@ -75,7 +75,7 @@ extension SQLiteReceiptStore: ServerStore {
         try await read { db in try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM api_token WHERE revokedAt IS NULL)") ?? false }
     }
 
-    public func claimIdempotencyKey(_ key: String, of owner: KeyOwner, fingerprint: String, now: Date) async throws -> IdempotencyClaim {
+    public func claimIdempotencyKey(_ key: String, of owner: Principal, fingerprint: String, now: Date) async throws -> IdempotencyClaim {
         try await write { db in
             let (user, external) = (owner.user, owner.externalUser ?? "")
             try db.execute(sql: """
@@ -89,14 +89,14 @@ extension SQLiteReceiptStore: ServerStore {
         }
     }
 
-    public func bindIdempotencyKey(_ key: String, of owner: KeyOwner, receiptId: UUID) async throws {
+    public func bindIdempotencyKey(_ key: String, of owner: Principal, receiptId: UUID) async throws {
         try await write { db in
             try db.execute(sql: "UPDATE idempotency_key SET receiptId = ? WHERE owner = ? AND externalUser = ? AND key = ?",
                            arguments: [StoreRows.text(receiptId), owner.user, owner.externalUser ?? "", key])
         }
     }
 
-    public func releaseIdempotencyKey(_ key: String, of owner: KeyOwner, fingerprint: String) async throws {
+    public func releaseIdempotencyKey(_ key: String, of owner: Principal, fingerprint: String) async throws {
         try await write { db in
             try db.execute(sql: """
                 DELETE FROM idempotency_key WHERE owner = ? AND externalUser = ? AND key = ? AND fingerprint = ? AND receiptId IS NULL

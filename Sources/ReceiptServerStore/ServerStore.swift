@@ -225,44 +225,23 @@ public enum IdempotencyClaim: Sendable, Equatable {
 /// and idempotency keys. A store that serves HTTP conforms: `SQLiteReceiptStore` here, and
 /// `PostgresReceiptStore` in ReceiptPostgres (beside its other queries). Their tables are part of
 /// each store's schema (one schema per database); the queries and this protocol are the server's.
-public protocol ServerStore: ReceiptStore, MailStore, SignInStore {
+/// What `receipts serve` reads and writes beside the receipts: who is who (users, groups,
+/// memberships), API tokens, idempotency keys, webhooks, e-mail and sign-in. No receipt is reached
+/// from here: the HTTP handlers hold this and `pipeline.scoped(to:)`, never the whole store.
+public protocol AccountStore: MailStore, SignInStore, ChangeAnnouncing {
     // MARK: Users and groups (see `User`, `UserGroup`)
 
-    /// Adds a user; with `defaultGroup`, the user's uploads go to that group (which must exist;
-    /// the user becomes its editor unless a member already). Throws `.invalidState` when the name
-    /// is taken, `.notFound` for an unknown group.
-    func addUser(name: String, isAdmin: Bool, defaultGroup: String?, now: Date) async throws -> User
     /// Every user, by name.
     func users() async throws -> [User]
     func user(named name: String) async throws -> User?
-    /// Removes a user, their tokens, webhooks and memberships. Refused (`.invalidState`) while
-    /// they own receipts, unless `reassignTo` names another user, who then owns them; and for the
-    /// last administrator. Returns how many receipts changed owner.
-    func removeUser(name: String, reassignTo: String?) async throws -> Int
-    /// Adds a group with its members (users that exist). `.invalidState` when the name is taken.
-    func addGroup(name: String, members: [String: GroupRole], now: Date) async throws -> UserGroup
     /// Every group with its members, by name.
     func groups() async throws -> [UserGroup]
-    /// Removes a group: its receipts stay their owners' and are no longer shared.
-    /// Returns how many receipts it held.
-    func removeGroup(name: String) async throws -> Int
-    /// Adds `user` to `group` with `role`, changes their role, or (nil) removes them.
-    func setMember(group: String, user: String, role: GroupRole?) async throws
     /// The groups `user` belongs to, with their role in each.
     func memberships(ofUser user: String) async throws -> [String: GroupRole]
 
     // MARK: Tokens
 
-    /// Creates a token named `name` for `user` that may do what `scopes` grant, until `expiresAt`
-    /// (nil: no end), at most `rateLimit` (nil: the server's); returns its secret, which is not
-    /// kept (only its hash). Throws `.invalidState` when an active token has the name (a revoked
-    /// token's name may be used again: the revoked token is forgotten), `.notFound` for an
-    /// unknown user.
-    func createToken(name: String, user: String, scopes: Set<TokenScope>, expiresAt: Date?, rateLimit: RateLimit?,
-                     now: Date) async throws -> String
     func tokens() async throws -> [APIToken]
-    /// Revokes the token; throws `.notFound` for an unknown name.
-    func revokeToken(name: String, now: Date) async throws -> APIToken
     /// The token (not revoked; maybe expired) whose secret this is, or nil.
     func token(secret: String) async throws -> APIToken?
     /// Notes that the token named `name` was used at `at` (its `lastUsedAt`).
@@ -274,11 +253,11 @@ public protocol ServerStore: ReceiptStore, MailStore, SignInStore {
     /// own) for a request whose content has `fingerprint` (the SHA-256 of the image bytes), or says
     /// what the key already stands for. One statement: of concurrent requests with one key,
     /// exactly one gets `.claimed`.
-    func claimIdempotencyKey(_ key: String, of owner: KeyOwner, fingerprint: String, now: Date) async throws -> IdempotencyClaim
+    func claimIdempotencyKey(_ key: String, of owner: Principal, fingerprint: String, now: Date) async throws -> IdempotencyClaim
     /// Records the receipt a claimed key's request made.
-    func bindIdempotencyKey(_ key: String, of owner: KeyOwner, receiptId: UUID) async throws
+    func bindIdempotencyKey(_ key: String, of owner: Principal, receiptId: UUID) async throws
     /// Frees a key claimed for `fingerprint` whose request made no receipt (it was refused).
-    func releaseIdempotencyKey(_ key: String, of owner: KeyOwner, fingerprint: String) async throws
+    func releaseIdempotencyKey(_ key: String, of owner: Principal, fingerprint: String) async throws
 
     // MARK: Webhook outbox (see `WebhookEvent`)
 
@@ -327,22 +306,46 @@ public protocol ServerStore: ReceiptStore, MailStore, SignInStore {
     func removeWebhookSubscription(id: UUID, user: String?) async throws
 }
 
-/// Whose an idempotency key is: a user, or a service user and one of its end users.
-public struct KeyOwner: Sendable, Hashable {
-    public var user: String
-    public var externalUser: String?
-
-    public init(user: String, externalUser: String? = nil) {
-        self.user = user
-        self.externalUser = externalUser
-    }
+/// Changing who is who: users, groups, memberships and tokens. The command line's (`receipts user`,
+/// `group`, `token`), not reachable from the HTTP handlers.
+public protocol AccountAdministration: Sendable {
+    /// Adds a user; with `defaultGroup`, the user's uploads go to that group (which must exist;
+    /// the user becomes its editor unless a member already). Throws `.invalidState` when the name
+    /// is taken, `.notFound` for an unknown group.
+    func addUser(name: String, isAdmin: Bool, defaultGroup: String?, now: Date) async throws -> User
+    /// Removes a user, their tokens, webhooks and memberships. Refused (`.invalidState`) while
+    /// they own receipts, unless `reassignTo` names another user, who then owns them; and for the
+    /// last administrator. Returns how many receipts changed owner.
+    func removeUser(name: String, reassignTo: String?) async throws -> Int
+    /// Adds a group with its members (users that exist). `.invalidState` when the name is taken.
+    func addGroup(name: String, members: [String: GroupRole], now: Date) async throws -> UserGroup
+    /// Removes a group: its receipts stay their owners' and are no longer shared.
+    /// Returns how many receipts it held.
+    func removeGroup(name: String) async throws -> Int
+    /// Adds `user` to `group` with `role`, changes their role, or (nil) removes them.
+    func setMember(group: String, user: String, role: GroupRole?) async throws
+    /// Creates a token named `name` for `user` that may do what `scopes` grant, until `expiresAt`
+    /// (nil: no end), at most `rateLimit` (nil: the server's); returns its secret, which is not
+    /// kept (only its hash). Throws `.invalidState` when an active token has the name (a revoked
+    /// token's name may be used again: the revoked token is forgotten), `.notFound` for an
+    /// unknown user.
+    func createToken(name: String, user: String, scopes: Set<TokenScope>, expiresAt: Date?, rateLimit: RateLimit?,
+                     now: Date) async throws -> String
+    /// Revokes the token; throws `.notFound` for an unknown name.
+    func revokeToken(name: String, now: Date) async throws -> APIToken
 }
 
-extension ServerStore {
-    /// A token of `user` (default: `admin`) that may do everything (`admin`), with no end and the
-    /// server's rate limit: what `receipts token create --name NAME` makes.
-    public func createToken(name: String, user: String = Ownership.defaultAdmin, now: Date) async throws -> String {
-        try await createToken(name: name, user: user, scopes: [.admin], expiresAt: nil, rateLimit: nil, now: now)
+/// The whole store: receipts and the queue (`ReceiptStore`, `ReceiptQueueStore`), accounts and
+/// their administration. What the command line opens (`OpenedStore`) and the stores implement:
+/// `SQLiteReceiptStore` and `PostgresReceiptStore`.
+public protocol ServerStore: ReceiptStore, AccountStore, AccountAdministration {}
+
+extension AccountStore {
+    /// Who `user` is when they ask (with `token`, for `externalUser`): their memberships and
+    /// default group read once, for one request or one command.
+    public func principal(of user: User, token: String? = nil, externalUser: String? = nil) async throws -> Principal {
+        Principal(user: user.name, isAdmin: user.isAdmin, token: token, externalUser: externalUser,
+                  memberships: try await memberships(ofUser: user.name), defaultGroup: user.defaultGroup)
     }
 
     /// The store's first administrator (by creation): who files receipts on the command line when
@@ -358,5 +361,13 @@ extension ServerStore {
     public func activeToken(secret: String, now: Date = Date()) async throws -> String? {
         guard let token = try await token(secret: secret), !token.isExpired(at: now) else { return nil }
         return token.name
+    }
+}
+
+extension AccountAdministration {
+    /// A token of `user` (default: `admin`) that may do everything (`admin`), with no end and the
+    /// server's rate limit: what `receipts token create --name NAME` makes.
+    public func createToken(name: String, user: String = Ownership.defaultAdmin, now: Date) async throws -> String {
+        try await createToken(name: name, user: user, scopes: [.admin], expiresAt: nil, rateLimit: nil, now: now)
     }
 }

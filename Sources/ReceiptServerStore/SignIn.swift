@@ -183,7 +183,7 @@ public func signInID() -> String {
     return (0..<6).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
 }
 
-extension ServerStore {
+extension AccountStore {
     /// The ways `user` can sign in on a browser: passkeys, a password, API tokens that may read
     /// (neither revoked nor expired). Removing the last one is refused unless asked on purpose.
     public func waysToSignIn(user: String, now: Date = Date()) async throws -> (passkeys: Int, password: Bool, tokens: Int) {

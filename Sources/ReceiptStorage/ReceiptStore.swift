@@ -1,13 +1,13 @@
 import Foundation
 import ReceiptModel
 
-/// Where receipts, their drafted expenses and the job queue's state live.
+/// Where receipts, their drafted expenses and the job queue's state live: `SQLiteReceiptStore` and
+/// `PostgresReceiptStore` implement it.
 ///
-/// Every state change is one atomic step: a worker claims a pending receipt (processing, with a
-/// lease), then completes it (completed + analysis + drafted expense in one transaction) or fails
-/// it. `SQLiteReceiptStore` is the real implementation; the protocol lets a backend put the queue
-/// in another database.
-public protocol ReceiptStore: Sendable, ReceiptPictureStore {
+/// Every read and change here takes a `Scope`: this is what a store implements, not what a request
+/// holds. Requests and commands use `store.scoped(to: principal)` (`ScopedStore`), whose methods
+/// take none; the queue's workers use `ReceiptQueueStore`.
+public protocol ReceiptStore: ReceiptQueueStore, ReceiptPictureStore {
     /// The database, for messages (`/home/me/.local/share/receipts/receipts.sqlite`).
     var location: String { get }
 
@@ -53,8 +53,6 @@ public protocol ReceiptStore: Sendable, ReceiptPictureStore {
     /// Of the expenses in `scope` a person confirmed: how many, and per field how many had it
     /// corrected (a field in their `corrections`).
     func correctionCounts(in scope: Scope) async throws -> (confirmed: Int, changed: [String: Int])
-    /// Receipts of everyone pending or being read (the queue's length).
-    func waitingCount() async throws -> Int
     /// How many receipts each group shares, by group name.
     func groupReceiptCounts() async throws -> [String: Int]
 
@@ -77,7 +75,23 @@ public protocol ReceiptStore: Sendable, ReceiptPictureStore {
     /// Who changed the expense and when, oldest first.
     func history(ofExpense id: UUID, in scope: Scope) async throws -> [ExpenseChange]
 
-    // MARK: Queue
+    // MARK: Putting failed receipts back
+
+    /// Puts a failed receipt in `scope` back to `pending` with its attempts reset. Throws
+    /// `.invalidState` for a receipt that is not failed, `.notFound` for one not in `scope`.
+    func requeue(id: UUID, in scope: Scope, now: Date) async throws -> Receipt
+    /// Puts every failed receipt in `scope` back to `pending`.
+    func requeueFailed(in scope: Scope, now: Date) async throws -> [Receipt]
+}
+
+/// The job queue's side of a store: the workers' steps. Every state change is one atomic step: a
+/// worker claims a pending receipt (processing, with a lease), then completes it (completed +
+/// analysis + drafted expense in one transaction) or fails it. These take no scope: they are
+/// reached only through `ReceiptPipeline`'s workers (and the command line's store commands),
+/// never from what the HTTP handlers or a library's user hold.
+public protocol ReceiptQueueStore: ChangeAnnouncing {
+    /// The database, for messages (`/home/me/.local/share/receipts/receipts.sqlite`).
+    var location: String { get }
 
     /// Atomically takes the oldest due pending receipt: `processing`, `attempts + 1`, leased to
     /// `lease.owner` until `lease.expiresAt`.
@@ -101,14 +115,14 @@ public protocol ReceiptStore: Sendable, ReceiptPictureStore {
     func reclaim(now: Date, maxAttempts: Int, isAbandoned: @escaping @Sendable (String) -> Bool) async throws -> [Receipt]
     /// The earliest time a pending receipt becomes due (nil: none is waiting for a retry time).
     func nextDueDate() async throws -> Date?
-    /// Puts a failed receipt in `scope` back to `pending` with its attempts reset. Throws
-    /// `.invalidState` for a receipt that is not failed, `.notFound` for one not in `scope`.
-    func requeue(id: UUID, in scope: Scope, now: Date) async throws -> Receipt
-    /// Puts every failed receipt in `scope` back to `pending`.
-    func requeueFailed(in scope: Scope, now: Date) async throws -> [Receipt]
 
-    // MARK: Changes made by other processes
+    /// Receipts of everyone pending or being read (the queue's length).
+    func waitingCount() async throws -> Int
+}
 
+/// A store that may tell of other processes' changes (PostgreSQL's `LISTEN`): the queue's workers
+/// and the webhook sender wake on them.
+public protocol ChangeAnnouncing: Sendable {
     /// Whether `watchChanges` reports other processes' changes (then the queue's poll is only a
     /// slow safety net). False for SQLite: there, other processes' changes are seen by polling.
     var announcesChanges: Bool { get }
@@ -125,7 +139,7 @@ public enum StoreChange: Sendable, Equatable {
     case finished
 }
 
-extension ReceiptStore {
+extension ChangeAnnouncing {
     public var announcesChanges: Bool { false }
     public func watchChanges(_ onChange: @escaping @Sendable (StoreChange) -> Void) async {}
 }

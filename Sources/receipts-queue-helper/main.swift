@@ -62,7 +62,7 @@ if arguments.count == 6, arguments[1] == "--work" {
             // restarting under it: a failed look is just tried again.
             while true {
                 try await Task.sleep(for: .milliseconds(200))
-                guard let counts = try? await pipeline.statusCounts(in: .everyone) else { continue }
+                guard let counts = try? await pipeline.queueStatusCounts() else { continue }
                 if (counts[.pending] ?? 0) == 0, (counts[.processing] ?? 0) == 0 { break }
             }
             group.cancelAll()
@@ -105,7 +105,7 @@ if arguments.count == 5, arguments[1] == "--bench", let count = Int(arguments[3]
             group.cancelAll()
         }
         let worked = clock.now
-        let counts = try await pipeline.statusCounts(in: .everyone)
+        let counts = try await pipeline.queueStatusCounts()
         guard counts[.completed] == count else { fail("expected \(count) completed receipts, found \(counts)") }
         func perReceipt(_ duration: Duration) -> Double {
             let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18

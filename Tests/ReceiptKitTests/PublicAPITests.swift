@@ -21,13 +21,15 @@ import Testing
 
             let upload = ScriptedProcessor.image(vendor: "Esso Garage", date: "2024-06-30", total: "61.07", tax: "10.18",
                                                  category: "Fuel")
+            // What a backend holds: the pipeline as one principal sees it (here the administrator).
+            let admin = pipeline.scoped(to: .administrator())
             let receipt = try await pipeline.submit(imageData: upload, filename: "IMG_0042.jpg", as: .admin)
             #expect(receipt.ocrStatus == .pending)
-            let done = try await pipeline.waitForCompletion(of: receipt.id, in: .everyone)
+            let done = try await admin.waitForCompletion(of: receipt.id)
             #expect(done.ocrStatus == .completed)
             #expect(done.analysis?.vendor == "Esso Garage")
 
-            let expense = try #require(try await pipeline.expense(forReceipt: receipt.id, in: .everyone))
+            let expense = try #require(try await admin.expense(forReceipt: receipt.id))
             #expect(expense.amount == Decimal(string: "61.07"))
             #expect(expense.taxAmount == Decimal(string: "10.18"))
             #expect(expense.date == CalendarDate(year: 2024, month: 6, day: 30))
@@ -37,14 +39,14 @@ import Testing
             #expect(expense.json["amount"] == .number("61.07"))
 
             let broken = try await pipeline.submit(imageData: Data("not an image".utf8), filename: "scan.pdf", as: .admin)
-            let failed = try await pipeline.waitForCompletion(of: broken.id, in: .everyone)
+            let failed = try await admin.waitForCompletion(of: broken.id)
             #expect(failed.ocrStatus == .failed)
             #expect(failed.lastError == "scan.pdf: not an image (unknown format)")
 
-            let june = try await pipeline.expenses(ExpenseQuery(from: CalendarDate(iso: "2024-06-01"), to: CalendarDate(iso: "2024-06-30"),
-                                                                category: "Fuel"), in: .everyone)
+            let june = try await admin.expenses(ExpenseQuery(from: CalendarDate(iso: "2024-06-01"), to: CalendarDate(iso: "2024-06-30"),
+                                                         category: "Fuel"))
             #expect(june.map(\.receiptId) == [receipt.id])
-            #expect(try await pipeline.receipts(ReceiptQuery(status: .failed), in: .everyone).map(\.id) == [broken.id])
+            #expect(try await admin.receipts(ReceiptQuery(status: .failed)).map(\.id) == [broken.id])
 
             // A batch, results as each finishes.
             var seen = 0

@@ -84,8 +84,8 @@ struct ArchiveRoundTripTests {
         let held = try await submit("e.jpg", Ownership(owner: "bob", externalUser: "u-1"))
         _ = try await store.claim(id: held.id, Lease(owner: "w", now: now, duration: 60))
         let waiting = try await submit("f.jpg", .admin)
-        _ = try await store.claimIdempotencyKey("key-1", of: KeyOwner(user: Ownership.defaultAdmin), fingerprint: waiting.contentHash!, now: now)
-        try await store.bindIdempotencyKey("key-1", of: KeyOwner(user: Ownership.defaultAdmin), receiptId: waiting.id)
+        _ = try await store.claimIdempotencyKey("key-1", of: Principal(user: Ownership.defaultAdmin), fingerprint: waiting.contentHash!, now: now)
+        try await store.bindIdempotencyKey("key-1", of: Principal(user: Ownership.defaultAdmin), receiptId: waiting.id)
         // E-mail: a message kept by its SHA-256 and a mailbox's watermark.
         let eml = Data("From: shop@example.com\r\nSubject: Your receipt\r\n\r\nTotal 9.99\r\n".utf8)
         let emlHash = ContentHash.hex(of: eml)

@@ -204,7 +204,7 @@ import ReceiptServerStore
         // The export's pages, joined, are the export read at once.
         let whole = try await store.expenseListings(ExpenseQuery(), in: .user("alice")).map(ExpenseExport.record)
         var joined: [JSONValue] = []
-        for try await page in ExpenseExport.pages(ExpenseQuery(), in: .user("alice"), store: store, batch: 3, first: 1) { joined += page }
+        for try await page in ExpenseExport.pages(ExpenseQuery(), from: store.scoped(to: Principal(user: "alice")), batch: 3, first: 1) { joined += page }
         #expect(joined == whole && whole.count > 4)
 
         // A cursor that is not in the listing: not found, never another page.
@@ -386,8 +386,8 @@ import ReceiptServerStore
     @Test(arguments: StoreKind.available)
     func idempotencyKeysOfTwoUsersNeverMeet(kind: StoreKind) async throws {
         let store = try await people(kind).store
-        let owners = [KeyOwner(user: "alice"), KeyOwner(user: "bob"), KeyOwner(user: "svc"), KeyOwner(user: "svc", externalUser: "u-1"),
-                      KeyOwner(user: "svc", externalUser: "u-2")]
+        let owners = [Principal(user: "alice"), Principal(user: "bob"), Principal(user: "svc"), Principal(user: "svc", externalUser: "u-1"),
+                      Principal(user: "svc", externalUser: "u-2")]
         for (i, owner) in owners.enumerated() {
             #expect(try await store.claimIdempotencyKey("order-1", of: owner, fingerprint: "f\(i)", now: Date()) == .claimed,
                     "\(owner.user)/\(owner.externalUser ?? "-") has keys of its own")
@@ -479,8 +479,8 @@ import ReceiptServerStore
 
         // Refused while alice owns receipts; given to bob, they are his.
         let receipt = try await insert(store, Ownership(owner: "alice")).receipt
-        #expect(try await store.claimIdempotencyKey("k", of: KeyOwner(user: "alice"), fingerprint: "f", now: Date()) == .claimed)
-        try await store.bindIdempotencyKey("k", of: KeyOwner(user: "alice"), receiptId: receipt.id)
+        #expect(try await store.claimIdempotencyKey("k", of: Principal(user: "alice"), fingerprint: "f", now: Date()) == .claimed)
+        try await store.bindIdempotencyKey("k", of: Principal(user: "alice"), receiptId: receipt.id)
         let refused = await failure { _ = try await store.removeUser(name: "alice", reassignTo: nil) }
         #expect(refused?.code == .invalidState && refused?.message.contains("owns 1 receipt") == true)
         #expect(await failure { _ = try await store.removeUser(name: "alice", reassignTo: "mallory") }?.code == .notFound)
@@ -490,7 +490,7 @@ import ReceiptServerStore
         #expect(try await store.removeUser(name: "alice", reassignTo: "bob") == 1)
         #expect(try await store.receipt(id: receipt.id, in: .owner("bob")) != nil)
         #expect(try await store.receipt(id: receipt.id, in: .everyone)?.ownership.owner == "bob")
-        #expect(try await store.claimIdempotencyKey("k", of: KeyOwner(user: "bob"), fingerprint: "g", now: Date())
+        #expect(try await store.claimIdempotencyKey("k", of: Principal(user: "bob"), fingerprint: "g", now: Date())
                 == .taken(fingerprint: "f", receiptId: receipt.id), "her keys went with her receipts")
         #expect(try await store.user(named: "alice") == nil)
         #expect(try await store.token(secret: secret) == nil, "her tokens went with her")

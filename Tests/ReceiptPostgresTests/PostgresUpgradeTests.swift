@@ -76,10 +76,10 @@ struct PostgresUpgradeTests {
         #expect(token.name == "scanner" && token.user == "admin" && token.scopes == [.read, .upload])
         #expect(try await store.activeToken(secret: Self.secret) == "scanner")
         // The idempotency key is admin's: it stands for its receipt for admin, for no one else.
-        #expect(try await store.claimIdempotencyKey("order-1", of: KeyOwner(user: "admin"), fingerprint: "other", now: Date())
+        #expect(try await store.claimIdempotencyKey("order-1", of: Principal(user: "admin"), fingerprint: "other", now: Date())
                 == .taken(fingerprint: "fingerprint-1", receiptId: Self.receiptId))
         _ = try await store.addUser(name: "bob", isAdmin: false, defaultGroup: nil, now: Date())
-        #expect(try await store.claimIdempotencyKey("order-1", of: KeyOwner(user: "bob"), fingerprint: "other", now: Date()) == .claimed)
+        #expect(try await store.claimIdempotencyKey("order-1", of: Principal(user: "bob"), fingerprint: "other", now: Date()) == .claimed)
         // The event written before is the server-wide webhook's.
         let event = try #require(try await store.webhookEvent(id: Self.eventId))
         #expect(event.subscriptionId == nil && event.state == .pending)

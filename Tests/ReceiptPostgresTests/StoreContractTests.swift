@@ -307,7 +307,7 @@ struct TestStore: Sendable {
         await #expect(throws: ReceiptError.self) { try await store.createToken(name: "app", now: Date()) }
         #expect(try await store.tokens().map(\.name) == ["app"])
 
-        let admin = KeyOwner(user: "admin")
+        let admin = Principal(user: "admin")
         let data = Data("image bytes \(UUID())".utf8)
         let hash = ContentHash.hex(of: data)
         let reference = try await test.images.store(data, hash: hash)

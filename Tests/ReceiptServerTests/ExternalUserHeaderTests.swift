@@ -1,5 +1,6 @@
 import Testing
 @testable import ReceiptServer
+import ReceiptStorage
 
 /// Receipts-External-User is taken as openapi.yaml describes it (schemathesis checks the document
 /// against the server: a value the document allows must not be refused, one it refuses must be).

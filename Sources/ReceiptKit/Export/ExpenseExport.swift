@@ -39,39 +39,37 @@ public enum ExpenseExport {
         record(listing.expense, receiptFile: listing.receiptFile, owner: listing.owner, corrections: listing.corrections)
     }
 
-    /// The records of the expenses in `scope` that `query` selects, by date (all of them, in memory:
+    /// The records of the expenses its principal may see that `query` selects, by date (all of them, in memory:
     /// for a few; `pages` streams any number).
-    public static func records(_ query: ExpenseQuery, in scope: Scope, store: any ReceiptStore) async throws -> [JSONValue] {
+    public static func records(_ query: ExpenseQuery, from store: ScopedStore) async throws -> [JSONValue] {
         var records: [JSONValue] = []
-        for try await page in pages(query, in: scope, store: store) { records += page }
+        for try await page in pages(query, from: store) { records += page }
         return records
     }
 
-    /// The records of the expenses in `scope` that `query` selects, by date, `batch` at a time: each
+    /// The records of the expenses its principal may see that `query` selects, by date, `batch` at a time: each
     /// page is read from the store when the one before has been taken (the store's keyset paging),
     /// so an export of any size holds one page in memory. `query.limit` bounds the whole. `first`:
     /// the size of the first page, when smaller (what a client waits for before its first byte).
-    public static func pages(_ query: ExpenseQuery, in scope: Scope, store: any ReceiptStore, batch: Int = 1000,
+    public static func pages(_ query: ExpenseQuery, from store: ScopedStore, batch: Int = 1000,
                              first: Int? = nil) -> Pages {
-        Pages(query: query, scope: scope, store: store, batch: max(1, batch), first: max(1, min(first ?? batch, batch)))
+        Pages(query: query, store: store, batch: max(1, batch), first: max(1, min(first ?? batch, batch)))
     }
 
     public struct Pages: AsyncSequence, Sendable {
         public typealias Element = [JSONValue]
         let query: ExpenseQuery
-        let scope: Scope
-        let store: any ReceiptStore
+        let store: ScopedStore
         let batch: Int
         let first: Int
 
         public func makeAsyncIterator() -> Iterator {
-            Iterator(query: query, scope: scope, store: store, batch: batch, pageSize: first, left: query.limit ?? Int.max)
+            Iterator(query: query, store: store, batch: batch, pageSize: first, left: query.limit ?? Int.max)
         }
 
         public struct Iterator: AsyncIteratorProtocol, Sendable {
             var query: ExpenseQuery
-            let scope: Scope
-            let store: any ReceiptStore
+            let store: ScopedStore
             let batch: Int
             /// The size of the page to read next (the first may be smaller than `batch`).
             var pageSize: Int
@@ -83,7 +81,7 @@ public enum ExpenseExport {
                 var page = query
                 page.limit = Swift.min(pageSize, left)
                 pageSize = batch
-                let listings = try await store.expenseListings(page, in: scope)
+                let listings = try await store.expenseListings(page)
                 left -= listings.count
                 if listings.count < page.limit! { done = true }
                 guard let last = listings.last else { return nil }

@@ -19,9 +19,10 @@ public struct CorrectionMeasure: Sendable, Equatable {
         a.confirmed == b.confirmed && a.kept.map(\.count) == b.kept.map(\.count)
     }
 
-    /// Counts, in the store, the confirmed expenses in `scope` and per field those a person corrected.
-    public static func measure(_ store: any ReceiptStore, in scope: Scope) async throws -> CorrectionMeasure {
-        let (confirmed, changed) = try await store.correctionCounts(in: scope)
+    /// Counts, in the store, the confirmed expenses its principal may see and per field those a
+    /// person corrected.
+    public static func measure(_ store: ScopedStore) async throws -> CorrectionMeasure {
+        let (confirmed, changed) = try await store.correctionCounts()
         return CorrectionMeasure(confirmed: confirmed, kept: fields.map { ($0.label, confirmed - (changed[$0.expense] ?? 0)) })
     }
 

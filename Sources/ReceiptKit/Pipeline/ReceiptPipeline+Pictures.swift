@@ -32,12 +32,12 @@ extension ReceiptPipeline {
     /// anew. Throws `ReceiptError` `.notFound` outside `scope`, `.invalidState` when its expense is
     /// confirmed.
     @discardableResult
-    public func addPicture(_ picture: ReceiptPicture, toReceipt id: UUID, in scope: Scope) async throws -> Receipt {
+    func addPicture(_ picture: ReceiptPicture, toReceipt id: UUID, in scope: Scope) async throws -> Receipt {
         try await queue.addPicture(picture, toReceipt: id, in: scope)
     }
 
     /// A receipt's pictures in order (empty for a receipt of one picture).
-    public func pictures(ofReceipt id: UUID, in scope: Scope) async throws -> [StoredPicture] {
+    func pictures(ofReceipt id: UUID, in scope: Scope) async throws -> [StoredPicture] {
         try await store.pictures(ofReceipt: id, in: scope)
     }
 
@@ -48,15 +48,16 @@ extension ReceiptPipeline {
     }
 }
 
-extension ReceiptStore {
-    /// Deletes a receipt as `deleteReceipt(id:in:force:)` does, and of its pictures' bytes those
-    /// no other receipt keeps. Returns the image files the caller removes (a folder's copies).
-    public func deleteReceiptAndPictures(id: UUID, in scope: Scope, force: Bool) async throws -> [String] {
-        let pictures = try await self.pictures(ofReceipt: id, in: scope)
+extension ScopedStore {
+    /// Deletes a receipt it may delete as `deleteReceipt(id:force:)` does, and of its pictures'
+    /// bytes those no other receipt keeps. Returns the image files the caller removes (a folder's
+    /// copies).
+    public func deleteReceiptAndPictures(id: UUID, force: Bool) async throws -> [String] {
+        let pictures = try await self.pictures(ofReceipt: id)
         var files: [String] = []
-        if let image = try await deleteReceipt(id: id, in: scope, force: force) { files.append(image) }
+        if let image = try await deleteReceipt(id: id, force: force) { files.append(image) }
         if !pictures.isEmpty {
-            files += try await releaseImages(pictures.map(\.imagePath)).filter { !files.contains($0) }
+            files += try await store.releaseImages(pictures.map(\.imagePath)).filter { !files.contains($0) }
         }
         return files
     }

@@ -124,7 +124,7 @@ public final class ReceiptPipeline: Service, Sendable {
     /// Returns the receipt in `scope` once it is completed or failed (processed by this process's
     /// workers or any other process's). Throws `ReceiptError.notFound` for an id unknown in
     /// `scope`, `CancellationError` when the task is cancelled.
-    public func waitForCompletion(of id: UUID, in scope: Scope) async throws -> Receipt {
+    func waitForCompletion(of id: UUID, in scope: Scope) async throws -> Receipt {
         let poll = Duration.milliseconds(Int64(configuration.pollInterval * 1000))
         while true {
             try Task.checkCancellation()
@@ -139,30 +139,37 @@ public final class ReceiptPipeline: Service, Sendable {
 
     // MARK: Queries
 
-    public func receipt(id: UUID, in scope: Scope) async throws -> Receipt? { try await store.receipt(id: id, in: scope) }
+    /// How many receipts of everyone wait to be read (pending or processing): the queue's length,
+    /// for a server's back-pressure and readiness. No receipt is read.
+    public func waitingCount() async throws -> Int { try await store.waitingCount() }
 
-    public func receipts(_ query: ReceiptQuery = ReceiptQuery(), in scope: Scope) async throws -> [Receipt] {
+    /// How many receipts of everyone are in each status: for metrics. No receipt is read.
+    public func queueStatusCounts() async throws -> [OCRStatus: Int] { try await store.statusCounts(in: .everyone) }
+
+    func receipt(id: UUID, in scope: Scope) async throws -> Receipt? { try await store.receipt(id: id, in: scope) }
+
+    func receipts(_ query: ReceiptQuery = ReceiptQuery(), in scope: Scope) async throws -> [Receipt] {
         try await store.receipts(query, in: scope)
     }
 
-    public func expense(forReceipt id: UUID, in scope: Scope) async throws -> Expense? { try await store.expense(receiptId: id, in: scope) }
+    func expense(forReceipt id: UUID, in scope: Scope) async throws -> Expense? { try await store.expense(receiptId: id, in: scope) }
 
     /// The bytes submitted for a receipt in `scope`: nil when there is no such receipt in `scope`
     /// or its bytes are no longer stored.
-    public func image(ofReceipt id: UUID, in scope: Scope) async throws -> Data? {
+    func image(ofReceipt id: UUID, in scope: Scope) async throws -> Data? {
         guard let reference = try await store.imagePath(ofReceipt: id, in: scope) else { return nil }
         return try? await images.load(reference)
     }
 
     /// The receipt in `scope` of bytes with this `ContentHash.hex`, if any.
-    public func receipt(contentHash: String, in scope: Scope) async throws -> Receipt? {
+    func receipt(contentHash: String, in scope: Scope) async throws -> Receipt? {
         try await store.receipt(contentHash: contentHash, in: scope)
     }
 
     /// How many receipts in `scope` are in each status.
-    public func statusCounts(in scope: Scope) async throws -> [OCRStatus: Int] { try await store.statusCounts(in: scope) }
+    func statusCounts(in scope: Scope) async throws -> [OCRStatus: Int] { try await store.statusCounts(in: scope) }
 
-    public func expenses(_ query: ExpenseQuery = ExpenseQuery(), in scope: Scope) async throws -> [Expense] {
+    func expenses(_ query: ExpenseQuery = ExpenseQuery(), in scope: Scope) async throws -> [Expense] {
         try await store.expenses(query, in: scope)
     }
 
@@ -171,7 +178,7 @@ public final class ReceiptPipeline: Service, Sendable {
     /// Puts a failed receipt in `scope` back in the queue (attempts reset). Throws `ReceiptError`
     /// `.invalidState` when it is not failed, `.notFound` when it is not in `scope`.
     @discardableResult
-    public func retry(_ id: UUID, in scope: Scope) async throws -> Receipt {
+    func retry(_ id: UUID, in scope: Scope) async throws -> Receipt {
         let receipt = try await store.requeue(id: id, in: scope, now: Date())
         queue.workAvailable.notifyAll()
         return receipt
@@ -179,7 +186,7 @@ public final class ReceiptPipeline: Service, Sendable {
 
     /// Puts every failed receipt in `scope` back in the queue.
     @discardableResult
-    public func retryFailed(in scope: Scope) async throws -> [Receipt] {
+    func retryFailed(in scope: Scope) async throws -> [Receipt] {
         let receipts = try await store.requeueFailed(in: scope, now: Date())
         if !receipts.isEmpty { queue.workAvailable.notifyAll() }
         return receipts

@@ -30,14 +30,14 @@ extension ReceiptServer {
                 guard (1...64).contains(name.count) else {
                     return try await self.accountPage(page, error: "A passkey's name is 1 to 64 characters.", status: .badRequest)
                 }
-                try await self.store.renamePasskey(id: id, user: page.principal.user.name, name: name)
+                try await self.store.renamePasskey(id: id, user: page.principal.user, name: name)
                 return Self.back("passkey-renamed")
             }
         }
         router.post("/account/passkeys/:id/remove") { request, context in
             let id = context.parameters.get("id") ?? ""
             return try await self.signedInChange(request, context) { page, form in
-                let user = page.principal.user.name
+                let user = page.principal.user
                 guard try await self.store.passkeys(user: user).contains(where: { $0.id == id }) else {
                     return try await self.accountPage(page, error: "No passkey of yours has this ID.", status: .notFound)
                 }
@@ -57,7 +57,7 @@ extension ReceiptServer {
         router.post("/account/sessions/:id/end") { request, context in
             let id = context.parameters.get("id") ?? ""
             return try await self.signedInChange(request, context) { page, _ in
-                guard try await self.store.endSession(id: id, user: page.principal.user.name) else {
+                guard try await self.store.endSession(id: id, user: page.principal.user) else {
                     return try await self.accountPage(page, error: "No session of yours has this ID (it may have ended).", status: .notFound)
                 }
                 return id == page.session?.id ? Response(status: .seeOther, headers: [.location: "/signin"]) : Self.back("session-ended")
@@ -65,8 +65,8 @@ extension ReceiptServer {
         }
         router.post("/account/sessions/end-others") { request, context in
             try await self.signedInChange(request, context) { page, _ in
-                for session in try await self.store.sessions(user: page.principal.user.name, now: Date()) where session.id != page.session?.id {
-                    _ = try await self.store.endSession(id: session.id, user: page.principal.user.name)
+                for session in try await self.store.sessions(user: page.principal.user, now: Date()) where session.id != page.session?.id {
+                    _ = try await self.store.endSession(id: session.id, user: page.principal.user)
                 }
                 return Self.back("sessions-ended")
             }
@@ -109,7 +109,7 @@ extension ReceiptServer {
 
     func accountPage(_ page: PageContext, note: String? = nil, error: String? = nil, status: HTTPResponse.Status = .ok,
                      welcome: Bool = false, lastWay: String? = nil, invitation: String = "", invited: String? = nil) async throws -> Response {
-        let user = page.principal.user.name, now = Date()
+        let user = page.principal.user, now = Date()
         let csrf = "<input type=\"hidden\" name=\"csrf\" value=\"\(HTML.escape(page.csrf))\">"
         let passkeys = try await store.passkeys(user: user)
         let sessions = try await store.sessions(user: user, now: now)
@@ -148,7 +148,7 @@ extension ReceiptServer {
                 """
         }.joined()
         var admin = ""
-        if page.principal.user.isAdmin {
+        if page.principal.isAdmin {
             let users: String = try await store.users().map { user -> String in
                 "<option\(user.name == invited ? " selected" : "")>\(HTML.escape(user.name))</option>"
             }.joined()
@@ -217,7 +217,7 @@ extension ReceiptServer {
     // MARK: Password
 
     private func setPassword(_ page: PageContext, _ form: [String: String]) async throws -> Response {
-        let user = page.principal.user.name
+        let user = page.principal.user
         let new = form["new"] ?? ""
         guard new == form["again"] else { return try await accountPage(page, error: "The two new passwords differ.", status: .badRequest) }
         do { _ = try PasswordHasher.check(new) } catch let error as PasswordHasher.PasswordError {
@@ -243,7 +243,7 @@ extension ReceiptServer {
     /// none, and the user's passkeys to exclude.
     private func passkeyOptions(_ page: PageContext) async throws -> Response {
         let party = try relyingParty()
-        let user = page.principal.user.name
+        let user = page.principal.user
         let existing = try await store.passkeys(user: user)
         let handle = existing.first?.userHandle ?? Base64URL.encode(Base64URL.random(16))
         let challenge = try await newChallenge(purpose: "register:" + handle, user: user)
@@ -266,7 +266,7 @@ extension ReceiptServer {
     /// when it checks out.
     private func registerPasskey(_ request: Request, _ context: ReceiptRequestContext, _ page: PageContext) async throws -> Response {
         let party = try relyingParty()
-        let user = page.principal.user.name
+        let user = page.principal.user
         let json = try await Self.jsonBody(request, context, what: "the new passkey")
         let clientDataJSON = try Self.bytes(json, "clientDataJSON")
         let challenge = (try? WebAuthn.clientData(clientDataJSON))?.challenge ?? ""
@@ -299,7 +299,7 @@ extension ReceiptServer {
     // MARK: Invitations from the page
 
     private func inviteFromPage(_ request: Request, _ page: PageContext, _ form: [String: String]) async throws -> Response {
-        guard page.principal.user.isAdmin else { throw Problem(.forbidden, "only an administrator invites people") }
+        guard page.principal.isAdmin else { throw Problem(.forbidden, "only an administrator invites people") }
         let user = form["user"] ?? ""
         let lifetime = DurationText.seconds(form["expires"] ?? "") ?? configuration.signIn.invitationLifetime
         guard lifetime <= 30 * 86400 else { return try await accountPage(page, error: "An invitation lasts at most 30 days.", status: .badRequest) }
@@ -309,10 +309,10 @@ extension ReceiptServer {
             base = URL(string: "\(configuration.tls == nil ? "http" : "https")://\(host)")
         }
         guard let base else { throw Problem(.conflict, "the server's address is unknown: start it with --public-url URL") }
-        let (invitation, secret) = try await makeInvitation(for: user, by: page.principal.user.name, lifetime: lifetime, store: store)
+        let (invitation, secret) = try await makeInvitation(for: user, by: page.principal.user, lifetime: lifetime, store: store)
         let link = SignInConfiguration.invitationLink(base: base, secret: secret)
         let code = QRCode(link)?.svg(label: "Invitation for \(user)") ?? ""
-        logger.info("Invitation made", metadata: ["user": "\(user)", "invitation": "\(invitation.id)", "by": "\(page.principal.user.name)"])
+        logger.info("Invitation made", metadata: ["user": "\(user)", "invitation": "\(invitation.id)", "by": "\(page.principal.user)"])
         let shown = """
             <div class="invitation" id="invitation" data-user="\(HTML.escape(user))">
               <p><b>\(HTML.escape(user))</b> scans this with a phone's camera, or opens the link, before \(HTML.escape(Self.clock(invitation.expiresAt))). It signs in once.</p>

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import ReceiptServerStore
+import ReceiptStorage
 
 /// How people sign in to the review page (`docs/review-ui.md`): where the server is reached
 /// (`--public-url`: the invitation links' base, the passkeys' relying party), how passwords are
@@ -59,7 +60,7 @@ public struct SignInError: Error, CustomStringConvertible {
 
 /// An invitation made now for `user`: its record and its link's secret (shown once; the store
 /// keeps its SHA-256). The CLI (`receipts user invite`) and the account page make them alike.
-public func makeInvitation(for user: String, by creator: String, lifetime: TimeInterval, store: any ServerStore,
+public func makeInvitation(for user: String, by creator: String, lifetime: TimeInterval, store: any AccountStore,
                            now: Date = Date()) async throws -> (invitation: Invitation, secret: String) {
     let secret = signInSecret(prefix: "inv_")
     let invitation = Invitation(id: signInID(), user: user, createdBy: creator, createdAt: now, expiresAt: now.addingTimeInterval(lifetime))
@@ -81,6 +82,6 @@ extension TokenGate {
         guard let user = try await store.user(named: name) else {
             throw Problem(.unauthorized, "the user '\(name)' no longer exists; sign in again")
         }
-        return Principal(user: user, token: nil, externalUser: nil, memberships: try await store.memberships(ofUser: name))
+        return try await store.principal(of: user)
     }
 }

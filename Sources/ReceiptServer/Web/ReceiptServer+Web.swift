@@ -37,13 +37,15 @@ extension ReceiptServer {
     /// Who a page is for: the signed-in user (and what they may see) and the session's CSRF token.
     struct PageContext {
         var principal: Principal
+        /// The API token of a token's session (nil: a person signed in).
+        var token: APIToken?
         var csrf: String
         var session: WebSession? = nil
 
         /// The user's name and role for the page's header.
         var who: HTML.Who {
-            HTML.Who(user: principal.user.name, admin: principal.user.isAdmin,
-                     viewerOnly: principal.token.map { !TokenScope.allows($0.scopes, .review) } ?? false)
+            HTML.Who(user: principal.user, admin: principal.isAdmin,
+                     viewerOnly: token.map { !TokenScope.allows($0.scopes, .review) } ?? false)
         }
     }
 
@@ -63,7 +65,7 @@ extension ReceiptServer {
         } else {
             principal = try await gate.authorize(person: signedIn.session.user, route: "the review pages", externalUser: nil)
         }
-        var response = try await page(PageContext(principal: principal, csrf: signedIn.csrf, session: signedIn.session))
+        var response = try await page(PageContext(principal: principal, token: signedIn.token, csrf: signedIn.csrf, session: signedIn.session))
         response.headers[.cacheControl] = response.headers[.cacheControl] ?? "no-store"
         // The cookie's life starts again with each page, as the session's does.
         if let secret = request.cookies[WebAuth.cookieName]?.value, response.headers[.setCookie] == nil,
@@ -76,7 +78,7 @@ extension ReceiptServer {
     // MARK: Pages
 
     private func inboxPage(_ page: PageContext) async throws -> Response {
-        let measure = try await CorrectionMeasure.measure(store, in: page.principal.scope)
+        let measure = try await CorrectionMeasure.measure(pipeline.scoped(to: page.principal).records)
         var panel = "<p>Confirm receipts to see how often each drafted field was right on your own receipts.</p>"
         if measure.confirmed > 0 {
             panel = "<p>\(measure.confirmed) confirmed: the drafted value was kept</p><table class=\"kept\">"
@@ -85,7 +87,7 @@ extension ReceiptServer {
                     return "<tr><th>\(HTML.escape(label))</th><td>\(count)/\(measure.confirmed)</td><td><meter min=\"0\" max=\"100\" value=\"\(share)\"></meter> \(share)%</td></tr>"
                 }.joined() + "</table>"
         }
-        let owners = page.principal.user.isAdmin
+        let owners = page.principal.isAdmin
             ? "<label class=\"owner-filter\">Owner <select id=\"owner-filter\"><option value=\"\">everyone</option>"
                 + (try await store.users()).map { "<option>\(HTML.escape($0.name))</option>" }.joined() + "</select></label>"
             : ""
@@ -110,7 +112,7 @@ extension ReceiptServer {
 
     private func reviewPage(id: UUID, _ page: PageContext) async throws -> Response {
         let principal = page.principal
-        guard let receipt = try await pipeline.receipt(id: id, in: principal.scope) else { return notFoundPage(id, page) }
+        guard let receipt = try await pipeline.scoped(to: principal).receipt(id: id) else { return notFoundPage(id, page) }
         let readOnly = !principal.mayChange(receipt) || page.who.viewerOnly
         let categories = taxonomy.names.map { "<option>\(HTML.escape($0))</option>" }.joined()
         let key = id.uuidString.lowercased()
@@ -118,7 +120,7 @@ extension ReceiptServer {
         if readOnly { data["read-only"] = "true" }
         var picture = "/receipts/\(key)/view", pageTools = ""
         // A long receipt photographed in several pictures: all of them, one under another.
-        let pictures = try await pipeline.pictures(ofReceipt: id, in: principal.scope)
+        let pictures = try await pipeline.scoped(to: principal).pictures(ofReceipt: id)
         var morePictures = ""
         if pictures.count > 1 {
             data["pictures"] = String(pictures.count)
@@ -131,7 +133,7 @@ extension ReceiptServer {
             }.joined(separator: "\n")
         // A PDF is shown a page at a time; the page sizes (in points) place OCR's word boxes,
         // which are in the pages stacked one below the other, on the page shown.
-        } else if let pages = await pdfPageSizes(id, in: principal.scope), !pages.isEmpty {
+        } else if let pages = await pdfPageSizes(id, for: pipeline.scoped(to: principal)), !pages.isEmpty {
             data["pages"] = String(pages.count)
             data["page-sizes"] = pages.map { "\($0.width)x\($0.height)" }.joined(separator: ",")
             picture = "/v1/receipts/\(key)/pages/1"
@@ -146,7 +148,7 @@ extension ReceiptServer {
             <p class="more"><label class="button secondary" for="more" id="add-more">Add the rest of this receipt</label></p>
             <input id="more" type="file" accept="image/*" capture="environment" hidden>
             """
-        let owner = receipt.ownership.owner == principal.user.name ? ""
+        let owner = receipt.ownership.owner == principal.user ? ""
             : "<p class=\"owner\" id=\"owner\">\(HTML.escape(receipt.ownership.owner))'s receipt"
                 + (receipt.ownership.group.map { " · shared with \(HTML.escape($0))" } ?? "")
                 + (readOnly ? " · you may view it, not change it" : "") + "</p>"
@@ -224,11 +226,11 @@ extension ReceiptServer {
         }
         // The totals and charts: summed by the store over every expense that matches. The table:
         // a page of them, the next by its link.
-        let summary = ExpenseSummary(try await store.expenseTotals(filter, in: page.principal.scope))
+        let summary = ExpenseSummary(try await pipeline.scoped(to: page.principal).records.expenseTotals(filter))
         var listed = filter
         listed.after = try query.id("after")
         listed.limit = Self.expensesPerPage + 1
-        let found = try await pipeline.expenses(listed, in: page.principal.scope)
+        let found = try await pipeline.scoped(to: page.principal).expenses(listed)
         let expenses = Array(found.prefix(Self.expensesPerPage))
         var exportQuery: [String] = []
         for name in ["from", "to", "category", "status"] {
@@ -274,9 +276,9 @@ extension ReceiptServer {
     static let expensesPerPage = 200
 
     /// The sizes of a stored PDF's pages, or nil for an image (or a PDF that cannot be read).
-    private func pdfPageSizes(_ id: UUID, in scope: Scope) async -> [PDFPageSize]? {
+    private func pdfPageSizes(_ id: UUID, for mine: ScopedPipeline) async -> [PDFPageSize]? {
         guard let engine = processor.ocrEngine,
-              let data = try? await pipeline.image(ofReceipt: id, in: scope), ImageFormat.sniff(data) == .pdf else { return nil }
+              let data = try? await mine.image(ofReceipt: id), ImageFormat.sniff(data) == .pdf else { return nil }
         return try? await engine.pdfPageSizes(data, file: "receipt \(id.uuidString.lowercased())")
     }
 
@@ -284,8 +286,8 @@ extension ReceiptServer {
     /// AVIF, TIFF and PDF made into a JPEG (upright, at most 2400 pixels on its long side) on an
     /// OCR thread.
     private func viewableImage(_ id: UUID, _ principal: Principal) async throws -> Response {
-        guard try await pipeline.receipt(id: id, in: principal.scope) != nil else { throw Self.unknown(id) }
-        guard let data = try await pipeline.image(ofReceipt: id, in: principal.scope) else {
+        guard try await pipeline.scoped(to: principal).receipt(id: id) != nil else { throw Self.unknown(id) }
+        guard let data = try await pipeline.scoped(to: principal).image(ofReceipt: id) else {
             throw Problem(.notFound, "the image of receipt \(id.uuidString.lowercased()) is no longer stored")
         }
         // An e-mail's body read as rows is shown as those rows (ReceiptServer+Email.swift).

@@ -16,11 +16,11 @@ import ReceiptServerStore
 public final class WebSessions: Sendable {
     /// How long a session lasts after it was last used.
     public let lifetime: TimeInterval
-    let store: any ServerStore
+    let store: any AccountStore
     /// When this process last wrote each session's use (at most once a minute).
     private let usage = TokenUsage()
 
-    init(store: any ServerStore, lifetime: TimeInterval = 7 * 24 * 3600) {
+    init(store: any AccountStore, lifetime: TimeInterval = 7 * 24 * 3600) {
         self.store = store
         self.lifetime = lifetime
     }

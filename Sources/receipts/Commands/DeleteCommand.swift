@@ -24,10 +24,9 @@ struct DeleteCommand: AsyncParsableCommand {
     func run() async throws {
         do {
             let store = try await storeOptions.openStore()
-            let scope = try await userOptions.scope(store)
-            let receipt = try await store.receipt(idPrefix: id, in: scope)
-            try await userOptions.checkMayChange(receipt, store, deleting: true)
-            for image in try await store.deleteReceiptAndPictures(id: receipt.id, in: scope, force: force) {
+            let mine = try await userOptions.scoped(store)
+            let receipt = try await mine.receipt(idPrefix: id)
+            for image in try await mine.deleteReceiptAndPictures(id: receipt.id, force: force) {
                 try? FileManager.default.removeItem(atPath: image)
             }
             FileHandle.standardError.write(Data("deleted receipt \(receipt.id.uuidString.lowercased()) (\(receipt.filePath))\n".utf8))

@@ -103,7 +103,8 @@ struct EvalCommand: AsyncParsableCommand {
     func run() async throws {
         let logger = logging.bootstrap()
         if corrections {
-            let measure = try await CorrectionMeasure.measure(try await storeOptions.openStore(), in: .everyone)
+            let store = try await storeOptions.openStore()
+            let measure = try await CorrectionMeasure.measure(store.scoped(to: .administrator(try await store.firstAdmin().name)))
             print(format == .json ? measure.json.prettySerialized() : measure.text, terminator: format == .json ? "\n" : "")
             return
         }

@@ -106,12 +106,10 @@ struct ExpenseCommand: AsyncParsableCommand {
         }
         do {
             let store = try await storeOptions.openStore()
-            let scope = try await userOptions.scope(store)
-            let expense = try await find(id, in: store, scope: scope)
-            if let receipt = try await store.receipt(id: expense.receiptId, in: scope) { try await userOptions.checkMayChange(receipt, store) }
-            let saved = try await store.correct(expenseId: expense.id, with: correction, taxonomy: taxonomy,
-                                                by: try await userOptions.author(store), in: scope)
-            let record = JSONValue.object([("expense", saved.json), ("corrections", try await store.corrections(ofExpense: saved.id, in: scope))])
+            let mine = try await userOptions.scoped(store)
+            let expense = try await find(id, in: mine)
+            let saved = try await mine.correct(expenseId: expense.id, with: correction, taxonomy: taxonomy)
+            let record = JSONValue.object([("expense", saved.json), ("corrections", try await mine.corrections(ofExpense: saved.id))])
             print(record.prettySerialized())
         } catch let error as ReceiptError {
             printError(error)
@@ -120,13 +118,13 @@ struct ExpenseCommand: AsyncParsableCommand {
     }
 
     /// The expense named by its id, or by its receipt's id or id prefix.
-    static func find(_ id: String, in store: any ReceiptStore, scope: Scope) async throws -> Expense {
+    static func find(_ id: String, in store: ScopedStore) async throws -> Expense {
         if let uuid = UUID(uuidString: id) {
-            if let expense = try await store.expense(id: uuid, in: scope) { return expense }
-            if let expense = try await store.expense(receiptId: uuid, in: scope) { return expense }
+            if let expense = try await store.expense(id: uuid) { return expense }
+            if let expense = try await store.expense(receiptId: uuid) { return expense }
         }
-        let receipt = try await store.receipt(idPrefix: id, in: scope)
-        guard let expense = try await store.expense(receiptId: receipt.id, in: scope) else {
+        let receipt = try await store.receipt(idPrefix: id)
+        guard let expense = try await store.expense(receiptId: receipt.id) else {
             throw ReceiptError(.notFound, "receipt \(receipt.id.uuidString.lowercased()) has no expense (it is \(receipt.ocrStatus.rawValue))",
                                file: store.location)
         }

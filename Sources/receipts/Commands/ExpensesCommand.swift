@@ -43,10 +43,10 @@ struct ExpensesCommand: AsyncParsableCommand {
         let query = ExpenseQuery(from: try StoreOptions.date(from, option: "--from"),
                                  to: try StoreOptions.date(to, option: "--to"), category: category)
         var records: [JSONValue] = []
-        let scope = try await exitingOnReceiptError { try await userOptions.scope(store) }
-        for expense in try await store.expenses(query, in: scope) {
+        let mine = try await exitingOnReceiptError { try await userOptions.scoped(store) }
+        for expense in try await mine.expenses(query) {
             var pairs = expense.json.objectValue ?? []
-            let file = try await store.receipt(id: expense.receiptId, in: scope)?.filePath
+            let file = try await mine.receipt(id: expense.receiptId)?.filePath
             pairs.insert(("receiptFile", .optionalString(file)), at: 2)
             records.append(.object(pairs))
         }

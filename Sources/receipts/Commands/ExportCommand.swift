@@ -48,8 +48,8 @@ struct ExportCommand: AsyncParsableCommand {
         let store = try await storeOptions.openStore()
         let query = ExpenseQuery(from: try StoreOptions.date(from, option: "--from"),
                                  to: try StoreOptions.date(to, option: "--to"), category: category)
-        let scope = try await exitingOnReceiptError { try await userOptions.scope(store) }
-        let records = try await ExpenseExport.records(query, in: scope, store: store)
+        let mine = try await exitingOnReceiptError { try await userOptions.scoped(store) }
+        let records = try await ExpenseExport.records(query, from: mine)
         let text = format == .csv ? ExpenseExport.csv(records) : JSONValue.array(records).prettySerialized() + "\n"
         if let output {
             do {

@@ -30,7 +30,7 @@ struct ListCommand: AsyncParsableCommand {
     func run() async throws {
         let store = try await storeOptions.openStore()
         let receipts = try await exitingOnReceiptError {
-            try await store.receipts(ReceiptQuery(status: status, limit: limit), in: try await userOptions.scope(store))
+            try await userOptions.scoped(store).receipts(ReceiptQuery(status: status, limit: limit))
         }
         let format = self.format?.value ?? .automatic
         let formatter = RecordFormatter(format: format, columns: format == .table ? Self.tableColumns : Self.csvColumns)

@@ -117,9 +117,9 @@ struct MailCommand: AsyncParsableCommand {
         }
         var seen = Set<UUID>()
         var ids = report.outcomes.filter { !$0.isDuplicate }.flatMap(\.receipts).map(\.id).filter { seen.insert($0).inserted }
-        let scope = MailFiler.scope(ownership)
+        let mine = receiptPipeline.scoped(to: Principal(filing: ownership))
         if !noWork {
-            let left = try await receiptPipeline.receipts(ReceiptQuery(status: .pending, externalUser: ownership.externalUser), in: scope)
+            let left = try await mine.receipts(ReceiptQuery(status: .pending, externalUser: ownership.externalUser, owner: ownership.owner))
             ids += left.filter { $0.source != nil && $0.ownership.externalUser == ownership.externalUser }.map(\.id)
                 .filter { seen.insert($0).inserted }
         }
@@ -130,9 +130,9 @@ struct MailCommand: AsyncParsableCommand {
         do {
             if noWork {
                 for id in ids {
-                    guard let receipt = try await receiptPipeline.receipt(id: id, in: scope) else { continue }
+                    guard let receipt = try await mine.receipt(id: id) else { continue }
                     let outcome = ReceiptOutcome(source: receipt.filePath, receipt: receipt,
-                                                 expense: try await receiptPipeline.expense(forReceipt: id, in: scope), isDuplicate: false)
+                                                 expense: try await mine.expense(forReceipt: id), isDuplicate: false)
                     summary.count(outcome)
                     writer.write(outcome.record.json)
                 }

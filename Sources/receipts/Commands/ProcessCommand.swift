@@ -151,7 +151,7 @@ struct ProcessCommand: AsyncParsableCommand {
             for file in oneReceipt && files.count > 1 ? [files[0]] : files {
                 let receipt = oneReceipt && files.count > 1 ? try await receiptPipeline.submit(picturesAt: files, as: ownership, force: force)
                     : try await receiptPipeline.submit(imageAt: file, as: ownership, force: force)
-                let expense = try await receiptPipeline.expense(forReceipt: receipt.id, in: .owner(ownership.owner))
+                let expense = try await receiptPipeline.scoped(to: Principal(filing: ownership)).expense(forReceipt: receipt.id)
                 let outcome = ReceiptOutcome(source: file, receipt: receipt, expense: expense, isDuplicate: false)
                 summary.count(outcome)
                 writer.write(outcome.record.json)

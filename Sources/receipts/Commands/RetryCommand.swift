@@ -27,13 +27,12 @@ struct RetryCommand: AsyncParsableCommand {
     func run() async throws {
         let store = try await storeOptions.openStore()
         let requeued: [Receipt]
+        let mine = try await userOptions.scoped(store)
         if failed {
-            requeued = try await store.requeueFailed(in: try await userOptions.scope(store), now: Date())
+            requeued = try await mine.requeueFailed(now: Date())
         } else {
-            let scope = try await userOptions.scope(store)
-            let receipt = try await store.receipt(idPrefix: id!, in: scope)
-            try await userOptions.checkMayChange(receipt, store)
-            requeued = [try await store.requeue(id: receipt.id, in: scope, now: Date())]
+            let receipt = try await mine.receipt(idPrefix: id!)
+            requeued = [try await mine.requeue(id: receipt.id, now: Date())]
         }
         for receipt in requeued { print(receipt.id.uuidString.lowercased()) }
         let noun = requeued.count == 1 ? "receipt" : "receipts"

@@ -19,15 +19,15 @@ struct ShowCommand: AsyncParsableCommand {
 
     func run() async throws {
         let store = try await storeOptions.openStore()
-        let scope = try await exitingOnReceiptError { try await userOptions.scope(store) }
-        let receipt = try await store.receipt(idPrefix: id, in: scope)
+        let mine = try await exitingOnReceiptError { try await userOptions.scoped(store) }
+        let receipt = try await mine.receipt(idPrefix: id)
         var pairs = receipt.json(includeDetails: true).objectValue ?? []
-        pairs.append(("imagePath", .optionalString(try await store.imagePath(ofReceipt: receipt.id, in: scope))))
-        let expense = try await store.expense(receiptId: receipt.id, in: scope)
+        pairs.append(("imagePath", .optionalString(try await mine.imagePath(ofReceipt: receipt.id))))
+        let expense = try await mine.expense(receiptId: receipt.id)
         pairs.append(("expense", expense?.json ?? .null))
         // What the analyzer had drafted for each field a person corrected.
         var corrections = JSONValue.null
-        if let expense { corrections = try await store.corrections(ofExpense: expense.id, in: scope) }
+        if let expense { corrections = try await mine.corrections(ofExpense: expense.id) }
         pairs.append(("corrections", corrections))
         let record = JSONValue.object(pairs)
         print(compact ? record.serialized() : record.prettySerialized())

@@ -163,11 +163,11 @@ struct GroupCommand: AsyncParsableCommand {
         func run() async throws {
             let store = try await storeOptions.openStore()
             try await exitingOnReceiptError {
-                let held = Dictionary(grouping: try await store.receipts(ReceiptQuery(), in: .everyone).compactMap(\.ownership.group)) { $0 }
+                let held = try await store.groupReceiptCounts()
                 if isatty(STDOUT_FILENO) == 1 { print(["name", "members", "receipts"].joined(separator: "\t")) }
                 for group in try await store.groups() {
                     let members = group.members.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value.rawValue)" }
-                    print([group.name, members.isEmpty ? "-" : members.joined(separator: ","), String(held[group.name]?.count ?? 0)]
+                    print([group.name, members.isEmpty ? "-" : members.joined(separator: ","), String(held[group.name] ?? 0)]
                         .joined(separator: "\t"))
                 }
             }

@@ -49,29 +49,18 @@ struct ReadingUserOptions: ParsableArguments {
         if let user, let problem = Ownership.nameProblem(user) { throw ValidationError("--user \(Ownership.quotedForMessage(user)) is not a user name: \(problem).") }
     }
 
-    func scope(_ store: any ServerStore) async throws -> Scope {
-        guard let name = user else { return .everyone }
+    /// Who the command acts as, read once: the user named (what they may see and change), else the
+    /// store's first administrator (every receipt).
+    func principal(_ store: any ServerStore) async throws -> Principal {
+        guard let name = user else { return .administrator(try await store.firstAdmin().name) }
         guard let found = try await store.user(named: name) else {
             throw ReceiptError(.notFound, "--user \(name): no such user in \(store.location) (see `receipts user list`)")
         }
-        return found.isAdmin ? .everyone : .user(found.name)
+        return try await store.principal(of: found)
     }
 
-    /// Who a change made on the command line is by: the user named, else the store's first
-    /// administrator.
-    func author(_ store: any ServerStore) async throws -> ChangeAuthor {
-        if let user { return ChangeAuthor(user: user) }
-        return ChangeAuthor(user: try await store.firstAdmin().name)
-    }
-
-    /// Throws unless the user named may change `receipt` (`delete`: remove it): its owner, an
-    /// administrator, or (not for deleting) an editor of its group.
-    func checkMayChange(_ receipt: Receipt, _ store: any ServerStore, deleting: Bool = false) async throws {
-        guard let name = user, let found = try await store.user(named: name), !found.isAdmin, receipt.ownership.owner != name else { return }
-        var role: GroupRole?
-        if let group = receipt.ownership.group { role = try await store.memberships(ofUser: name)[group] }
-        guard deleting || role != .editor else { return }
-        throw ReceiptError(.invalidState, "\(name) may \(role == nil ? "not change" : "view, not \(deleting ? "delete" : "change"),") "
-                           + "receipt \(receipt.id.uuidString.lowercased()) (\(receipt.ownership.owner)'s)")
+    /// The store as the command's principal may use it (see `principal`).
+    func scoped(_ store: any ServerStore) async throws -> ScopedStore {
+        store.scoped(to: try await principal(store))
     }
 }

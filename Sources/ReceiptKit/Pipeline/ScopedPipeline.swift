@@ -1,0 +1,73 @@
+import Foundation
+
+extension ReceiptPipeline {
+    /// The pipeline as `principal` may use it: the door of a backend, the HTTP server and the
+    /// command line to the receipts (see `ScopedPipeline`). Submitting takes an `Ownership`
+    /// instead (whose a new receipt becomes).
+    public func scoped(to principal: Principal) -> ScopedPipeline {
+        ScopedPipeline(pipeline: self, principal: principal)
+    }
+}
+
+/// A pipeline seen by one `Principal` (`pipeline.scoped(to:)`): what it may see of the receipts,
+/// their images and expenses, and the changes it may make. Nothing here takes a scope.
+public struct ScopedPipeline: Sendable {
+    let pipeline: ReceiptPipeline
+    public let principal: Principal
+
+    init(pipeline: ReceiptPipeline, principal: Principal) {
+        self.pipeline = pipeline
+        self.principal = principal
+    }
+
+    /// The store's reads and changes, as the principal may make them.
+    public var records: ScopedStore { pipeline.store.scoped(to: principal) }
+
+    var scope: Scope { principal.scope }
+
+    public func receipt(id: UUID) async throws -> Receipt? { try await pipeline.receipt(id: id, in: scope) }
+    public func receipts(_ query: ReceiptQuery = ReceiptQuery()) async throws -> [Receipt] { try await pipeline.receipts(query, in: scope) }
+    public func receipt(contentHash: String) async throws -> Receipt? { try await pipeline.receipt(contentHash: contentHash, in: scope) }
+    public func expense(forReceipt id: UUID) async throws -> Expense? { try await pipeline.expense(forReceipt: id, in: scope) }
+    public func expenses(_ query: ExpenseQuery = ExpenseQuery()) async throws -> [Expense] { try await pipeline.expenses(query, in: scope) }
+    /// How many of the receipts it may see are in each status.
+    public func statusCounts() async throws -> [OCRStatus: Int] { try await pipeline.statusCounts(in: scope) }
+
+    /// The bytes submitted for a receipt it may see: nil when there is no such receipt or its
+    /// bytes are no longer stored.
+    public func image(ofReceipt id: UUID) async throws -> Data? { try await pipeline.image(ofReceipt: id, in: scope) }
+    /// A receipt's pictures in order (empty for a receipt of one picture).
+    public func pictures(ofReceipt id: UUID) async throws -> [StoredPicture] { try await pipeline.pictures(ofReceipt: id, in: scope) }
+    /// The bytes of one of those pictures.
+    public func image(ofPicture picture: StoredPicture) async throws -> Data? { try await pipeline.image(ofPicture: picture) }
+
+    /// The receipt once it is completed or failed (read by any process's workers). `.notFound`
+    /// for one it may not see; `CancellationError` when the task is cancelled.
+    public func waitForCompletion(of id: UUID) async throws -> Receipt { try await pipeline.waitForCompletion(of: id, in: scope) }
+
+    /// Puts a failed receipt it may change back in the queue (attempts reset). `.invalidState` when
+    /// it is not failed or it may not change it, `.notFound` when it may not see it.
+    @discardableResult
+    public func retry(_ id: UUID) async throws -> Receipt {
+        _ = try await records.changeable(id)
+        return try await pipeline.retry(id, in: scope)
+    }
+
+    /// Puts every failed receipt it may see back in the queue.
+    @discardableResult
+    public func retryFailed() async throws -> [Receipt] { try await pipeline.retryFailed(in: scope) }
+
+    /// Adds a picture below a receipt it may change and reads the receipt again with it (see
+    /// `ReceiptPipeline.addPicture`).
+    @discardableResult
+    public func addPicture(_ picture: ReceiptPicture, toReceipt id: UUID) async throws -> Receipt {
+        _ = try await records.changeable(id)
+        return try await pipeline.addPicture(picture, toReceipt: id, in: scope)
+    }
+
+    /// Deletes a receipt it may delete, its expense and the bytes no other receipt keeps; returns
+    /// the image files the caller removes.
+    public func deleteReceipt(id: UUID, force: Bool) async throws -> [String] {
+        try await records.deleteReceiptAndPictures(id: id, force: force)
+    }
+}
