@@ -282,15 +282,26 @@ extension PostgresReceiptStore {
 
     /// Writes the webhook events of a receipt that just finished, in the caller's transaction: the
     /// server-wide webhook's when webhooks are on in this store (see `WebhookEvent`), and one for
-    /// each user's webhook whose user may see the receipt — its owner, its group's members,
-    /// administrators; a webhook for one end user only gets that end user's receipts. One
-    /// statement: the setting and the webhooks are read in it. The server-wide event has the id
+    /// each user's webhook whose user may see the receipt (`Principal.webhookSees`, the rule every
+    /// read follows): its owner, its group's members, administrators; a webhook for one end user
+    /// only gets that end user's receipts. The webhooks are read, the rule picks among them, and one
+    /// statement writes the events (the setting read in it). The server-wide event has the id
     /// made here; each user's webhook's, one derived from it and the webhook's (unique, and made
     /// by any PostgreSQL, without an extension).
     static func recordWebhookEvent(_ receipt: Receipt, expense: Expense?, now: Date,
                                    _ connection: PostgresConnection, _ logger: Logger) async throws {
         let event = WebhookEvent(finished: receipt, expense: expense, now: now)
-        let o = receipt.ownership
+        var chosen: [UUID] = []
+        let webhooks = try await connection.query("""
+            SELECT s.id, s.user_name, s.external_user, a.is_admin,
+                EXISTS (SELECT 1 FROM receipts.group_member m WHERE m.group_name = \(receipt.ownership.group) AND m.user_name = s.user_name)
+            FROM receipts.webhook_subscription s JOIN receipts.account a ON a.name = s.user_name
+            ORDER BY s.seq
+            """, logger: logger)
+        for try await (id, user, externalUser, isAdmin, member) in webhooks.decode((UUID, String, String?, Bool, Bool).self)
+        where Principal.webhookSees(receipt, user: user, isAdmin: isAdmin, externalUser: externalUser, memberOfItsGroup: member) {
+            chosen.append(id)
+        }
         try await connection.query("""
             INSERT INTO receipts.webhook_event (id, receipt_id, subscription_id, type, body, created_at, pending_since, attempts,
                 next_attempt_at)
@@ -300,10 +311,7 @@ extension PostgresReceiptStore {
                 SELECT NULL::uuid AS id, 0::bigint AS seq
                 WHERE EXISTS (SELECT 1 FROM receipts.store_setting WHERE name = 'webhooks' AND value = 'on')
                 UNION ALL
-                SELECT s.id, s.seq FROM receipts.webhook_subscription s JOIN receipts.account a ON a.name = s.user_name
-                WHERE CASE WHEN s.external_user IS NOT NULL THEN s.user_name = \(o.owner) AND s.external_user = \(o.externalUser)
-                      ELSE s.user_name = \(o.owner) OR a.is_admin
-                          OR s.user_name IN (SELECT m.user_name FROM receipts.group_member m WHERE m.group_name = \(o.group)) END
+                SELECT c.id, c.seq FROM unnest(\(chosen)::uuid[]) WITH ORDINALITY AS c (id, seq)
             ) t
             ORDER BY t.seq
             """, logger: logger)

@@ -59,6 +59,15 @@ public struct Principal: Sendable, Equatable, Hashable {
         scope.contains(receipt.ownership, groupsOfUser: Set(memberships.keys))
     }
 
+    /// Whether a user's webhook (of `user`, for one end user with `externalUser`) is told of
+    /// `receipt`: whether that principal may see it, by `maySee`, the one rule. `memberOfItsGroup`:
+    /// whether `user` belongs to the receipt's group. The stores' fan-out asks this of each webhook.
+    public static func webhookSees(_ receipt: Receipt, user: String, isAdmin: Bool, externalUser: String?,
+                                   memberOfItsGroup: Bool) -> Bool {
+        let groups = memberOfItsGroup ? receipt.ownership.group.map { [$0: GroupRole.viewer] } ?? [:] : [:]
+        return Principal(user: user, isAdmin: isAdmin, externalUser: externalUser, memberships: groups).maySee(receipt)
+    }
+
     /// Whether it may correct, confirm or retry `receipt` (one it may see): its owner, an
     /// administrator, an editor of its group, or the service acting for its end user.
     public func mayChange(_ receipt: Receipt) -> Bool {

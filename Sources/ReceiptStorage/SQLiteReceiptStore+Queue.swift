@@ -205,17 +205,21 @@ extension SQLiteReceiptStore {
 
     /// Writes the webhook events of a receipt that just finished, in the caller's transaction: the
     /// server-wide webhook's when webhooks are on in this store (see `WebhookEvent`), and one for
-    /// each user's webhook whose user may see the receipt — its owner, its group's members,
-    /// administrators; a webhook for one end user only gets that end user's receipts.
+    /// each user's webhook whose user may see the receipt (`Principal.webhookSees`, the rule every
+    /// read follows): its owner, its group's members, administrators; a webhook for one end user
+    /// only gets that end user's receipts.
     package static func recordWebhookEvent(_ receipt: Receipt, expense: Expense?, now: Date, _ db: Database) throws {
         var subscriptions: [String?] = try webhooksEnabled(db) ? [nil] : []
-        let o = receipt.ownership
-        subscriptions += try String.fetchAll(db, sql: """
-            SELECT s.id FROM webhook_subscription s JOIN account a ON a.name = s.userName
-            WHERE CASE WHEN s.externalUser IS NOT NULL THEN s.userName = ? AND s.externalUser = ?
-                  ELSE s.userName = ? OR a.isAdmin OR s.userName IN (SELECT userName FROM group_member WHERE groupName = ?) END
+        let webhooks = try Row.fetchAll(db, sql: """
+            SELECT s.id, s.userName, s.externalUser, a.isAdmin,
+                EXISTS (SELECT 1 FROM group_member m WHERE m.groupName = ? AND m.userName = s.userName) AS member
+            FROM webhook_subscription s JOIN account a ON a.name = s.userName
             ORDER BY s.createdAt, s.id
-            """, arguments: [o.owner, o.externalUser, o.owner, o.group]).map(Optional.some)
+            """, arguments: [receipt.ownership.group])
+        for webhook in webhooks where Principal.webhookSees(receipt, user: webhook["userName"], isAdmin: webhook["isAdmin"],
+                                                              externalUser: webhook["externalUser"], memberOfItsGroup: webhook["member"]) {
+            subscriptions.append(webhook["id"])
+        }
         for subscription in subscriptions {
             let event = WebhookEvent(finished: receipt, expense: expense, subscriptionId: subscription.flatMap(UUID.init(uuidString:)), now: now)
             try db.execute(sql: """
