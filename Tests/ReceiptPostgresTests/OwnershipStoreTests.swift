@@ -534,6 +534,56 @@ import ReceiptServerStore
         #expect(await failure { _ = try await store.removeGroup(name: "office") }?.code == .notFound)
     }
 
+    // MARK: The access layer: a store seen by one principal
+
+    @Test(arguments: StoreKind.available)
+    func aScopedStoreAnswersAndChangesOnlyWhatItsPrincipalMay(kind: StoreKind) async throws {
+        let store = try await people(kind).store
+        try await store.setMember(group: "home", user: "carol", role: .viewer)
+        let shared = try await insert(store, Ownership(owner: "alice", group: "home")).receipt
+        let sharedExpense = try await complete(store, shared)
+        let bobs = try await insert(store, Ownership(owner: "bob")).receipt
+        _ = try await complete(store, bobs)
+        let u1 = try await insert(store, Ownership(owner: "svc", externalUser: "u-1")).receipt
+
+        // Each principal is read once from the store, as a request or a command builds it.
+        func principal(_ name: String, externalUser: String? = nil) async throws -> Principal {
+            try await store.principal(of: try #require(try await store.user(named: name)), externalUser: externalUser)
+        }
+        let alice = store.scoped(to: try await principal("alice"))
+        let carol = store.scoped(to: try await principal("carol"))
+        let bob = store.scoped(to: try await principal("bob"))
+        let svcForU1 = store.scoped(to: try await principal("svc", externalUser: "u-1"))
+        let root = store.scoped(to: try await principal("root"))
+
+        // What each sees: lists, gets, totals alike.
+        #expect(Set(try await alice.receipts().map(\.id)) == [shared.id])
+        #expect(Set(try await carol.receipts().map(\.id)) == [shared.id], "a viewer of the group sees its receipts")
+        #expect(Set(try await bob.receipts().map(\.id)) == [bobs.id])
+        #expect(Set(try await svcForU1.receipts().map(\.id)) == [u1.id])
+        #expect(Set(try await root.receipts().map(\.id)) == [shared.id, bobs.id, u1.id])
+        #expect(try await bob.receipt(id: shared.id) == nil, "not seen is not found")
+        #expect(try await bob.expense(id: sharedExpense.id) == nil)
+        #expect(try await bob.expenseTotals().rows.map(\.count).reduce(0, +) == 1)
+
+        // What each may change: a viewer sees but may not correct, retry or delete; another user
+        // is told the receipt does not exist.
+        var corrected = sharedExpense
+        corrected.description = "Shell Garage"
+        #expect(await failure { _ = try await carol.correct(corrected, changed: [("description", .string("Shell"))], now: Date(),
+                                                            expectedVersion: nil) }?.code == .invalidState)
+        #expect(await failure { _ = try await carol.deleteReceiptAndPictures(id: shared.id, force: false) }?.code == .invalidState)
+        #expect(await failure { _ = try await bob.deleteReceiptAndPictures(id: shared.id, force: false) }?.code == .notFound)
+        #expect(try await store.expense(id: sharedExpense.id, in: .everyone)?.description == "Shell", "nothing was written")
+
+        // The owner's change is hers, in the expense's history.
+        _ = try await alice.correct(corrected, changed: [("description", .string("Shell"))], now: Date(), expectedVersion: nil)
+        #expect(try await carol.expense(id: sharedExpense.id)?.description == "Shell Garage")
+        #expect(try await carol.history(ofExpense: sharedExpense.id).map(\.author.user) == ["alice"])
+        #expect(try await bob.deleteReceiptAndPictures(id: bobs.id, force: false).isEmpty)
+        #expect(try await root.receipt(id: bobs.id) == nil)
+    }
+
     // MARK: Users' webhooks
 
     @Test(arguments: StoreKind.available)
