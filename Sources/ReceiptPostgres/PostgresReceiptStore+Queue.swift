@@ -9,7 +9,7 @@ import ReceiptStorage
 extension PostgresReceiptStore {
     public func claimNext(_ lease: Lease) async throws -> ClaimedJob? {
         let rows = try await rows("""
-            UPDATE receipts.receipt SET ocr_status = 'processing', attempts = attempts + 1, lease_owner = \(lease.owner),
+            UPDATE receipts.receipt SET ocr_status = 'processing', attempts = attempts + 1, lease_owner = \(lease.holder),
                 lease_expires_at = \(lease.expiresAt), not_before = NULL, updated_at = \(lease.now)
             WHERE id = (
                 SELECT id FROM receipts.receipt
@@ -43,7 +43,7 @@ extension PostgresReceiptStore {
                     return .notDue(receipt, until: notBefore)
                 }
                 let taken = try await connection.query("""
-                    UPDATE receipts.receipt SET ocr_status = 'processing', attempts = attempts + 1, lease_owner = \(lease.owner),
+                    UPDATE receipts.receipt SET ocr_status = 'processing', attempts = attempts + 1, lease_owner = \(lease.holder),
                         lease_expires_at = \(lease.expiresAt), not_before = NULL, updated_at = \(lease.now)
                     WHERE id = \(id) RETURNING *
                     """, logger: self.logger).collect()
@@ -55,7 +55,7 @@ extension PostgresReceiptStore {
     public func renew(id: UUID, _ lease: Lease) async throws -> Bool {
         try await !rows("""
             UPDATE receipts.receipt SET lease_expires_at = \(lease.expiresAt)
-            WHERE id = \(id) AND ocr_status = 'processing' AND lease_owner = \(lease.owner)
+            WHERE id = \(id) AND ocr_status = 'processing' AND lease_owner = \(lease.holder)
             RETURNING 1
             """).isEmpty
     }
@@ -69,9 +69,9 @@ extension PostgresReceiptStore {
             """, logger: logger).collect().first?.decode((String, String?).self)
     }
 
-    public func complete(id: UUID, owner: String, work: CompletedWork, now: Date) async throws -> (Receipt, Expense)? {
+    public func complete(id: UUID, holder: String, work: CompletedWork, now: Date) async throws -> (Receipt, Expense)? {
         try await transaction { connection in
-            guard let held = try await self.hold(id, owner, connection) else { return nil }
+            guard let held = try await self.hold(id, holder, connection) else { return nil }
             var expense = work.expense
             expense.receiptId = id
             expense.possibleDuplicateOf = try await Self.possibleDuplicate(of: expense, owner: held.owner, externalUser: held.externalUser,
@@ -109,9 +109,9 @@ extension PostgresReceiptStore {
             """, logger: logger).collect().first?.decode(UUID.self)
     }
 
-    public func fail(id: UUID, owner: String, error: String, retryAt: Date?, now: Date) async throws -> Receipt? {
+    public func fail(id: UUID, holder: String, error: String, retryAt: Date?, now: Date) async throws -> Receipt? {
         try await transaction { connection in
-            guard try await self.hold(id, owner, connection) != nil else { return nil }
+            guard try await self.hold(id, holder, connection) != nil else { return nil }
             let rows = try await connection.query("""
                 UPDATE receipts.receipt SET ocr_status = \(retryAt == nil ? "failed" : "pending"), last_error = \(error),
                     not_before = \(retryAt), lease_owner = NULL, lease_expires_at = NULL, updated_at = \(now)
@@ -124,12 +124,12 @@ extension PostgresReceiptStore {
         }
     }
 
-    public func release(id: UUID, owner: String, now: Date) async throws {
+    public func release(id: UUID, holder: String, now: Date) async throws {
         try await transaction { connection in
             let rows = try await connection.query("""
                 UPDATE receipts.receipt SET ocr_status = 'pending', attempts = greatest(attempts - 1, 0), lease_owner = NULL,
                     lease_expires_at = NULL, updated_at = \(now)
-                WHERE id = \(id) AND ocr_status = 'processing' AND lease_owner = \(owner)
+                WHERE id = \(id) AND ocr_status = 'processing' AND lease_owner = \(holder)
                 RETURNING 1
                 """, logger: self.logger).collect()
             if !rows.isEmpty { try await Self.notify(Self.workChannel, connection, self.logger) }

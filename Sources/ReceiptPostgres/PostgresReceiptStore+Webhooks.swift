@@ -29,7 +29,7 @@ extension PostgresReceiptStore {
         // Without `serverWide`, only users' webhooks' events (`subscription_id` set).
         let rows = try await self.rows("""
             WITH claimed AS (
-                UPDATE receipts.webhook_event SET attempts = attempts + 1, lease_owner = \(lease.owner),
+                UPDATE receipts.webhook_event SET attempts = attempts + 1, lease_owner = \(lease.holder),
                     lease_expires_at = \(lease.expiresAt)
                 WHERE id IN (
                     SELECT id FROM receipts.webhook_event
@@ -52,12 +52,12 @@ extension PostgresReceiptStore {
             """).isEmpty
     }
 
-    public func markWebhookFailed(id: UUID, owner: String, error: String, retryAt: Date?, now: Date) async throws -> Bool {
+    public func markWebhookFailed(id: UUID, holder: String, error: String, retryAt: Date?, now: Date) async throws -> Bool {
         let dead: Date? = retryAt == nil ? now : nil
         return try await !rows("""
             UPDATE receipts.webhook_event SET last_error = \(error), next_attempt_at = coalesce(\(retryAt), next_attempt_at),
                 dead_at = \(dead), lease_owner = NULL, lease_expires_at = NULL
-            WHERE id = \(id) AND lease_owner = \(owner) AND delivered_at IS NULL AND dead_at IS NULL RETURNING 1
+            WHERE id = \(id) AND lease_owner = \(holder) AND delivered_at IS NULL AND dead_at IS NULL RETURNING 1
             """).isEmpty
     }
 

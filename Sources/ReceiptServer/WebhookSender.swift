@@ -65,14 +65,14 @@ public final class WebhookSender: Service, Sendable {
     let store: any AccountStore
     let logger: Logger
     /// Names this sender in the events' leases: `host:pid:webhooks:<random>`.
-    let owner: String
+    let holder: String
     private let signal = WakeSignal()
 
     public init(configuration: Configuration, store: any AccountStore, logger: Logger) {
         self.configuration = configuration
         self.store = store
         self.logger = logger
-        owner = "\(ProcessInfo.processInfo.hostName):\(ProcessInfo.processInfo.processIdentifier):webhooks:"
+        holder = "\(ProcessInfo.processInfo.hostName):\(ProcessInfo.processInfo.processIdentifier):webhooks:"
             + UUID().uuidString.prefix(8).lowercased()
     }
 
@@ -159,7 +159,7 @@ public final class WebhookSender: Service, Sendable {
                     }
                 }
                 let serverWide = configuration.url != nil
-                let events = try await store.claimWebhookEvents(Lease(owner: owner, now: now, duration: leaseSeconds),
+                let events = try await store.claimWebhookEvents(Lease(holder: holder, now: now, duration: leaseSeconds),
                                                                 limit: configuration.concurrency, serverWide: serverWide)
                 if !events.isEmpty {
                     let subscriptions = events.contains { $0.subscriptionId != nil }
@@ -193,7 +193,7 @@ public final class WebhookSender: Service, Sendable {
                                              "receipt.id": "\(event.receiptId.uuidString.lowercased())",
                                              "webhook.attempt": "\(event.attempts)"]) { $1 }
         guard let destination else {
-            _ = try? await store.markWebhookFailed(id: event.id, owner: owner, error: "the webhook was removed", retryAt: nil, now: Date())
+            _ = try? await store.markWebhookFailed(id: event.id, holder: holder, error: "the webhook was removed", retryAt: nil, now: Date())
             return
         }
         metadata["webhook.url"] = "\(destination.url.absoluteString)"
@@ -234,7 +234,7 @@ public final class WebhookSender: Service, Sendable {
         let retryAt: Date? = now >= deadline ? nil : min(deadline, now.addingTimeInterval(
             Self.retryDelay(afterAttempts: event.attempts, first: configuration.firstRetryDelay, max: configuration.maxRetryDelay).seconds))
         do {
-            guard try await store.markWebhookFailed(id: event.id, owner: owner, error: problem, retryAt: retryAt, now: now) else {
+            guard try await store.markWebhookFailed(id: event.id, holder: holder, error: problem, retryAt: retryAt, now: now) else {
                 logger.debug("Webhook lease lost", metadata: metadata)
                 return
             }

@@ -36,7 +36,7 @@ extension SQLiteReceiptStore {
             return try ids.map { id in
                 try db.execute(sql: """
                     UPDATE webhook_event SET attempts = attempts + 1, leaseOwner = ?, leaseExpiresAt = ? WHERE id = ?
-                    """, arguments: [lease.owner, lease.expiresAt, id])
+                    """, arguments: [lease.holder, lease.expiresAt, id])
                 return Self.webhookEvent(try Row.fetchOne(db, sql: "SELECT * FROM webhook_event WHERE id = ?", arguments: [id])!)
             }
         }
@@ -52,13 +52,13 @@ extension SQLiteReceiptStore {
         }
     }
 
-    public func markWebhookFailed(id: UUID, owner: String, error: String, retryAt: Date?, now: Date) async throws -> Bool {
+    public func markWebhookFailed(id: UUID, holder: String, error: String, retryAt: Date?, now: Date) async throws -> Bool {
         try await write { db in
             try db.execute(sql: """
                 UPDATE webhook_event SET lastError = ?, nextAttemptAt = coalesce(?, nextAttemptAt), deadAt = ?,
                     leaseOwner = NULL, leaseExpiresAt = NULL
                 WHERE id = ? AND leaseOwner = ? AND deliveredAt IS NULL AND deadAt IS NULL
-                """, arguments: [error, retryAt, retryAt == nil ? now : nil, StoreRows.text(id), owner])
+                """, arguments: [error, retryAt, retryAt == nil ? now : nil, StoreRows.text(id), holder])
             return db.changesCount == 1
         }
     }

@@ -267,16 +267,16 @@ public protocol AccountStore: MailStore, SignInStore, ChangeAnnouncing {
     func setWebhooksEnabled(_ enabled: Bool) async throws
     func webhooksEnabled() async throws -> Bool
     /// Atomically takes up to `limit` due pending events (oldest first) that no other sender holds:
-    /// `attempts + 1`, leased to `lease.owner` until `lease.expiresAt`. Of concurrent claims on any
+    /// `attempts + 1`, leased to `lease.holder` until `lease.expiresAt`. Of concurrent claims on any
     /// number of hosts, no two return the same event while its lease lasts. Users' webhooks'
     /// events always; the server-wide webhook's (`subscriptionId` nil) only with `serverWide`.
     func claimWebhookEvents(_ lease: Lease, limit: Int, serverWide: Bool) async throws -> [WebhookEvent]
     /// Records a 2xx answer. False when the event was already delivered (by another sender whose
     /// lease it took over) or is unknown.
     func markWebhookDelivered(id: UUID, now: Date) async throws -> Bool
-    /// Records a failed attempt of an event this owner holds: pending again until `retryAt`, or
+    /// Records a failed attempt of an event this holder has leased: pending again until `retryAt`, or
     /// dead (a dead letter) when `retryAt` is nil. False when the lease was lost.
-    func markWebhookFailed(id: UUID, owner: String, error: String, retryAt: Date?, now: Date) async throws -> Bool
+    func markWebhookFailed(id: UUID, holder: String, error: String, retryAt: Date?, now: Date) async throws -> Bool
     /// The earliest time a pending event becomes due (its next attempt, or the end of a lease
     /// another sender holds on it); nil when none is pending. The server-wide webhook's events
     /// count only with `serverWide`.

@@ -94,21 +94,21 @@ public protocol ReceiptQueueStore: ChangeAnnouncing {
     var location: String { get }
 
     /// Atomically takes the oldest due pending receipt: `processing`, `attempts + 1`, leased to
-    /// `lease.owner` until `lease.expiresAt`.
+    /// `lease.holder` until `lease.expiresAt`.
     func claimNext(_ lease: Lease) async throws -> ClaimedJob?
     /// Atomically takes this receipt if it is pending and due; otherwise says where it is.
     func claim(id: UUID, _ lease: Lease) async throws -> ClaimAttempt
-    /// Extends a lease this owner holds. False when the lease was lost (reclaimed by others).
+    /// Extends a lease this holder has. False when the lease was lost (reclaimed by others).
     func renew(id: UUID, _ lease: Lease) async throws -> Bool
-    /// Completes a receipt this owner holds: `completed`, the analysis, the OCR text and the drafted
+    /// Completes a receipt this holder has leased: `completed`, the analysis, the OCR text and the drafted
     /// expense, in one transaction. The expense is flagged `possibleDuplicateOf` an existing expense
     /// with the same vendor, date and total. Nil when the lease was lost (nothing is written).
-    func complete(id: UUID, owner: String, work: CompletedWork, now: Date) async throws -> (Receipt, Expense)?
-    /// Records a failure of a receipt this owner holds: back to `pending` until `retryAt` when it is
+    func complete(id: UUID, holder: String, work: CompletedWork, now: Date) async throws -> (Receipt, Expense)?
+    /// Records a failure of a receipt this holder has leased: back to `pending` until `retryAt` when it is
     /// given, else `failed`. Nil when the lease was lost.
-    func fail(id: UUID, owner: String, error: String, retryAt: Date?, now: Date) async throws -> Receipt?
+    func fail(id: UUID, holder: String, error: String, retryAt: Date?, now: Date) async throws -> Receipt?
     /// Hands a receipt back to `pending` without counting the attempt (graceful shutdown).
-    func release(id: UUID, owner: String, now: Date) async throws
+    func release(id: UUID, holder: String, now: Date) async throws
     /// Returns abandoned `processing` receipts to `pending` — those whose lease expired before
     /// `now` or whose owner `isAbandoned` says is gone — or fails them when they already had
     /// `maxAttempts` attempts. Returns the receipts changed.
@@ -144,15 +144,16 @@ extension ChangeAnnouncing {
     public func watchChanges(_ onChange: @escaping @Sendable (StoreChange) -> Void) async {}
 }
 
-/// A worker's hold on a receipt.
+/// A worker's hold on a receipt (or a webhook sender's on an event). Its `holder` is a process,
+/// never a person: a receipt's owner is a user (`Ownership.owner`).
 public struct Lease: Sendable, Equatable {
     /// Names the worker: `host:pid:instance` (see `WorkerIdentity`).
-    public var owner: String
+    public var holder: String
     public var now: Date
     public var expiresAt: Date
 
-    public init(owner: String, now: Date = Date(), duration: TimeInterval) {
-        self.owner = owner
+    public init(holder: String, now: Date = Date(), duration: TimeInterval) {
+        self.holder = holder
         self.now = now
         self.expiresAt = now.addingTimeInterval(duration)
     }

@@ -40,7 +40,7 @@ extension SQLiteReceiptStore {
             UPDATE receipt SET ocrStatus = 'processing', attempts = attempts + 1, leaseOwner = ?,
                 leaseExpiresAt = ?, notBefore = NULL, updatedAt = ?
             WHERE id = ? AND ocrStatus = 'pending'
-            """, arguments: [lease.owner, lease.expiresAt, lease.now, id])
+            """, arguments: [lease.holder, lease.expiresAt, lease.now, id])
         let row = try Row.fetchOne(db, sql: "SELECT * FROM receipt WHERE id = ?", arguments: [id])!
         return ClaimedJob(receipt: StoreRows.receipt(row), imagePath: row["imagePath"])
     }
@@ -50,15 +50,15 @@ extension SQLiteReceiptStore {
             try db.execute(sql: """
                 UPDATE receipt SET leaseExpiresAt = ?
                 WHERE id = ? AND ocrStatus = 'processing' AND leaseOwner = ?
-                """, arguments: [lease.expiresAt, StoreRows.text(id), lease.owner])
+                """, arguments: [lease.expiresAt, StoreRows.text(id), lease.holder])
             return db.changesCount == 1
         }
     }
 
-    public func complete(id: UUID, owner: String, work: CompletedWork, now: Date) async throws -> (Receipt, Expense)? {
+    public func complete(id: UUID, holder: String, work: CompletedWork, now: Date) async throws -> (Receipt, Expense)? {
         try await write { db in
             let idText = StoreRows.text(id)
-            guard try Self.holds(idText, owner, db) else { return nil }
+            guard try Self.holds(idText, holder, db) else { return nil }
             var expense = work.expense
             expense.receiptId = id
             let ownership = StoreRows.ownership(try Row.fetchOne(db, sql: "SELECT owner, groupName, externalUser, metadata FROM receipt WHERE id = ?",
@@ -99,10 +99,10 @@ extension SQLiteReceiptStore {
                           arguments: [owner, id]) ?? false
     }
 
-    public func fail(id: UUID, owner: String, error: String, retryAt: Date?, now: Date) async throws -> Receipt? {
+    public func fail(id: UUID, holder: String, error: String, retryAt: Date?, now: Date) async throws -> Receipt? {
         try await write { db in
             let idText = StoreRows.text(id)
-            guard try Self.holds(idText, owner, db) else { return nil }
+            guard try Self.holds(idText, holder, db) else { return nil }
             try db.execute(sql: """
                 UPDATE receipt SET ocrStatus = ?, lastError = ?, notBefore = ?, leaseOwner = NULL,
                     leaseExpiresAt = NULL, updatedAt = ?
@@ -114,13 +114,13 @@ extension SQLiteReceiptStore {
         }
     }
 
-    public func release(id: UUID, owner: String, now: Date) async throws {
+    public func release(id: UUID, holder: String, now: Date) async throws {
         try await write { db in
             try db.execute(sql: """
                 UPDATE receipt SET ocrStatus = 'pending', attempts = max(attempts - 1, 0), leaseOwner = NULL,
                     leaseExpiresAt = NULL, updatedAt = ?
                 WHERE id = ? AND ocrStatus = 'processing' AND leaseOwner = ?
-                """, arguments: [now, StoreRows.text(id), owner])
+                """, arguments: [now, StoreRows.text(id), holder])
         }
     }
 

@@ -20,7 +20,7 @@ import Testing
         let me = WorkerIdentity()
         WorkerIdentity.register(me.instance)
         defer { WorkerIdentity.unregister(me.instance) }
-        #expect(!me.isAbandoned(me.owner(worker: 0)))
+        #expect(!me.isAbandoned(me.holder(worker: 0)))
         // A process id that cannot exist.
         #expect(me.isAbandoned("\(me.host):2147483646:abcd/0"))
         // Another host: only the lease expiry tells.

@@ -57,14 +57,14 @@ struct ArchiveRoundTripTests {
             return receipt
         }
         func complete(_ receipt: Receipt, vendor: String, total: String) async throws -> Expense {
-            guard case .claimed = try await store.claim(id: receipt.id, Lease(owner: "w", now: now, duration: 60)) else {
+            guard case .claimed = try await store.claim(id: receipt.id, Lease(holder: "w", now: now, duration: 60)) else {
                 throw ReceiptError(.invalidState, "cannot claim \(receipt.filePath)")
             }
             let analysis = ReceiptAnalysis(vendor: vendor, date: CalendarDate(iso: "2024-03-01"), total: Decimal(string: total), category: "Fuel",
                                            analyzer: "t")
             let work = CompletedWork(analysis: analysis, ocrText: "\(vendor) \(total)",
                                      expense: Expense.draft(from: analysis, receiptId: receipt.id, taxonomy: .default))
-            return try #require(try await store.complete(id: receipt.id, owner: "w", work: work, now: now)).1
+            return try #require(try await store.complete(id: receipt.id, holder: "w", work: work, now: now)).1
         }
         let metadata = try JSONValue.parse(#"{"order":"A-1","n":[1,2]}"#)
         let first = try await submit("a.jpg", Ownership(owner: "alice", group: "home", metadata: metadata))
@@ -79,10 +79,10 @@ struct ArchiveRoundTripTests {
         // The same bytes for bob: a receipt of his own; a failed one; one a worker holds; one waiting.
         _ = try await submit("c.jpg", .admin, "receipt a.jpg")
         let failed = try await submit("d.jpg", Ownership(owner: "bob"))
-        guard case .claimed = try await store.claim(id: failed.id, Lease(owner: "w", now: now, duration: 60)) else { throw ReceiptError(.invalidState, "d") }
-        _ = try await store.fail(id: failed.id, owner: "w", error: "d.jpg: unreadable", retryAt: nil, now: now)
+        guard case .claimed = try await store.claim(id: failed.id, Lease(holder: "w", now: now, duration: 60)) else { throw ReceiptError(.invalidState, "d") }
+        _ = try await store.fail(id: failed.id, holder: "w", error: "d.jpg: unreadable", retryAt: nil, now: now)
         let held = try await submit("e.jpg", Ownership(owner: "bob", externalUser: "u-1"))
-        _ = try await store.claim(id: held.id, Lease(owner: "w", now: now, duration: 60))
+        _ = try await store.claim(id: held.id, Lease(holder: "w", now: now, duration: 60))
         let waiting = try await submit("f.jpg", .admin)
         _ = try await store.claimIdempotencyKey("key-1", of: Principal(user: Ownership.defaultAdmin), fingerprint: waiting.contentHash!, now: now)
         try await store.bindIdempotencyKey("key-1", of: Principal(user: Ownership.defaultAdmin), receiptId: waiting.id)

@@ -33,7 +33,7 @@ import ReceiptServerStore
     /// Claims and completes `receipt` (vendor Shell, 2024-03-01, 23.45 unless told); its expense.
     private func complete(_ store: any ReceiptStore, _ receipt: Receipt, vendor: String = "Shell",
                           total: String = "23.45") async throws -> Expense {
-        guard case .claimed = try await store.claim(id: receipt.id, Lease(owner: "w", duration: 60)) else {
+        guard case .claimed = try await store.claim(id: receipt.id, Lease(holder: "w", duration: 60)) else {
             throw ReceiptError(.invalidState, "\(receipt.id) could not be claimed")
         }
         let analysis = ReceiptAnalysis(vendor: vendor, date: CalendarDate(iso: "2024-03-01"), total: Decimal(string: total),
@@ -41,7 +41,7 @@ import ReceiptServerStore
         var expense = Expense.draft(from: analysis, receiptId: receipt.id, taxonomy: .default)
         expense.description = vendor
         let work = CompletedWork(analysis: analysis, ocrText: "\(vendor) \(total)", expense: expense)
-        guard let (_, done) = try await store.complete(id: receipt.id, owner: "w", work: work, now: Date()) else {
+        guard let (_, done) = try await store.complete(id: receipt.id, holder: "w", work: work, now: Date()) else {
             throw ReceiptError(.invalidState, "\(receipt.id) could not be completed")
         }
         return done
@@ -137,14 +137,14 @@ import ReceiptServerStore
         for i in 0..<24 {
             let receipt = try await insert(store, owners[i % owners.count]).receipt
             guard i % 3 != 2 else { continue }  // a third stay pending
-            guard case .claimed = try await store.claim(id: receipt.id, Lease(owner: "w", duration: 60)) else { continue }
+            guard case .claimed = try await store.claim(id: receipt.id, Lease(holder: "w", duration: 60)) else { continue }
             let date = i % 5 == 0 ? nil : CalendarDate(iso: "2024-0\(1 + i % 4)-1\(i % 10)")
             let analysis = ReceiptAnalysis(vendor: "Shop \(i)", date: date, total: Decimal(i) + Decimal(string: "0.25")!,
                                            currency: i % 4 == 0 ? "USD" : "EUR", category: i % 2 == 0 ? "Fuel" : "Groceries", analyzer: "t")
             var expense = Expense.draft(from: analysis, receiptId: receipt.id, taxonomy: .default)
             expense.needsReview = i % 4 == 1
             if expense.needsReview { flagged.insert(receipt.id) }
-            _ = try await store.complete(id: receipt.id, owner: "w", work: CompletedWork(analysis: analysis, ocrText: "", expense: expense), now: Date())
+            _ = try await store.complete(id: receipt.id, holder: "w", work: CompletedWork(analysis: analysis, ocrText: "", expense: expense), now: Date())
         }
         let everyone = try await store.receipts(ReceiptQuery(), in: .everyone)
         let everyExpense = try await store.expenses(ExpenseQuery(), in: .everyone)
@@ -610,8 +610,8 @@ import ReceiptServerStore
         let u1 = try await insert(store, Ownership(owner: "svc", externalUser: "u-1", metadata: .object([("order", .string("A-1"))]))).receipt
         _ = try await complete(store, u1)
         let u2 = try await insert(store, Ownership(owner: "svc", externalUser: "u-2")).receipt
-        guard case .claimed = try await store.claim(id: u2.id, Lease(owner: "w", duration: 60)) else { throw ReceiptError(.invalidState, "claim") }
-        _ = try await store.fail(id: u2.id, owner: "w", error: "u2.jpg: not an image", retryAt: nil, now: Date())
+        guard case .claimed = try await store.claim(id: u2.id, Lease(holder: "w", duration: 60)) else { throw ReceiptError(.invalidState, "claim") }
+        _ = try await store.fail(id: u2.id, holder: "w", error: "u2.jpg: not an image", retryAt: nil, now: Date())
 
         let names = Dictionary(uniqueKeysWithValues: webhooks.map { ($0.value, $0.key) })
         let events = try await store.webhookEvents(state: nil, limit: nil)
@@ -627,10 +627,10 @@ import ReceiptServerStore
         #expect(body["metadata"]?.serialized() == #"{"order":"A-1"}"#)
 
         // A server without the server-wide webhook never claims its events, nor waits for them.
-        let claimed = try await store.claimWebhookEvents(Lease(owner: "s", duration: 60), limit: 100, serverWide: false)
+        let claimed = try await store.claimWebhookEvents(Lease(holder: "s", duration: 60), limit: 100, serverWide: false)
         #expect(claimed.count == events.count - 3 && claimed.allSatisfy { $0.subscriptionId != nil })
         #expect(try await store.nextWebhookAttempt(serverWide: false).map { $0 > Date() } == true, "only leased events are left")
-        #expect(try await store.claimWebhookEvents(Lease(owner: "s", duration: 60), limit: 100, serverWide: true).count == 3)
+        #expect(try await store.claimWebhookEvents(Lease(holder: "s", duration: 60), limit: 100, serverWide: true).count == 3)
 
         // A webhook is removed by its user (or an administrator, for anyone), its undelivered events with it.
         #expect(await failure { try await store.removeWebhookSubscription(id: webhooks["alice"]!, user: "bob") }?.code == .notFound)

@@ -44,7 +44,7 @@ import ReceiptServerStore
         _ = try await test.store.addUser(name: "bob", isAdmin: false, defaultGroup: nil, now: Date())
         #expect(try await test.store.pictures(ofReceipt: first.id, in: .user("bob")).isEmpty)
         // A worker takes it like any receipt.
-        let job = try #require(try await test.store.claimNext(Lease(owner: "w", duration: 60)))
+        let job = try #require(try await test.store.claimNext(Lease(holder: "w", duration: 60)))
         #expect(job.receipt.id == first.id && job.imagePath == stored[0].imagePath)
     }
 
@@ -56,10 +56,10 @@ import ReceiptServerStore
         let one = Receipt(filePath: "top.jpg", contentHash: top.contentHash)
         let receipt = try await store.insert(one, imagePath: top.imagePath, deduplicate: true).receipt
         // Read as one picture, its expense drafted.
-        _ = try #require(try await store.claimNext(Lease(owner: "w1", duration: 60)))
+        _ = try #require(try await store.claimNext(Lease(holder: "w1", duration: 60)))
         let analysis = ReceiptAnalysis(vendor: "Ridgeway", date: CalendarDate(iso: "2025-03-08"), total: Decimal(string: "12.00"), analyzer: "t")
         let work = CompletedWork(analysis: analysis, ocrText: "x", expense: Expense.draft(from: analysis, receiptId: receipt.id, taxonomy: .default))
-        _ = try #require(try await store.complete(id: receipt.id, owner: "w1", work: work, now: Date()))
+        _ = try #require(try await store.complete(id: receipt.id, holder: "w1", work: work, now: Date()))
 
         let bottom = try await pictures(test, ["bottom.jpg"])[0]
         let again = try await store.addPicture(name: "bottom.jpg", contentHash: bottom.contentHash, imagePath: bottom.imagePath,
@@ -70,14 +70,14 @@ import ReceiptServerStore
         #expect(try await store.expense(receiptId: receipt.id, in: .everyone) == nil, "the drafted expense is drafted again")
 
         // Added while a worker reads it: that worker's result of the pictures before is not written.
-        _ = try #require(try await store.claimNext(Lease(owner: "w2", duration: 60)))
+        _ = try #require(try await store.claimNext(Lease(holder: "w2", duration: 60)))
         let third = try await pictures(test, ["more.jpg"])[0]
         _ = try await store.addPicture(name: "more.jpg", contentHash: third.contentHash, imagePath: third.imagePath,
                                        toReceipt: receipt.id, in: .everyone, now: Date())
-        #expect(try await store.complete(id: receipt.id, owner: "w2", work: work, now: Date()) == nil)
-        let job = try #require(try await store.claimNext(Lease(owner: "w3", duration: 60)))
+        #expect(try await store.complete(id: receipt.id, holder: "w2", work: work, now: Date()) == nil)
+        let job = try #require(try await store.claimNext(Lease(holder: "w3", duration: 60)))
         #expect(job.receipt.id == receipt.id)
-        _ = try #require(try await store.complete(id: receipt.id, owner: "w3", work: work, now: Date()))
+        _ = try #require(try await store.complete(id: receipt.id, holder: "w3", work: work, now: Date()))
         #expect(try await store.pictures(ofReceipt: receipt.id, in: .everyone).count == 3)
 
         // A confirmed expense is a person's record: no picture is added to it.

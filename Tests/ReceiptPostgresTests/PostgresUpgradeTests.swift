@@ -83,8 +83,8 @@ struct PostgresUpgradeTests {
         // The event written before is the server-wide webhook's.
         let event = try #require(try await store.webhookEvent(id: Self.eventId))
         #expect(event.subscriptionId == nil && event.state == .pending)
-        #expect(try await store.claimWebhookEvents(Lease(owner: "s", duration: 60), limit: 10, serverWide: false).isEmpty)
-        #expect(try await store.claimWebhookEvents(Lease(owner: "s", duration: 60), limit: 10, serverWide: true).map(\.id) == [Self.eventId])
+        #expect(try await store.claimWebhookEvents(Lease(holder: "s", duration: 60), limit: 10, serverWide: false).isEmpty)
+        #expect(try await store.claimWebhookEvents(Lease(holder: "s", duration: 60), limit: 10, serverWide: true).map(\.id) == [Self.eventId])
 
         // Deduplication is per owner now: admin's bytes are admin's receipt, bob's are bob's.
         let again = try await store.insert(Receipt(filePath: "again.jpg", contentHash: "old-bytes"), imagePath: nil, deduplicate: true)

@@ -68,14 +68,14 @@ struct TestStore: Sendable {
         let store = try await TestStore.make(kind).store
         let receipt = try await pending(store)
         #expect(receipt.ocrStatus == .pending)
-        let job = try #require(try await store.claimNext(Lease(owner: "w1", duration: 60)))
+        let job = try #require(try await store.claimNext(Lease(holder: "w1", duration: 60)))
         #expect(job.receipt.id == receipt.id)
         #expect(job.receipt.ocrStatus == .processing)
         #expect(job.receipt.attempts == 1)
-        #expect(try await store.claimNext(Lease(owner: "w2", duration: 60)) == nil)
+        #expect(try await store.claimNext(Lease(holder: "w2", duration: 60)) == nil)
         // Another worker cannot complete it.
-        #expect(try await store.complete(id: receipt.id, owner: "w2", work: work(receipt), now: Date()) == nil)
-        let (done, expense) = try #require(try await store.complete(id: receipt.id, owner: "w1", work: work(receipt), now: Date()))
+        #expect(try await store.complete(id: receipt.id, holder: "w2", work: work(receipt), now: Date()) == nil)
+        let (done, expense) = try #require(try await store.complete(id: receipt.id, holder: "w1", work: work(receipt), now: Date()))
         #expect(done.ocrStatus == .completed)
         #expect(done.expenseId == expense.id)
         #expect(done.ocrText == "Shell 23.45")
@@ -86,7 +86,7 @@ struct TestStore: Sendable {
         stored.lastModified = expense.lastModified
         #expect(stored == expense)
         #expect(try await store.expenses(ExpenseQuery(), in: .everyone).count == 1)
-        #expect(try await store.claimNext(Lease(owner: "w1", duration: 60)) == nil)
+        #expect(try await store.claimNext(Lease(holder: "w1", duration: 60)) == nil)
         await #expect(throws: ReceiptError.self) { try await store.requeue(id: receipt.id, in: .everyone, now: Date()) }
         #expect(try await store.statusCounts(in: .everyone) == [.completed: 1])
     }
@@ -96,30 +96,30 @@ struct TestStore: Sendable {
         let store = try await TestStore.make(kind).store
         let receipt = try await pending(store)
         let now = Date()
-        _ = try #require(try await store.claimNext(Lease(owner: "w", now: now, duration: 60)))
-        let retried = try #require(try await store.fail(id: receipt.id, owner: "w", error: "r.jpg: timed out",
+        _ = try #require(try await store.claimNext(Lease(holder: "w", now: now, duration: 60)))
+        let retried = try #require(try await store.fail(id: receipt.id, holder: "w", error: "r.jpg: timed out",
                                                        retryAt: now.addingTimeInterval(30), now: now))
         #expect(retried.ocrStatus == .pending)
         #expect(retried.lastError == "r.jpg: timed out")
         let due = try #require(try await store.nextDueDate())
         #expect(abs(due.timeIntervalSince(now.addingTimeInterval(30))) < 0.01)
-        #expect(try await store.claimNext(Lease(owner: "w", now: now.addingTimeInterval(10), duration: 60)) == nil)
-        if case let .notDue(_, until) = try await store.claim(id: receipt.id, Lease(owner: "w", now: now.addingTimeInterval(10), duration: 60)) {
+        #expect(try await store.claimNext(Lease(holder: "w", now: now.addingTimeInterval(10), duration: 60)) == nil)
+        if case let .notDue(_, until) = try await store.claim(id: receipt.id, Lease(holder: "w", now: now.addingTimeInterval(10), duration: 60)) {
             #expect(abs(until.timeIntervalSince(now.addingTimeInterval(30))) < 0.01)
         } else {
             Issue.record("a receipt waiting for its retry time is not due")
         }
-        let again = try #require(try await store.claimNext(Lease(owner: "w", now: now.addingTimeInterval(31), duration: 60)))
+        let again = try #require(try await store.claimNext(Lease(holder: "w", now: now.addingTimeInterval(31), duration: 60)))
         #expect(again.receipt.attempts == 2)
-        let failed = try #require(try await store.fail(id: receipt.id, owner: "w", error: "r.jpg: truncated JPEG",
+        let failed = try #require(try await store.fail(id: receipt.id, holder: "w", error: "r.jpg: truncated JPEG",
                                                       retryAt: nil, now: now.addingTimeInterval(31)))
         #expect(failed.ocrStatus == .failed)
         #expect(try await store.expense(receiptId: receipt.id, in: .everyone) == nil)
         let requeued = try await store.requeue(id: receipt.id, in: .everyone, now: Date())
         #expect(requeued.ocrStatus == .pending)
         #expect(requeued.attempts == 0)
-        _ = try #require(try await store.claimNext(Lease(owner: "w", duration: 60)))
-        _ = try await store.fail(id: receipt.id, owner: "w", error: "again", retryAt: nil, now: Date())
+        _ = try #require(try await store.claimNext(Lease(holder: "w", duration: 60)))
+        _ = try await store.fail(id: receipt.id, holder: "w", error: "again", retryAt: nil, now: Date())
         #expect(try await store.requeueFailed(in: .everyone, now: Date()).map(\.id) == [receipt.id])
     }
 
@@ -135,7 +135,7 @@ struct TestStore: Sendable {
                 let store = stores[worker % stores.count]
                 group.addTask {
                     var mine: [UUID] = []
-                    while let job = try await store.claimNext(Lease(owner: "w\(worker)", duration: 60)) { mine.append(job.receipt.id) }
+                    while let job = try await store.claimNext(Lease(holder: "w\(worker)", duration: 60)) { mine.append(job.receipt.id) }
                     return mine
                 }
             }
@@ -155,16 +155,16 @@ struct TestStore: Sendable {
         let store = try await TestStore.make(kind).store
         let receipt = try await pending(store)
         let t0 = Date()
-        _ = try #require(try await store.claimNext(Lease(owner: "host:1:a/0", now: t0, duration: 10)))
-        #expect(try await store.renew(id: receipt.id, Lease(owner: "host:1:a/0", now: t0, duration: 10)))
+        _ = try #require(try await store.claimNext(Lease(holder: "host:1:a/0", now: t0, duration: 10)))
+        #expect(try await store.renew(id: receipt.id, Lease(holder: "host:1:a/0", now: t0, duration: 10)))
         #expect(try await store.reclaim(now: t0.addingTimeInterval(5), maxAttempts: 3, isAbandoned: { _ in false }).isEmpty)
         let back = try await store.reclaim(now: t0.addingTimeInterval(11), maxAttempts: 3, isAbandoned: { _ in false })
         #expect(back.map(\.id) == [receipt.id])
         #expect(back.first?.ocrStatus == .pending)
-        #expect(!(try await store.renew(id: receipt.id, Lease(owner: "host:1:a/0", duration: 10))))
-        let again = try #require(try await store.claimNext(Lease(owner: "host:2:b/0", now: t0.addingTimeInterval(12), duration: 10)))
+        #expect(!(try await store.renew(id: receipt.id, Lease(holder: "host:1:a/0", duration: 10))))
+        let again = try #require(try await store.claimNext(Lease(holder: "host:2:b/0", now: t0.addingTimeInterval(12), duration: 10)))
         #expect(again.receipt.attempts == 2)
-        #expect(try await store.fail(id: receipt.id, owner: "host:1:a/0", error: "x", retryAt: nil, now: Date()) == nil)
+        #expect(try await store.fail(id: receipt.id, holder: "host:1:a/0", error: "x", retryAt: nil, now: Date()) == nil)
         #expect(try await store.receipt(id: receipt.id, in: .everyone)?.ocrStatus == .processing)
         // An abandoned owner's receipt comes back before its lease expires.
         let early = try await store.reclaim(now: t0.addingTimeInterval(13), maxAttempts: 3, isAbandoned: { $0 == "host:2:b/0" })
@@ -177,7 +177,7 @@ struct TestStore: Sendable {
         let receipt = try await pending(store, "crashy.jpg")
         var t = Date()
         for _ in 0..<2 {
-            _ = try #require(try await store.claimNext(Lease(owner: "gone", now: t, duration: 1)))
+            _ = try #require(try await store.claimNext(Lease(holder: "gone", now: t, duration: 1)))
             t = t.addingTimeInterval(2)
             _ = try await store.reclaim(now: t, maxAttempts: 2, isAbandoned: { _ in true })
         }
@@ -219,13 +219,13 @@ struct TestStore: Sendable {
         let dates = ["2024-02-29", "2023-12-31", "2024-01-01", "1999-06-30"]
         for (i, text) in amounts.enumerated() {
             let receipt = try await pending(store, "\(i).jpg")
-            _ = try #require(try await store.claim(id: receipt.id, Lease(owner: "w", duration: 60)) as ClaimAttempt?)
+            _ = try #require(try await store.claim(id: receipt.id, Lease(holder: "w", duration: 60)) as ClaimAttempt?)
             let value = try #require(Decimal(string: text))
             let analysis = ReceiptAnalysis(vendor: "V\(i)", date: CalendarDate(iso: dates[i % dates.count]), total: value, tax: value,
                                            currency: "GBP", analyzer: "t")
             var expense = Expense.draft(from: analysis, receiptId: receipt.id, taxonomy: .default)
             expense.taxDeductiblePercentage = Decimal(string: "12.5")!
-            _ = try #require(try await store.complete(id: receipt.id, owner: "w",
+            _ = try #require(try await store.complete(id: receipt.id, holder: "w",
                                                       work: CompletedWork(analysis: analysis, ocrText: "", expense: expense), now: Date()))
             let back = try #require(try await store.expense(receiptId: receipt.id, in: .everyone))
             #expect(back.amount?.plainString == value.plainString)
@@ -245,10 +245,10 @@ struct TestStore: Sendable {
         var expenses: [Expense] = []
         for name in ["a.jpg", "b.jpg"] {
             let receipt = try await pending(store, name)
-            _ = try #require(try await store.claimNext(Lease(owner: "w", duration: 60)))
+            _ = try #require(try await store.claimNext(Lease(holder: "w", duration: 60)))
             var done = work(receipt, vendor: name == "a.jpg" ? "Shell" : " shell ")
             done.expense.description = name == "a.jpg" ? "Shell" : " shell "
-            expenses.append(try #require(try await store.complete(id: receipt.id, owner: "w", work: done, now: Date())).1)
+            expenses.append(try #require(try await store.complete(id: receipt.id, holder: "w", work: done, now: Date())).1)
         }
         #expect(expenses[0].possibleDuplicateOf == nil)
         #expect(expenses[1].possibleDuplicateOf == expenses[0].id)
@@ -324,8 +324,8 @@ struct TestStore: Sendable {
         try await store.releaseIdempotencyKey("k2", of: admin, fingerprint: hash)
         #expect(try await store.claimIdempotencyKey("k2", of: admin, fingerprint: "other", now: Date()) == .claimed, "a released key is free")
 
-        _ = try #require(try await store.claimNext(Lease(owner: "w", duration: 60)))
-        var expense = try #require(try await store.complete(id: receipt.id, owner: "w", work: work(receipt), now: Date())).1
+        _ = try #require(try await store.claimNext(Lease(holder: "w", duration: 60)))
+        var expense = try #require(try await store.complete(id: receipt.id, holder: "w", work: work(receipt), now: Date())).1
         let drafted = try #require(try await store.expense(id: expense.id, in: .everyone))
         expense.amount = Decimal(string: "24.00")
         expense.status = .confirmed

@@ -55,14 +55,14 @@ struct StoreCopierOwnershipTests {
                                                    ownership: Ownership(owner: "bob")),
                                            pictures: stored, deduplicate: true).receipt
         #expect(alices.id != bobs.id)
-        guard case .claimed = try await source.claim(id: alices.id, Lease(owner: "w", duration: 60)) else {
+        guard case .claimed = try await source.claim(id: alices.id, Lease(holder: "w", duration: 60)) else {
             throw ReceiptError(.invalidState, "alice's receipt could not be claimed")
         }
         let analysis = ReceiptAnalysis(vendor: "Shell", date: CalendarDate(iso: "2024-03-01"), total: Decimal(string: "23.45"), category: "Fuel",
                                        analyzer: "t")
         let work = CompletedWork(analysis: analysis, ocrText: "Shell 23.45",
                                  expense: Expense.draft(from: analysis, receiptId: alices.id, taxonomy: .default))
-        var expense = try #require(try await source.complete(id: alices.id, owner: "w", work: work, now: now)).1
+        var expense = try #require(try await source.complete(id: alices.id, holder: "w", work: work, now: now)).1
         expense.amount = Decimal(string: "24.00")
         _ = try await source.correct(expense, changed: [("amount", .string("23.45"))], by: ChangeAuthor(user: "alice", token: "alice-phone"),
                                      in: .user("alice"), now: now, expectedVersion: nil)

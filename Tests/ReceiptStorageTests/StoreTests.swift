@@ -79,7 +79,7 @@ import ReceiptStorage
         #expect(expense.amount == Decimal(string: "23.45"))
         #expect(expense.date == CalendarDate(year: 2024, month: 1, day: 2))
         // The pending receipt of the old file can be worked on with the new queue columns.
-        let job = try #require(try await store.claimNext(Lease(owner: "t", duration: 60)))
+        let job = try #require(try await store.claimNext(Lease(holder: "t", duration: 60)))
         #expect(job.receipt.filePath == "old/later.jpg")
         #expect(job.receipt.attempts == 1)
         let versions = try await DatabaseQueue(path: path).read { db in
@@ -176,13 +176,13 @@ import ReceiptStorage
         let store = try SQLiteReceiptStore(path: dir.storePath)
         let receipt = Receipt(filePath: "a.jpg", contentHash: "h")
         _ = try await store.insert(receipt, imagePath: nil, deduplicate: true)
-        _ = try #require(try await store.claimNext(Lease(owner: "w", duration: 60)))
+        _ = try #require(try await store.claimNext(Lease(holder: "w", duration: 60)))
         let value = try #require(Decimal(string: amount))
         let date = try #require(CalendarDate(year: 2024, month: 2, day: 29))
         let analysis = ReceiptAnalysis(vendor: "Shell", date: date, total: value, tax: value, currency: "GBP", analyzer: "t")
         var expense = Expense.draft(from: analysis, receiptId: receipt.id, taxonomy: .default)
         expense.taxDeductiblePercentage = Decimal(string: "12.5")!
-        let done = try await store.complete(id: receipt.id, owner: "w",
+        let done = try await store.complete(id: receipt.id, holder: "w",
                                             work: CompletedWork(analysis: analysis, ocrText: "T", expense: expense), now: Date())
         #expect(done != nil)
         let back = try #require(try await store.expense(receiptId: receipt.id, in: .everyone))
@@ -210,10 +210,10 @@ import ReceiptStorage
         for (i, text) in ["2023-12-31", "2024-01-01", "1999-06-30"].enumerated() {
             let receipt = Receipt(filePath: "\(i).jpg", contentHash: "h\(i)")
             _ = try await store.insert(receipt, imagePath: nil, deduplicate: true)
-            _ = try #require(try await store.claim(id: receipt.id, Lease(owner: "w", duration: 60)) as ClaimAttempt?)
+            _ = try #require(try await store.claim(id: receipt.id, Lease(holder: "w", duration: 60)) as ClaimAttempt?)
             let analysis = ReceiptAnalysis(vendor: "V\(i)", date: CalendarDate(iso: text), total: 1, analyzer: "t")
             let expense = Expense.draft(from: analysis, receiptId: receipt.id, taxonomy: .default)
-            _ = try await store.complete(id: receipt.id, owner: "w",
+            _ = try await store.complete(id: receipt.id, holder: "w",
                                          work: CompletedWork(analysis: analysis, ocrText: "", expense: expense), now: Date())
             #expect(try await store.expense(receiptId: receipt.id, in: .everyone)?.date?.description == text)
         }

@@ -35,12 +35,12 @@ extension ReceiptQueue {
     /// the task is cancelled (then the one in hand goes back to pending). Whoever starts the
     /// shutdown wakes idle workers with `workAvailable`.
     func serviceWorker(_ index: Int) async {
-        let owner = identity.owner(worker: index)
+        let holder = identity.holder(worker: index)
         while !Task.isShuttingDownGracefully, !Task.isCancelled {
             let generation = workAvailable.generation
             do {
-                if let job = try await store.claimNext(Lease(owner: owner, duration: leaseDuration)) {
-                    _ = await process(job, owner: owner)
+                if let job = try await store.claimNext(Lease(holder: holder, duration: leaseDuration)) {
+                    _ = await process(job, holder: holder)
                     continue
                 }
             } catch {
@@ -70,7 +70,7 @@ extension ReceiptQueue {
     /// Works on the batch's receipts until all are completed or failed, reporting each as it finishes.
     func batchWorker(_ index: Int, tracker: BatchTracker,
                      emit: @escaping @Sendable (ReceiptOutcome) async -> Void) async throws {
-        let owner = identity.owner(worker: index)
+        let holder = identity.holder(worker: index)
         while true {
             try Task.checkCancellation()
             let generation = tracker.changed.generation
@@ -81,9 +81,9 @@ extension ReceiptQueue {
                 let timeout = until.map { Self.duration(until: $0, cap: pollInterval) } ?? pollInterval
                 await tracker.changed.wait(since: generation, timeout: timeout)
             case let .job(id):
-                switch try await store.claim(id: id, Lease(owner: owner, duration: leaseDuration)) {
+                switch try await store.claim(id: id, Lease(holder: holder, duration: leaseDuration)) {
                 case let .claimed(job):
-                    switch await process(job, owner: owner) {
+                    switch await process(job, holder: holder) {
                     case let .completed(receipt, expense):
                         await report(receipt, expense: expense, tracker: tracker, emit: emit)
                     case let .failed(receipt):

@@ -123,7 +123,7 @@ final class ReceiptQueue: Sendable {
         case released
     }
 
-    func process(_ job: ClaimedJob, owner: String) async -> Result {
+    func process(_ job: ClaimedJob, holder: String) async -> Result {
         let receipt = job.receipt
         let started = ContinuousClock.now
         var metadata: Logger.Metadata = ["receipt.id": "\(receipt.id.uuidString.lowercased())", "receipt.file": "\(receipt.filePath)",
@@ -133,7 +133,7 @@ final class ReceiptQueue: Sendable {
         let outcome: Swift.Result<ProcessedReceipt, Error>
         switch await readPictures(of: job) {
         case let .success(pictures):
-            outcome = await processKeepingLease(pictures, receipt: receipt, owner: owner)
+            outcome = await processKeepingLease(pictures, receipt: receipt, holder: holder)
         case let .failure(error):
             outcome = .failure(error)
         }
@@ -147,7 +147,7 @@ final class ReceiptQueue: Sendable {
                 let work = CompletedWork(analysis: processed.analysis, ocrText: processed.ocr.text, expense: expense)
                 let store = self.store
                 guard let (done, stored) = try await Self.uncancelled({
-                    try await store.complete(id: receipt.id, owner: owner, work: work, now: now)
+                    try await store.complete(id: receipt.id, holder: holder, work: work, now: now)
                 }) else {
                     logger.debug("Receipt lease lost", metadata: metadata)
                     return .released
@@ -163,7 +163,7 @@ final class ReceiptQueue: Sendable {
             case let .failure(error):
                 if error is CancellationError || Task.isCancelled {
                     let store = self.store
-                    try await Self.uncancelled { try await store.release(id: receipt.id, owner: owner, now: now) }
+                    try await Self.uncancelled { try await store.release(id: receipt.id, holder: holder, now: now) }
                     logger.debug("Receipt returned to the queue", metadata: metadata)
                     workAvailable.notifyAll()
                     return .released
@@ -176,7 +176,7 @@ final class ReceiptQueue: Sendable {
                     ? configuration.retry.retryDate(afterAttempts: receipt.attempts, now: now) : nil
                 let store = self.store
                 guard let failed = try await Self.uncancelled({
-                    try await store.fail(id: receipt.id, owner: owner, error: message, retryAt: retryAt, now: now)
+                    try await store.fail(id: receipt.id, holder: holder, error: message, retryAt: retryAt, now: now)
                 }) else {
                     logger.debug("Receipt lease lost", metadata: metadata)
                     return .released
@@ -242,7 +242,7 @@ final class ReceiptQueue: Sendable {
     }
 
     /// Runs the processor while renewing the lease every third of its duration.
-    private func processKeepingLease(_ pictures: [ReceiptPicture], receipt: Receipt, owner: String) async -> Swift.Result<ProcessedReceipt, Error> {
+    private func processKeepingLease(_ pictures: [ReceiptPicture], receipt: Receipt, holder: String) async -> Swift.Result<ProcessedReceipt, Error> {
         let processor = self.processor
         return await withTaskGroup(of: Swift.Result<ProcessedReceipt, Error>?.self) { group in
             group.addTask {
@@ -255,7 +255,7 @@ final class ReceiptQueue: Sendable {
                 }
             }
             group.addTask {
-                await self.keepLeased(receipt.id, owner: owner)
+                await self.keepLeased(receipt.id, holder: holder)
                 return nil
             }
             while let result = await group.next() {
@@ -268,12 +268,12 @@ final class ReceiptQueue: Sendable {
         }
     }
 
-    private func keepLeased(_ id: UUID, owner: String) async {
+    private func keepLeased(_ id: UUID, holder: String) async {
         let interval = Duration.milliseconds(Int64(max(0.01, leaseDuration / 3) * 1000))
         while !Task.isCancelled {
             do { try await Task.sleep(for: interval) } catch { return }
             do {
-                guard try await store.renew(id: id, Lease(owner: owner, duration: leaseDuration)) else {
+                guard try await store.renew(id: id, Lease(holder: holder, duration: leaseDuration)) else {
                     logger.debug("Receipt lease lost", metadata: ["receipt.id": "\(id.uuidString.lowercased())"])
                     return
                 }

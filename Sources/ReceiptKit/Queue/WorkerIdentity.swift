@@ -20,13 +20,13 @@ public struct WorkerIdentity: Sendable, Equatable {
         self.instance = instance
     }
 
-    /// The lease owner text for worker number `worker`.
-    public func owner(worker: Int) -> String { "\(host):\(pid):\(instance)/\(worker)" }
+    /// The lease holder's name for worker number `worker`.
+    public func holder(worker: Int) -> String { "\(host):\(pid):\(instance)/\(worker)" }
 
-    /// True when `owner` names a process on this host that has exited, or this very process under
+    /// True when `holder` names a process on this host that has exited, or this very process under
     /// an earlier instance (a pipeline that was shut down).
-    public func isAbandoned(_ owner: String) -> Bool {
-        let parts = owner.split(separator: ":")
+    public func isAbandoned(_ holder: String) -> Bool {
+        let parts = holder.split(separator: ":")
         guard parts.count >= 3, String(parts[0]) == host, let pid = Int32(parts[1]) else { return false }
         if pid == self.pid {
             let instance = parts[2].split(separator: "/").first.map(String.init) ?? ""
