@@ -71,7 +71,7 @@ extension PostgresReceiptStore {
                 if try await inserted("""
                     INSERT INTO receipts.api_token (name, user_name, secret_hash, created_at, revoked_at, scopes, expires_at, last_used_at,
                         rate_limit_requests, rate_limit_seconds)
-                    VALUES (\(token.name), \(token.user), \(hash), \(token.createdAt), \(token.revokedAt), \(TokenScope.text(token.scopes)),
+                    VALUES (\(token.name), \(token.user), \(hash), \(token.createdAt), \(token.revokedAt), \(TokenPermission.text(token.scopes)),
                         \(token.expiresAt), \(token.lastUsedAt), \(requests), \(seconds))
                     ON CONFLICT DO NOTHING RETURNING 1
                     """) { imported.tokens += 1 }

@@ -5,10 +5,10 @@ import ReceiptServerStore
 import ReceiptStorage
 
 extension PostgresReceiptStore: ServerStore {
-    public func createToken(name: String, user: String, scopes: Set<TokenScope>, expiresAt: Date?, rateLimit: RateLimit?,
+    public func createToken(name: String, user: String, scopes: Set<TokenPermission>, expiresAt: Date?, rateLimit: RateLimit?,
                             now: Date) async throws -> String {
         let secret = APIToken.newSecret()
-        let (scopeText, requests, seconds) = (TokenScope.text(scopes), rateLimit?.requests, rateLimit?.seconds)
+        let (scopeText, requests, seconds) = (TokenPermission.text(scopes), rateLimit?.requests, rateLimit?.seconds)
         let location = self.location
         let created = try await transaction { connection in
             // The user is locked (FOR SHARE) so that it cannot be removed while its token is made.
@@ -39,7 +39,7 @@ extension PostgresReceiptStore: ServerStore {
             try row.decode((String, String, Date, Date?, String, Date?, Date?, Int?, Int?).self)
         return APIToken(name: name, user: user, createdAt: created, revokedAt: revoked,
                         // A scope this build does not know (written by a newer one) grants nothing here.
-                        scopes: Set(scopes.split(separator: ",").compactMap { TokenScope(rawValue: String($0)) }),
+                        scopes: Set(scopes.split(separator: ",").compactMap { TokenPermission(rawValue: String($0)) }),
                         expiresAt: expires, lastUsedAt: used, rateLimit: requests.map { RateLimit(requests: $0, seconds: seconds ?? 60) })
     }
 

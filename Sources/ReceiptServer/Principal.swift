@@ -37,7 +37,7 @@ extension Principal {
         }
         if let externalUser {
             // (A server without tokens, on loopback, lets anyone act for anyone.)
-            if let token, !TokenScope.allows(token.scopes, .actAs) {
+            if let token, !TokenPermission.allows(token.scopes, .actAs) {
                 throw Problem(.forbidden, "the API token '\(token.name)' lacks the 'act-as' scope, which naming an end user "
                               + "(Receipts-External-User) needs")
             }

@@ -21,7 +21,7 @@ extension ReceiptServer {
             ("groups", .array(groups)),
             ("externalUser", .optionalString(principal.externalUser)),
             ("token", .optionalString(context.token?.name)),
-            ("scopes", .array((context.token.map { $0.scopes.sorted() } ?? TokenScope.allCases).map { .string($0.rawValue) })),
+            ("scopes", .array((context.token.map { $0.scopes.sorted() } ?? TokenPermission.allCases).map { .string($0.rawValue) })),
         ]))
     }
 

@@ -149,7 +149,7 @@ public final class ReceiptServer: Service, Sendable {
 
     /// Every route the router serves (method, path), as `/openapi.yaml` must describe them, with the
     /// scope a token needs for it (its operation's `x-required-scope`; nil: no token needed).
-    public static let routes: [(method: String, path: String, scope: TokenScope?)] = [
+    public static let routes: [(method: String, path: String, scope: TokenPermission?)] = [
         ("GET", "/healthz", nil), ("GET", "/readyz", nil), ("GET", "/metrics", nil), ("GET", "/openapi.yaml", nil),
         ("POST", "/v1/receipts", .upload), ("GET", "/v1/receipts", .read), ("GET", "/v1/receipts/{id}", .read),
         ("DELETE", "/v1/receipts/{id}", .admin),
@@ -164,7 +164,7 @@ public final class ReceiptServer: Service, Sendable {
 
     /// The scope a token needs for the route `method` `path` (a route pattern, `/v1/receipts/{id}`);
     /// `admin` for one not in `routes`, so a route added without a scope is closed, not open.
-    static func scope(method: String, path: String) -> TokenScope {
+    static func scope(method: String, path: String) -> TokenPermission {
         routes.first { $0.method == method && $0.path == path }?.scope ?? .admin
     }
 

@@ -27,7 +27,7 @@ final class TokenGate: Sendable {
 
     /// Refuses `token` for something that needs `scope` (nil: a route no token may use, which none
     /// of ours is: the check then wants `admin`), or lets it through and notes its use.
-    func authorize(_ token: APIToken, for scope: TokenScope?, route: String, now: Date = Date()) async throws {
+    func authorize(_ token: APIToken, for scope: TokenPermission?, route: String, now: Date = Date()) async throws {
         if token.isExpired(at: now) {
             throw Problem(.unauthorized, "the API token '\(token.name)' expired at \(Self.time(token.expiresAt!)); ask for a new one")
         }
@@ -38,9 +38,9 @@ final class TokenGate: Sendable {
                           headers: [.retryAfter: String(wait)])
         }
         let needed = scope ?? .admin
-        guard TokenScope.allows(token.scopes, needed) else {
+        guard TokenPermission.allows(token.scopes, needed) else {
             throw Problem(.forbidden, "the API token '\(token.name)' lacks the '\(needed.rawValue)' scope, which \(route) needs"
-                          + " (its scopes: \(token.scopes.isEmpty ? "none" : TokenScope.text(token.scopes)))")
+                          + " (its scopes: \(token.scopes.isEmpty ? "none" : TokenPermission.text(token.scopes)))")
         }
     }
 

@@ -4,7 +4,7 @@ import ReceiptModel
 import ReceiptStorage
 
 extension SQLiteReceiptStore: ServerStore {
-    public func createToken(name: String, user: String, scopes: Set<TokenScope>, expiresAt: Date?, rateLimit: RateLimit?,
+    public func createToken(name: String, user: String, scopes: Set<TokenPermission>, expiresAt: Date?, rateLimit: RateLimit?,
                             now: Date) async throws -> String {
         let secret = APIToken.newSecret()
         let hash = APIToken.hash(secret)
@@ -22,7 +22,7 @@ extension SQLiteReceiptStore: ServerStore {
             try db.execute(sql: """
                 INSERT INTO api_token (name, userName, secretHash, createdAt, scopes, expiresAt, rateLimitRequests, rateLimitSeconds)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [name, user, hash, now, TokenScope.text(scopes), expiresAt, rateLimit?.requests, rateLimit?.seconds])
+                """, arguments: [name, user, hash, now, TokenPermission.text(scopes), expiresAt, rateLimit?.requests, rateLimit?.seconds])
         }
         return secret
     }
@@ -33,7 +33,7 @@ extension SQLiteReceiptStore: ServerStore {
         let requests: Int? = row["rateLimitRequests"], seconds: Int? = row["rateLimitSeconds"]
         return APIToken(name: row["name"], user: row["userName"], createdAt: row["createdAt"], revokedAt: row["revokedAt"],
                         // A scope this build does not know (written by a newer one) grants nothing here.
-                        scopes: Set((row["scopes"] as String).split(separator: ",").compactMap { TokenScope(rawValue: String($0)) }),
+                        scopes: Set((row["scopes"] as String).split(separator: ",").compactMap { TokenPermission(rawValue: String($0)) }),
                         expiresAt: row["expiresAt"], lastUsedAt: row["lastUsedAt"],
                         rateLimit: requests.map { RateLimit(requests: $0, seconds: seconds ?? 60) })
     }

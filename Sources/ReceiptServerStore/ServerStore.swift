@@ -19,13 +19,16 @@ import ReceiptStorage
 ///   (`Receipts-External-User`), and then uploads and reads only that end user's receipts.
 ///   Granted by no other scope: it is given on purpose.
 ///
-/// Scopes say what a token may do; its user says to whose receipts.
-public enum TokenScope: String, Sendable, CaseIterable, Comparable, Codable {
+/// Permissions say what a token may do; its user (a `Principal`, whose `Scope` is what it may see)
+/// says to whose receipts. The API and the command line call them scopes, as OAuth does
+/// (`scopes` in `GET /v1/me`, `--scope`, `x-required-scope`); the code calls them permissions, so
+/// that a `Scope` is only ever whose receipts are seen.
+public enum TokenPermission: String, Sendable, CaseIterable, Comparable, Codable {
     case read, upload, review, admin
     case actAs = "act-as"
 
     /// The scopes this one grants, itself included.
-    public var grants: Set<TokenScope> {
+    public var grants: Set<TokenPermission> {
         switch self {
         case .read: [.read]
         case .upload: [.upload]
@@ -35,21 +38,21 @@ public enum TokenScope: String, Sendable, CaseIterable, Comparable, Codable {
         }
     }
 
-    public static func < (a: TokenScope, b: TokenScope) -> Bool {
+    public static func < (a: TokenPermission, b: TokenPermission) -> Bool {
         allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
     }
 
     /// Whether a token holding `scopes` may do what needs `required`.
-    public static func allows(_ scopes: Set<TokenScope>, _ required: TokenScope) -> Bool {
+    public static func allows(_ scopes: Set<TokenPermission>, _ required: TokenPermission) -> Bool {
         scopes.contains { $0.grants.contains(required) }
     }
 
     /// `read,upload` (or space-separated) as scopes; throws `.invalidInput` naming an unknown one.
-    public static func parse(_ text: String) throws -> Set<TokenScope> {
+    public static func parse(_ text: String) throws -> Set<TokenPermission> {
         let names = text.split(whereSeparator: { $0 == "," || $0 == " " }).map { $0.lowercased() }
-        var scopes: Set<TokenScope> = []
+        var scopes: Set<TokenPermission> = []
         for name in names {
-            guard let scope = TokenScope(rawValue: name) else {
+            guard let scope = TokenPermission(rawValue: name) else {
                 throw ReceiptError(.invalidInput, "unknown scope '\(name)': the scopes are \(allCases.map(\.rawValue).joined(separator: ", "))")
             }
             scopes.insert(scope)
@@ -59,7 +62,7 @@ public enum TokenScope: String, Sendable, CaseIterable, Comparable, Codable {
     }
 
     /// As stored and listed: sorted, comma-separated (`read,upload`).
-    public static func text(_ scopes: Set<TokenScope>) -> String {
+    public static func text(_ scopes: Set<TokenPermission>) -> String {
         scopes.sorted().map(\.rawValue).joined(separator: ",")
     }
 }
@@ -140,7 +143,7 @@ public struct APIToken: Sendable, Equatable {
     public var user: String
     public var createdAt: Date
     public var revokedAt: Date?
-    public var scopes: Set<TokenScope>
+    public var scopes: Set<TokenPermission>
     /// After this the token is refused (401, "expired"); nil: never.
     public var expiresAt: Date?
     /// When the server last saw it (written at most once a minute per token and server process).
@@ -148,7 +151,7 @@ public struct APIToken: Sendable, Equatable {
     /// Its own rate limit; nil: the server's (`receipts serve --rate-limit`).
     public var rateLimit: RateLimit?
 
-    public init(name: String, user: String = Ownership.defaultAdmin, createdAt: Date, revokedAt: Date?, scopes: Set<TokenScope> = [.admin],
+    public init(name: String, user: String = Ownership.defaultAdmin, createdAt: Date, revokedAt: Date?, scopes: Set<TokenPermission> = [.admin],
                 expiresAt: Date? = nil, lastUsedAt: Date? = nil, rateLimit: RateLimit? = nil) {
         self.name = name
         self.user = user
@@ -329,7 +332,7 @@ public protocol AccountAdministration: Sendable {
     /// kept (only its hash). Throws `.invalidState` when an active token has the name (a revoked
     /// token's name may be used again: the revoked token is forgotten), `.notFound` for an
     /// unknown user.
-    func createToken(name: String, user: String, scopes: Set<TokenScope>, expiresAt: Date?, rateLimit: RateLimit?,
+    func createToken(name: String, user: String, scopes: Set<TokenPermission>, expiresAt: Date?, rateLimit: RateLimit?,
                      now: Date) async throws -> String
     /// Revokes the token; throws `.notFound` for an unknown name.
     func revokeToken(name: String, now: Date) async throws -> APIToken

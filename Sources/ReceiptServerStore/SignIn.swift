@@ -188,7 +188,7 @@ extension AccountStore {
     /// (neither revoked nor expired). Removing the last one is refused unless asked on purpose.
     public func waysToSignIn(user: String, now: Date = Date()) async throws -> (passkeys: Int, password: Bool, tokens: Int) {
         let tokens = try await tokens().filter {
-            $0.user == user && $0.revokedAt == nil && !$0.isExpired(at: now) && TokenScope.allows($0.scopes, .read)
+            $0.user == user && $0.revokedAt == nil && !$0.isExpired(at: now) && TokenPermission.allows($0.scopes, .read)
         }
         return (try await passkeys(user: user).count, try await passwordHash(user: user) != nil, tokens.count)
     }

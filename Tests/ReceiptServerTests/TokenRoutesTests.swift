@@ -9,14 +9,14 @@ import ReceiptServerStore
 /// The parsing and the bucket alone first; then `receipts serve` in process (`LiveServer`).
 @Suite struct TokenRulesTests {
     @Test func scopesGrantWhatTheirNamesSay() throws {
-        #expect(TokenScope.allows([.admin], .read) && TokenScope.allows([.admin], .upload) && TokenScope.allows([.admin], .review))
-        #expect(TokenScope.allows([.review], .read) && !TokenScope.allows([.review], .upload) && !TokenScope.allows([.review], .admin))
-        #expect(!TokenScope.allows([.upload], .read) && !TokenScope.allows([.read], .upload) && !TokenScope.allows([.read, .upload, .review], .admin))
-        #expect(try TokenScope.parse("upload,read") == [.read, .upload])
-        #expect(try TokenScope.parse("review admin") == [.review, .admin])
-        #expect(TokenScope.text([.upload, .read]) == "read,upload")
-        #expect(throws: ReceiptError.self) { try TokenScope.parse("write") }
-        #expect(throws: ReceiptError.self) { try TokenScope.parse(",") }
+        #expect(TokenPermission.allows([.admin], .read) && TokenPermission.allows([.admin], .upload) && TokenPermission.allows([.admin], .review))
+        #expect(TokenPermission.allows([.review], .read) && !TokenPermission.allows([.review], .upload) && !TokenPermission.allows([.review], .admin))
+        #expect(!TokenPermission.allows([.upload], .read) && !TokenPermission.allows([.read], .upload) && !TokenPermission.allows([.read, .upload, .review], .admin))
+        #expect(try TokenPermission.parse("upload,read") == [.read, .upload])
+        #expect(try TokenPermission.parse("review admin") == [.review, .admin])
+        #expect(TokenPermission.text([.upload, .read]) == "read,upload")
+        #expect(throws: ReceiptError.self) { try TokenPermission.parse("write") }
+        #expect(throws: ReceiptError.self) { try TokenPermission.parse(",") }
     }
 
     @Test func rateLimitsReadAsRequestsPerPeriod() throws {
@@ -95,12 +95,12 @@ extension LiveRouteTests {
             let dir = try TemporaryDirectory()
             let live = try LiveServer(dir, workers: 1)
             let now = Date()
-            var with: [TokenScope: String] = [:], without: [TokenScope: String] = [:]
-            for scope in TokenScope.allCases {
+            var with: [TokenPermission: String] = [:], without: [TokenPermission: String] = [:]
+            for scope in TokenPermission.allCases {
                 with[scope] = try await live.store.createToken(name: "only-\(scope)", user: Ownership.defaultAdmin, scopes: [scope], expiresAt: now.addingTimeInterval(3600),
                                                                rateLimit: nil, now: now)
                 // Every scope that does not grant this one.
-                let others = Set(TokenScope.allCases.filter { !$0.grants.contains(scope) })
+                let others = Set(TokenPermission.allCases.filter { !$0.grants.contains(scope) })
                 without[scope] = try await live.store.createToken(name: "all-but-\(scope)", user: Ownership.defaultAdmin, scopes: others, expiresAt: nil, rateLimit: nil, now: now)
             }
             let expired = try await live.store.createToken(name: "expired", user: Ownership.defaultAdmin, scopes: [.admin], expiresAt: now.addingTimeInterval(-1),
@@ -133,7 +133,7 @@ extension LiveRouteTests {
                         #expect(![401, 403].contains(open.status), "\(operation) needs no token: \(open)")
                         continue
                     }
-                    let scope = try #require(TokenScope(rawValue: scopeName), "\(operation): \(scopeName)")
+                    let scope = try #require(TokenPermission(rawValue: scopeName), "\(operation): \(scopeName)")
                     let refused = try await send(lacking[scope])
                     #expect(refused.status == 403, "\(operation) without \(scope): \(refused)")
                     #expect(refused.detail.contains("lacks the '\(scope)' scope"), "\(operation): \(refused.detail)")

@@ -154,9 +154,9 @@ extension ReceiptServer {
             return try await signInPage(request, message: known != nil ? "That token has expired." : "That token is unknown or revoked.",
                                         status: .unauthorized)
         }
-        guard TokenScope.allows(token.scopes, .read) else {
+        guard TokenPermission.allows(token.scopes, .read) else {
             metrics.recordSignIn(method: "token", result: "refused")
-            return try await signInPage(request, message: "That token may not read receipts (its scopes: \(TokenScope.text(token.scopes))): the review pages need read.",
+            return try await signInPage(request, message: "That token may not read receipts (its scopes: \(TokenPermission.text(token.scopes))): the review pages need read.",
                                         status: .forbidden)
         }
         return try await startSession(user: token.user, method: "token", token: token, address: address, agent: agent)

@@ -45,7 +45,7 @@ extension ReceiptServer {
         /// The user's name and role for the page's header.
         var who: HTML.Who {
             HTML.Who(user: principal.user, admin: principal.isAdmin,
-                     viewerOnly: token.map { !TokenScope.allows($0.scopes, .review) } ?? false)
+                     viewerOnly: token.map { !TokenPermission.allows($0.scopes, .review) } ?? false)
         }
     }
 

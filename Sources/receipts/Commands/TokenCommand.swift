@@ -57,7 +57,7 @@ struct TokenCommand: AsyncParsableCommand {
         func validate() throws {
             guard !name.trimmingCharacters(in: .whitespaces).isEmpty else { throw ValidationError("--name must not be empty.") }
             do {
-                _ = try TokenScope.parse(scope)
+                _ = try TokenPermission.parse(scope)
             } catch let error as ReceiptError {
                 throw ValidationError("--scope: \(error.message).")
             }
@@ -73,7 +73,7 @@ struct TokenCommand: AsyncParsableCommand {
             let store = try await TokenCommand.open(storeOptions)
             let now = Date()
             try await exitingOnReceiptError {
-                let scopes = try TokenScope.parse(scope)
+                let scopes = try TokenPermission.parse(scope)
                 let expiresAt = try expires.map { try APIToken.expiry($0, now: now) }
                 var owner = user ?? ""
                 if user == nil { owner = try await store.firstAdmin().name }
@@ -106,7 +106,7 @@ struct TokenCommand: AsyncParsableCommand {
             for token in try await store.tokens() {
                 let state = token.revokedAt.map { "revoked " + $0.iso8601 } ?? (token.isExpired(at: now) ? "expired" : "active")
                 print([token.name, token.createdAt.iso8601, state,
-                       token.scopes.isEmpty ? "none" : TokenScope.text(token.scopes),
+                       token.scopes.isEmpty ? "none" : TokenPermission.text(token.scopes),
                        token.expiresAt.map(\.iso8601) ?? "never",
                        token.lastUsedAt.map(\.iso8601) ?? "never",
                        token.rateLimit?.description ?? "default", token.user].joined(separator: "\t"))
@@ -131,10 +131,10 @@ struct TokenCommand: AsyncParsableCommand {
 
     /// `token 'phone' created for alice, a user: scopes admin (…)`: what the scopes reach, said so
     /// that `admin` on a plain user's token is not read as an administrator's token.
-    static func created(_ name: String, user: String, isAdmin: Bool, scopes: Set<TokenScope>, until: String) -> String {
+    static func created(_ name: String, user: String, isAdmin: Bool, scopes: Set<TokenPermission>, until: String) -> String {
         let reach = isAdmin ? "on every receipt: \(user) is an administrator"
             : "on what \(user) may see and change only: their own receipts and their groups'; not an administrator's"
-        return "token '\(name)' created for \(user), \(isAdmin ? "an administrator" : "a user"): scopes \(TokenScope.text(scopes))\(until) (\(reach))"
+        return "token '\(name)' created for \(user), \(isAdmin ? "an administrator" : "a user"): scopes \(TokenPermission.text(scopes))\(until) (\(reach))"
     }
 
     static func open(_ options: StoreOptions) async throws -> any ServerStore {
