@@ -97,9 +97,22 @@ public struct ScopedStore: Sendable {
         return try await store.requeue(id: id, in: scope, now: now)
     }
 
-    /// Puts every failed receipt it may see back in the queue.
+    /// Puts every failed receipt it may change back in the queue: an administrator's or an end
+    /// user's whole scope in one statement; a user's own and those of the groups they edit (a
+    /// group's viewer sees its failed receipts and leaves them).
     public func requeueFailed(now: Date) async throws -> [Receipt] {
-        try await store.requeueFailed(in: scope, now: now)
+        if principal.isAdmin || principal.externalUser != nil {
+            return try await store.requeueFailed(in: scope, now: now)
+        }
+        var requeued: [Receipt] = []
+        for receipt in try await store.receipts(ReceiptQuery(status: .failed), in: scope) where principal.mayChange(receipt) {
+            do {
+                requeued.append(try await store.requeue(id: receipt.id, in: scope, now: now))
+            } catch let error as ReceiptError where error.code == .invalidState || error.code == .notFound {
+                continue  // retried or deleted meanwhile by someone else
+            }
+        }
+        return requeued
     }
 
     /// Adds a picture below a receipt it may change (see `ReceiptPictureStore.addPicture`).

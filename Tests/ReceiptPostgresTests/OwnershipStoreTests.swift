@@ -582,6 +582,12 @@ import ReceiptServerStore
         #expect(try await carol.history(ofExpense: sharedExpense.id).map(\.author.user) == ["alice"])
         #expect(try await bob.deleteReceiptAndPictures(id: bobs.id, force: false).isEmpty)
         #expect(try await root.receipt(id: bobs.id) == nil)
+
+        // Retrying every failed receipt: a viewer leaves the group's; its owner retries hers.
+        let failed = try await insert(store, Ownership(owner: "alice", group: "home"), status: .failed).receipt
+        #expect(try await carol.requeueFailed(now: Date()).isEmpty)
+        #expect(try await store.receipt(id: failed.id, in: .everyone)?.ocrStatus == .failed)
+        #expect(try await alice.requeueFailed(now: Date()).map(\.id) == [failed.id])
     }
 
     // MARK: Users' webhooks

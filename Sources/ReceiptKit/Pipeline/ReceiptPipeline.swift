@@ -184,14 +184,6 @@ public final class ReceiptPipeline: Service, Sendable {
         return receipt
     }
 
-    /// Puts every failed receipt in `scope` back in the queue.
-    @discardableResult
-    func retryFailed(in scope: Scope) async throws -> [Receipt] {
-        let receipts = try await store.requeueFailed(in: scope, now: Date())
-        if !receipts.isEmpty { queue.workAvailable.notifyAll() }
-        return receipts
-    }
-
     // MARK: Running
 
     /// Runs the workers on every pending receipt of the store until a graceful shutdown (SIGTERM

@@ -53,9 +53,13 @@ public struct ScopedPipeline: Sendable {
         return try await pipeline.retry(id, in: scope)
     }
 
-    /// Puts every failed receipt it may see back in the queue.
+    /// Puts every failed receipt it may change back in the queue (see `ScopedStore.requeueFailed`).
     @discardableResult
-    public func retryFailed() async throws -> [Receipt] { try await pipeline.retryFailed(in: scope) }
+    public func retryFailed() async throws -> [Receipt] {
+        let receipts = try await records.requeueFailed(now: Date())
+        if !receipts.isEmpty { pipeline.queue.workAvailable.notifyAll() }
+        return receipts
+    }
 
     /// Adds a picture below a receipt it may change and reads the receipt again with it (see
     /// `ReceiptPipeline.addPicture`).
