@@ -15,7 +15,7 @@ extension ReceiptServer {
         filter.after = try query.id("after")
         // One more than the page: whether there is a next page.
         filter.limit = limit + 1
-        let expenses = try await pipeline.scoped(to: try context.who()).expenses(filter)
+        let expenses = try await scoped(context).expenses(filter)
         let page = Array(expenses.prefix(limit))
         let next = expenses.count > limit ? page.last.map { JSONValue.string($0.id.uuidString.lowercased()) } ?? .null : .null
         return Self.json(JSONValue.object([("expenses", .array(page.map(\.json))), ("next", next)]))
@@ -29,7 +29,7 @@ extension ReceiptServer {
     func exportCSV(_ request: Request, _ context: ReceiptRequestContext) async throws -> Response {
         let query = try QueryParameters(request, allowed: ["from", "to", "category", "status", "needsReview", "externalUser"])
         // A first page of 100 rows: the first bytes go out as soon as they are read.
-        var pages = ExpenseExport.pages(try expenseQuery(query), from: pipeline.scoped(to: try context.who()).records, first: 100).makeAsyncIterator()
+        var pages = ExpenseExport.pages(try expenseQuery(query), from: try scoped(context).records, first: 100).makeAsyncIterator()
         // The first page before the answer starts: a store that cannot be read is a problem document.
         let first = try await pages.next() ?? []
         let logger = self.logger
@@ -63,7 +63,7 @@ extension ReceiptServer {
 
     /// `GET /v1/expenses/{id}`: the expense, its corrections and who made them, with its `ETag`.
     func expense(_ id: UUID, _ context: ReceiptRequestContext) async throws -> Response {
-        let mine = pipeline.scoped(to: try context.who())
+        let mine = try scoped(context)
         guard let expense = try await mine.records.expense(id: id) else { throw Self.unknown(id, "expense") }
         return try await expenseResponse(expense, for: mine)
     }

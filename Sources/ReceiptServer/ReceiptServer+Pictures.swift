@@ -34,7 +34,7 @@ extension ReceiptServer {
         }
         // A long receipt photographed in several pictures: page n is picture n (ReceiptServer+LongReceipts.swift).
         _ = try await visibleReceipt(id, context)
-        if let (picture, count) = try await self.picture(id, number: number, for: pipeline.scoped(to: try context.who())) {
+        if let (picture, count) = try await self.picture(id, number: number, for: scoped(context)) {
             guard let picture else {
                 throw Problem(.notFound, "receipt \(id.uuidString.lowercased()) has \(count) pictures: there is no picture \(number)")
             }
@@ -64,7 +64,7 @@ extension ReceiptServer {
     /// stored bytes.
     func thumbnail(_ id: UUID, _ context: ReceiptRequestContext) async throws -> Response {
         let picture: Data
-        if let cached = thumbnails.get(id), try await pipeline.scoped(to: try context.who()).receipt(id: id) != nil {
+        if let cached = thumbnails.get(id), try await scoped(context).receipt(id: id) != nil {
             picture = cached
         } else {
             let data = try await storedBytes(id, context)
@@ -88,7 +88,7 @@ extension ReceiptServer {
     /// The stored bytes of a receipt the caller may see (404 when it is not there or they are gone).
     private func storedBytes(_ id: UUID, _ context: ReceiptRequestContext) async throws -> Data {
         _ = try await visibleReceipt(id, context)
-        guard let data = try await pipeline.scoped(to: try context.who()).image(ofReceipt: id) else {
+        guard let data = try await scoped(context).image(ofReceipt: id) else {
             throw Problem(.notFound, "the image of receipt \(id.uuidString.lowercased()) is no longer stored")
         }
         return data

@@ -175,14 +175,19 @@ extension ReceiptServer {
     static let countCap = 10_000
 
     func record(_ id: UUID, _ context: ReceiptRequestContext) async throws -> Response {
-        let mine = pipeline.scoped(to: try context.who())
+        let mine = try scoped(context)
         return try await recordResponse(try await visibleReceipt(id, context), for: mine, status: .ok)
+    }
+
+    /// The receipts as the request's principal may see and change them.
+    func scoped(_ context: ReceiptRequestContext) throws -> ScopedPipeline {
+        pipeline.scoped(to: try context.who())
     }
 
     /// The receipt with this id if the request may see it: 404 otherwise (whether it exists or
     /// belongs to someone else is not said).
     func visibleReceipt(_ id: UUID, _ context: ReceiptRequestContext) async throws -> Receipt {
-        guard let receipt = try await pipeline.scoped(to: try context.who()).receipt(id: id) else { throw Self.unknown(id) }
+        guard let receipt = try await scoped(context).receipt(id: id) else { throw Self.unknown(id) }
         return receipt
     }
 
@@ -205,7 +210,7 @@ extension ReceiptServer {
         let force = try QueryParameters(request, allowed: ["force"]).flag("force") ?? false
         _ = try await changeableReceipt(id, context, deleting: true)
         do {
-            for image in try await pipeline.scoped(to: try context.who()).records.deleteReceiptAndPictures(id: id, force: force) {
+            for image in try await scoped(context).records.deleteReceiptAndPictures(id: id, force: force) {
                 try? FileManager.default.removeItem(atPath: image)
             }
         } catch let error as ReceiptError where error.code == .notFound {
@@ -218,7 +223,7 @@ extension ReceiptServer {
 
     func image(_ id: UUID, _ context: ReceiptRequestContext) async throws -> Response {
         _ = try await visibleReceipt(id, context)
-        guard let data = try await pipeline.scoped(to: try context.who()).image(ofReceipt: id) else {
+        guard let data = try await scoped(context).image(ofReceipt: id) else {
             throw Problem(.notFound, "the image of receipt \(id.uuidString.lowercased()) is no longer stored")
         }
         let type = ImageFormat.sniff(data)?.mimeType ?? "application/octet-stream"
@@ -227,7 +232,7 @@ extension ReceiptServer {
 
     func retry(_ id: UUID, _ context: ReceiptRequestContext) async throws -> Response {
         _ = try await changeableReceipt(id, context)
-        let mine = pipeline.scoped(to: try context.who())
+        let mine = try scoped(context)
         do {
             return try await accepted(try await mine.retry(id), for: mine)
         } catch let error as ReceiptError where error.code == .invalidState {

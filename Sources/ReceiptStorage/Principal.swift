@@ -60,12 +60,12 @@ public struct Principal: Sendable, Equatable, Hashable {
     }
 
     /// Whether a user's webhook (of `user`, for one end user with `externalUser`) is told of
-    /// `receipt`: whether that principal may see it, by `maySee`, the one rule. `memberOfItsGroup`:
+    /// `receipt`: whether that principal's `scope` contains it (`Scope.contains`, the one rule). `memberOfItsGroup`:
     /// whether `user` belongs to the receipt's group. The stores' fan-out asks this of each webhook.
     public static func webhookSees(_ receipt: Receipt, user: String, isAdmin: Bool, externalUser: String?,
                                    memberOfItsGroup: Bool) -> Bool {
-        let groups = memberOfItsGroup ? receipt.ownership.group.map { [$0: GroupRole.viewer] } ?? [:] : [:]
-        return Principal(user: user, isAdmin: isAdmin, externalUser: externalUser, memberships: groups).maySee(receipt)
+        let groups: Set<String> = memberOfItsGroup ? Set(receipt.ownership.group.map { [$0] } ?? []) : []
+        return Principal(user: user, isAdmin: isAdmin, externalUser: externalUser).scope.contains(receipt.ownership, groupsOfUser: groups)
     }
 
     /// Whether it may correct, confirm or retry `receipt` (one it may see): its owner, an

@@ -114,12 +114,4 @@ public struct ScopedStore: Sendable {
         }
         return requeued
     }
-
-    /// Adds a picture below a receipt it may change (see `ReceiptPictureStore.addPicture`).
-    public func addPicture(name: String, contentHash: String, imagePath: String, toReceipt id: UUID,
-                           now: Date) async throws -> Receipt {
-        _ = try await changeable(id)
-        return try await store.addPicture(name: name, contentHash: contentHash, imagePath: imagePath, toReceipt: id, in: scope,
-                                          now: now)
-    }
 }

@@ -51,8 +51,8 @@ import Testing
         #expect(bad.record.json["analysis"] == .null && bad.record.json["expense"] == .null)
         #expect(bySource[files[7]]?.error == "\(files[7]): no such file")
         #expect(bySource[files[8]]?.error?.contains("is a folder") == true)
-        #expect(try await pipeline.statusCounts(in: .everyone) == [.completed: 6, .failed: 3])
-        #expect(try await pipeline.expenses(in: .everyone).count == 6)
+        #expect(try await pipeline.scoped(to: .administrator()).statusCounts() == [.completed: 6, .failed: 3])
+        #expect(try await pipeline.scoped(to: .administrator()).expenses().count == 6)
     }
 
     @Test func theSameBytesAreNotReadTwiceUnlessForced() async throws {
@@ -69,7 +69,7 @@ import Testing
         #expect(second.allSatisfy { $0.isDuplicate && $0.receipt.id == first[0].receipt.id })
         #expect(second.allSatisfy { $0.receipt.ocrStatus == .completed && $0.expense?.id == first[0].expense?.id })
         #expect(processor.calls(for: bytes) == 1)
-        #expect(try await pipeline.expenses(in: .everyone).count == 1)
+        #expect(try await pipeline.scoped(to: .administrator()).expenses().count == 1)
 
         // Submitting the same bytes from memory returns the same receipt too.
         let again = try await pipeline.submit(imageData: bytes, filename: "upload.jpg", as: .admin)
@@ -79,7 +79,7 @@ import Testing
         #expect(forced[0].receipt.id != first[0].receipt.id)
         #expect(!forced[0].isDuplicate)
         #expect(processor.calls(for: bytes) == 2)
-        #expect(try await pipeline.expenses(in: .everyone).count == 2)
+        #expect(try await pipeline.scoped(to: .administrator()).expenses().count == 2)
     }
 
     @Test func aFailedReceiptSubmittedAgainIsTriedAgainNotReportedAsADuplicate() async throws {
@@ -113,7 +113,7 @@ import Testing
         let resubmitted = try await pipeline.submit(imageData: broken, filename: "broken.jpg", as: .admin)
         #expect(resubmitted.id == failed.first?.receipt.id)
         #expect(resubmitted.ocrStatus == .pending && resubmitted.attempts == 0)
-        #expect(try await pipeline.receipts(in: .everyone).count == 2)
+        #expect(try await pipeline.scoped(to: .administrator()).receipts().count == 2)
     }
 
     @Test func aLikelyDuplicatePurchaseIsFlaggedNeverDropped() async throws {
@@ -125,7 +125,7 @@ import Testing
         let other = try dir.write("p3.jpg", ScriptedProcessor.image(vendor: "Tesco Express", date: "2024-05-03", total: "41.20"))
         var outcomes: [ReceiptOutcome] = []
         for file in [photo1, photo2, other] { outcomes += try await collect(pipeline.process(files: [file], as: .admin)) }
-        let expenses = try await pipeline.expenses(in: .everyone)
+        let expenses = try await pipeline.scoped(to: .administrator()).expenses()
         #expect(expenses.count == 3)
         #expect(outcomes[0].expense?.possibleDuplicateOf == nil)
         #expect(outcomes[1].expense?.possibleDuplicateOf == outcomes[0].expense?.id)
@@ -153,8 +153,8 @@ import Testing
 
         // retry puts a failed receipt back; processing it again succeeds once the cause is gone.
         let failedId = try #require(bySource[permanent]?.receipt.id)
-        try await pipeline.retry(failedId, in: .everyone)
-        #expect(try await pipeline.receipt(id: failedId, in: .everyone)?.ocrStatus == .pending)
+        try await pipeline.scoped(to: .administrator()).retry(failedId)
+        #expect(try await pipeline.scoped(to: .administrator()).receipt(id: failedId)?.ocrStatus == .pending)
         let retried = try await collect(pipeline.process([.receipt(failedId)], as: .admin))
         #expect(retried.count == 1 && retried[0].receipt.ocrStatus == .failed && retried[0].receipt.attempts == 1)
     }
@@ -189,10 +189,10 @@ import Testing
             #expect(try await pipeline.expense(forReceipt: quick.id, in: .everyone)?.description == "Quick")
 
             let slow = try await pipeline.submit(imageData: ScriptedProcessor.image(vendor: "Slow", delay: 0.5), filename: "s.jpg", as: .admin)
-            while try await pipeline.receipt(id: slow.id, in: .everyone)?.ocrStatus != .processing { try await Task.sleep(for: .milliseconds(10)) }
+            while try await pipeline.scoped(to: .administrator()).receipt(id: slow.id)?.ocrStatus != .processing { try await Task.sleep(for: .milliseconds(10)) }
             await group.triggerGracefulShutdown()
             try await tasks.waitForAll()
-            #expect(try await pipeline.receipt(id: slow.id, in: .everyone)?.ocrStatus == .completed)
+            #expect(try await pipeline.scoped(to: .administrator()).receipt(id: slow.id)?.ocrStatus == .completed)
         }
     }
 
@@ -201,10 +201,10 @@ import Testing
         let pipeline = try TestSupport.pipeline(dir, workers: 1)
         let slow = try await pipeline.submit(imageData: ScriptedProcessor.image(delay: 30), filename: "slow.jpg", as: .admin)
         let task = Task { try await pipeline.run() }
-        while try await pipeline.receipt(id: slow.id, in: .everyone)?.ocrStatus != .processing { try await Task.sleep(for: .milliseconds(10)) }
+        while try await pipeline.scoped(to: .administrator()).receipt(id: slow.id)?.ocrStatus != .processing { try await Task.sleep(for: .milliseconds(10)) }
         task.cancel()
         _ = try? await task.value
-        let back = try #require(try await pipeline.receipt(id: slow.id, in: .everyone))
+        let back = try #require(try await pipeline.scoped(to: .administrator()).receipt(id: slow.id))
         #expect(back.ocrStatus == .pending)
         #expect(back.attempts == 0)
     }
@@ -230,11 +230,11 @@ import Testing
             try dir.write("d.jpg", Data("nope".utf8)),
         ]
         _ = try await collect(pipeline.process(files: files, as: .admin))
-        #expect(try await pipeline.receipts(ReceiptQuery(status: .failed), in: .everyone).map(\.filePath) == [files[3]])
-        #expect(try await pipeline.receipts(ReceiptQuery(status: .completed), in: .everyone).count == 3)
-        let fuel = try await pipeline.expenses(ExpenseQuery(category: "fuel"), in: .everyone)
+        #expect(try await pipeline.scoped(to: .administrator()).receipts(ReceiptQuery(status: .failed)).map(\.filePath) == [files[3]])
+        #expect(try await pipeline.scoped(to: .administrator()).receipts(ReceiptQuery(status: .completed)).count == 3)
+        let fuel = try await pipeline.scoped(to: .administrator()).expenses(ExpenseQuery(category: "fuel"))
         #expect(fuel.map(\.description) == ["Shell", "BP"])
-        let q1 = try await pipeline.expenses(ExpenseQuery(from: CalendarDate(iso: "2024-01-10"), to: CalendarDate(iso: "2024-02-10")), in: .everyone)
+        let q1 = try await pipeline.scoped(to: .administrator()).expenses(ExpenseQuery(from: CalendarDate(iso: "2024-01-10"), to: CalendarDate(iso: "2024-02-10")))
         #expect(q1.map(\.description) == ["Shell", "Kwik Fit"])
     }
 }

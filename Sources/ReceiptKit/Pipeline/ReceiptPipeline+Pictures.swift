@@ -27,22 +27,8 @@ extension ReceiptPipeline {
         try await queue.submit(paths: paths, as: ownership, force: force).receipt
     }
 
-    /// Adds a picture below a receipt's others (the rest of a long receipt, photographed after it
-    /// was read) and reads the receipt again with it: pending again, its drafted expense drafted
-    /// anew. Throws `ReceiptError` `.notFound` outside `scope`, `.invalidState` when its expense is
-    /// confirmed.
-    @discardableResult
-    func addPicture(_ picture: ReceiptPicture, toReceipt id: UUID, in scope: Scope) async throws -> Receipt {
-        try await queue.addPicture(picture, toReceipt: id, in: scope)
-    }
-
-    /// A receipt's pictures in order (empty for a receipt of one picture).
-    func pictures(ofReceipt id: UUID, in scope: Scope) async throws -> [StoredPicture] {
-        try await store.pictures(ofReceipt: id, in: scope)
-    }
-
-    /// The bytes of one of a receipt's pictures (from `pictures(ofReceipt:in:)`), as
-    /// `image(ofReceipt:in:)` reads a receipt's image; nil when they are no longer stored.
+    /// The bytes of one of a receipt's pictures (from `ScopedPipeline.pictures(ofReceipt:)`), as
+    /// `ScopedPipeline.image(ofReceipt:)` reads a receipt's image; nil when they are no longer stored.
     public func image(ofPicture picture: StoredPicture) async throws -> Data? {
         try? await images.load(picture.imagePath)
     }

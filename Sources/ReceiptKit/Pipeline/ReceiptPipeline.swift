@@ -11,12 +11,13 @@ import ServiceLifecycle
 /// let receipt = try await pipeline.submit(imageData: upload, filename: "IMG_0042.jpg",
 ///                                          as: Ownership(owner: "admin", externalUser: "u-42"))
 /// // in a ServiceGroup: pipeline.run() runs the workers until shutdown
-/// let done = try await pipeline.waitForCompletion(of: receipt.id, in: .externalUser("u-42", of: "admin"))
-/// let expense = try await pipeline.expense(forReceipt: done.id, in: .externalUser("u-42", of: "admin"))
+/// let u42 = pipeline.scoped(to: Principal(user: "admin", externalUser: "u-42"))
+/// let done = try await u42.waitForCompletion(of: receipt.id)
+/// let expense = try await u42.expense(forReceipt: done.id)
 /// ```
 ///
 /// Every receipt has an owner (a user of the store; a new store has one, `admin`), and every read
-/// says whose receipts it may see (`Scope`): `.everyone` only where that is meant.
+/// and change goes through who asks (`scoped(to:)`, a `ScopedPipeline`).
 ///
 /// State lives in the store: a pending receipt survives a crash and is processed on the next run.
 /// Image bytes are kept in `images/` beside the database, so the caller's file or buffer may go away
@@ -146,43 +147,13 @@ public final class ReceiptPipeline: Service, Sendable {
     /// How many receipts of everyone are in each status: for metrics. No receipt is read.
     public func queueStatusCounts() async throws -> [OCRStatus: Int] { try await store.statusCounts(in: .everyone) }
 
-    func receipt(id: UUID, in scope: Scope) async throws -> Receipt? { try await store.receipt(id: id, in: scope) }
-
-    func receipts(_ query: ReceiptQuery = ReceiptQuery(), in scope: Scope) async throws -> [Receipt] {
-        try await store.receipts(query, in: scope)
-    }
-
     func expense(forReceipt id: UUID, in scope: Scope) async throws -> Expense? { try await store.expense(receiptId: id, in: scope) }
-
-    /// The bytes submitted for a receipt in `scope`: nil when there is no such receipt in `scope`
-    /// or its bytes are no longer stored.
-    func image(ofReceipt id: UUID, in scope: Scope) async throws -> Data? {
-        guard let reference = try await store.imagePath(ofReceipt: id, in: scope) else { return nil }
-        return try? await images.load(reference)
-    }
 
     /// The receipt in `scope` of bytes with this `ContentHash.hex`, if any.
     func receipt(contentHash: String, in scope: Scope) async throws -> Receipt? {
         try await store.receipt(contentHash: contentHash, in: scope)
     }
 
-    /// How many receipts in `scope` are in each status.
-    func statusCounts(in scope: Scope) async throws -> [OCRStatus: Int] { try await store.statusCounts(in: scope) }
-
-    func expenses(_ query: ExpenseQuery = ExpenseQuery(), in scope: Scope) async throws -> [Expense] {
-        try await store.expenses(query, in: scope)
-    }
-
-    // MARK: Retrying
-
-    /// Puts a failed receipt in `scope` back in the queue (attempts reset). Throws `ReceiptError`
-    /// `.invalidState` when it is not failed, `.notFound` when it is not in `scope`.
-    @discardableResult
-    func retry(_ id: UUID, in scope: Scope) async throws -> Receipt {
-        let receipt = try await store.requeue(id: id, in: scope, now: Date())
-        queue.workAvailable.notifyAll()
-        return receipt
-    }
 
     // MARK: Running
 

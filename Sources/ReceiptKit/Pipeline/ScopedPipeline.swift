@@ -25,19 +25,22 @@ public struct ScopedPipeline: Sendable {
 
     var scope: Scope { principal.scope }
 
-    public func receipt(id: UUID) async throws -> Receipt? { try await pipeline.receipt(id: id, in: scope) }
-    public func receipts(_ query: ReceiptQuery = ReceiptQuery()) async throws -> [Receipt] { try await pipeline.receipts(query, in: scope) }
-    public func receipt(contentHash: String) async throws -> Receipt? { try await pipeline.receipt(contentHash: contentHash, in: scope) }
-    public func expense(forReceipt id: UUID) async throws -> Expense? { try await pipeline.expense(forReceipt: id, in: scope) }
-    public func expenses(_ query: ExpenseQuery = ExpenseQuery()) async throws -> [Expense] { try await pipeline.expenses(query, in: scope) }
+    public func receipt(id: UUID) async throws -> Receipt? { try await records.receipt(id: id) }
+    public func receipts(_ query: ReceiptQuery = ReceiptQuery()) async throws -> [Receipt] { try await records.receipts(query) }
+    public func receipt(contentHash: String) async throws -> Receipt? { try await records.receipt(contentHash: contentHash) }
+    public func expense(forReceipt id: UUID) async throws -> Expense? { try await records.expense(receiptId: id) }
+    public func expenses(_ query: ExpenseQuery = ExpenseQuery()) async throws -> [Expense] { try await records.expenses(query) }
     /// How many of the receipts it may see are in each status.
-    public func statusCounts() async throws -> [OCRStatus: Int] { try await pipeline.statusCounts(in: scope) }
+    public func statusCounts() async throws -> [OCRStatus: Int] { try await records.statusCounts() }
 
     /// The bytes submitted for a receipt it may see: nil when there is no such receipt or its
     /// bytes are no longer stored.
-    public func image(ofReceipt id: UUID) async throws -> Data? { try await pipeline.image(ofReceipt: id, in: scope) }
+    public func image(ofReceipt id: UUID) async throws -> Data? {
+        guard let reference = try await records.imagePath(ofReceipt: id) else { return nil }
+        return try? await pipeline.images.load(reference)
+    }
     /// A receipt's pictures in order (empty for a receipt of one picture).
-    public func pictures(ofReceipt id: UUID) async throws -> [StoredPicture] { try await pipeline.pictures(ofReceipt: id, in: scope) }
+    public func pictures(ofReceipt id: UUID) async throws -> [StoredPicture] { try await records.pictures(ofReceipt: id) }
     /// The bytes of one of those pictures.
     public func image(ofPicture picture: StoredPicture) async throws -> Data? { try await pipeline.image(ofPicture: picture) }
 
@@ -49,8 +52,9 @@ public struct ScopedPipeline: Sendable {
     /// it is not failed or it may not change it, `.notFound` when it may not see it.
     @discardableResult
     public func retry(_ id: UUID) async throws -> Receipt {
-        _ = try await records.changeable(id)
-        return try await pipeline.retry(id, in: scope)
+        let receipt = try await records.requeue(id: id, now: Date())
+        pipeline.queue.workAvailable.notifyAll()
+        return receipt
     }
 
     /// Puts every failed receipt it may change back in the queue (see `ScopedStore.requeueFailed`).
@@ -61,12 +65,14 @@ public struct ScopedPipeline: Sendable {
         return receipts
     }
 
-    /// Adds a picture below a receipt it may change and reads the receipt again with it (see
-    /// `ReceiptPipeline.addPicture`).
+    /// Adds a picture below a receipt it may change (the rest of a long receipt, photographed after
+    /// it was read) and reads the receipt again with it: pending again, its drafted expense drafted
+    /// anew. `.notFound` when it may not see it; `.invalidState` when it may not change it or its
+    /// expense is confirmed.
     @discardableResult
     public func addPicture(_ picture: ReceiptPicture, toReceipt id: UUID) async throws -> Receipt {
         _ = try await records.changeable(id)
-        return try await pipeline.addPicture(picture, toReceipt: id, in: scope)
+        return try await pipeline.queue.addPicture(picture, toReceipt: id, in: scope)
     }
 
     /// Deletes a receipt it may delete, its expense and the bytes no other receipt keeps; returns

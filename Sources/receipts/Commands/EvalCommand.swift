@@ -103,8 +103,7 @@ struct EvalCommand: AsyncParsableCommand {
     func run() async throws {
         let logger = logging.bootstrap()
         if corrections {
-            let store = try await storeOptions.openStore()
-            let measure = try await CorrectionMeasure.measure(store.scoped(to: .administrator(try await store.firstAdmin().name)))
+            let measure = try await CorrectionMeasure.measure(try await storeOptions.openStore().scoped(to: .administrator()))
             print(format == .json ? measure.json.prettySerialized() : measure.text, terminator: format == .json ? "\n" : "")
             return
         }

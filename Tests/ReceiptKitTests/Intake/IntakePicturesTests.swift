@@ -28,7 +28,7 @@ import Testing
         #expect(record["analysis"]?["total"]?.decimalValue == Decimal(string: "193.34"))
         #expect(record["pictures"]?.arrayValue?.compactMap(\.stringValue) == ["long-1.jpg", "long-2.jpg", "long-3.jpg"].map { h.inbox + "/" + $0 })
         #expect(record["file"]?.stringValue == h.inbox + "/long-1.jpg")
-        let receipts = try await running.pipeline.receipts(in: .everyone)
+        let receipts = try await running.pipeline.scoped(to: .administrator()).receipts()
         #expect(receipts.count == 2)
         #expect(running.intake.summary.completed == 2)
     }

@@ -32,7 +32,7 @@ import Testing
         let expected = (0..<12).flatMap { ["slow-\($0).jpg", "slow-\($0).json"] }.sorted()
         #expect(h.names(in: "processed") == expected, "a file was filed twice, or under another name")
         for data in contents { #expect(h.processor.calls(for: data) == 1, "a receipt was read twice") }
-        let receipts = try await second.pipeline.receipts(in: .everyone)
+        let receipts = try await second.pipeline.scoped(to: .administrator()).receipts()
         #expect(receipts.count == 12)
         #expect(receipts.allSatisfy { $0.ocrStatus == .completed })
     }
@@ -56,7 +56,7 @@ import Testing
         // The stuck receipts take a minute; the group's limit is 3 s (room left for a loaded machine).
         #expect(ContinuousClock.now - stopped < .seconds(30), "a stuck receipt held up the stop")
         #expect(h.names(in: "") == ["failed", "processed", "stuck-0.jpg", "stuck-1.jpg", "stuck-2.jpg"])
-        let receipts = try await running.pipeline.receipts(in: .everyone)
+        let receipts = try await running.pipeline.scoped(to: .administrator()).receipts()
         #expect(receipts.count == 2)
         #expect(receipts.allSatisfy { $0.ocrStatus == .pending }, "\(receipts.map(\.ocrStatus))")
     }
@@ -89,7 +89,7 @@ import Testing
         #expect(record["duplicate"]?.boolValue == false)
         #expect(record["analysis"]?["vendor"]?.stringValue == "Completed Before Crash")
         #expect(try h.sidecar(h.processed + "/half.json")["analysis"]?["vendor"]?.stringValue == "Sidecar Written")
-        #expect(try await running.pipeline.receipts(in: .everyone).count == 2)
+        #expect(try await running.pipeline.scoped(to: .administrator()).receipts().count == 2)
     }
 
     @Test func aMoveCutShortBetweenLinkAndUnlinkIsFinishedOnTheNextStart() async throws {

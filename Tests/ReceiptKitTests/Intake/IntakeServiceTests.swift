@@ -28,7 +28,7 @@ import Testing
         #expect(record["error"]?.isNull == true)
         // The sidecar's receipt is the one in the store, with the bytes the file had.
         let id = try #require(record["receiptId"]?.stringValue.flatMap(UUID.init(uuidString:)))
-        let stored = try #require(try await running.pipeline.receipt(id: id, in: .everyone))
+        let stored = try #require(try await running.pipeline.scoped(to: .administrator()).receipt(id: id))
         #expect(stored.ocrStatus == .completed)
         #expect(FileManager.default.contents(atPath: h.processed + "/late.png") == late)
         #expect(running.intake.summary.completed == 2)
@@ -76,7 +76,7 @@ import Testing
         #expect(FileManager.default.contents(atPath: h.processed + "/slow.jpg") == content)
         #expect(try h.sidecar(h.processed + "/slow.json")["analysis"]?["vendor"]?.stringValue == "Slowly Written Motors")
         #expect(h.processor.totalCalls == 1)
-        #expect(try await running.pipeline.receipts(in: .everyone).count == 1)
+        #expect(try await running.pipeline.scoped(to: .administrator()).receipts().count == 1)
     }
 
     @Test func aBurstOfTwoHundredFilesIsAllFiled() async throws {
@@ -91,7 +91,7 @@ import Testing
         #expect(h.names(in: "") == ["failed", "processed"])
         #expect(h.names(in: "failed").isEmpty)
         #expect(h.processor.totalCalls == 200)
-        #expect(try await running.pipeline.receipts(in: .everyone).count == 200)
+        #expect(try await running.pipeline.scoped(to: .administrator()).receipts().count == 200)
         let record = try h.sidecar(h.processed + "/burst-137.json")
         #expect(record["analysis"]?["vendor"]?.stringValue == "Shop 137")
         #expect(running.intake.summary.completed == 200)
@@ -130,7 +130,7 @@ import Testing
         #expect(second["file"]?.stringValue == h.inbox + "/second.jpg")
         #expect(second["analysis"]?["vendor"]?.stringValue == "Twice Seen")
         #expect(h.processor.calls(for: bytes) == 1, "the duplicate was read again")
-        #expect(try await running.pipeline.receipts(in: .everyone).count == 1)
+        #expect(try await running.pipeline.scoped(to: .administrator()).receipts().count == 1)
         #expect(running.intake.summary.duplicates == 1)
     }
 
@@ -165,7 +165,7 @@ import Testing
         #expect(record["analysis"]?["vendor"]?.stringValue == "Back Online")
         #expect(record["duplicate"]?.boolValue == false)
         #expect(h.processor.calls(for: bytes) == 4)
-        let receipts = try await running.pipeline.receipts(in: .everyone)
+        let receipts = try await running.pipeline.scoped(to: .administrator()).receipts()
         #expect(receipts.count == 1 && receipts.first?.ocrStatus == .completed)
         #expect(running.intake.summary.duplicates == 0)
     }
@@ -186,7 +186,7 @@ import Testing
         #expect(h.names(in: "processed").isEmpty)
         #expect(running.intake.summary.failed == 3)
         // The store knows them as failed, with the same error.
-        let failed = try await running.pipeline.receipts(ReceiptQuery(status: .failed), in: .everyone)
+        let failed = try await running.pipeline.scoped(to: .administrator()).receipts(ReceiptQuery(status: .failed))
         #expect(failed.count == 3)
     }
 
@@ -270,7 +270,7 @@ import Testing
         try await running.stop()
         // The failed folder is inside the watched one: its files were not taken again.
         #expect(h.processor.totalCalls == 2)
-        #expect(try await running.pipeline.receipts(in: .everyone).count == 2)
+        #expect(try await running.pipeline.scoped(to: .administrator()).receipts().count == 2)
         #expect(!FileManager.default.fileExists(atPath: h.inbox + "/processed"))
     }
 
