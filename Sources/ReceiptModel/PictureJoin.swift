@@ -77,6 +77,18 @@ public struct PictureJoin: Sendable, Equatable {
         self.height = height
     }
 
+    /// The pictures (numbered from 1) in runs whose consecutive pictures overlap, from each
+    /// picture's `overlapRows` after the first: `[4, 0, 2]` → `[[1, 2], [3, 4]]`. Pictures of one
+    /// long receipt are one run; a picture that shares no row with the one before starts another
+    /// (another receipt, or a part of it the join could not place).
+    public static func runs(overlapRows: [Int]) -> [[Int]] {
+        var runs: [[Int]] = [[1]]
+        for (i, rows) in overlapRows.enumerated() {
+            if rows > 0 { runs[runs.count - 1].append(i + 2) } else { runs.append([i + 2]) }
+        }
+        return runs
+    }
+
     // MARK: Planning
 
     /// The placements of `readings` (the pictures in order, each with its readings by one or more

@@ -15,8 +15,11 @@ public struct ReceiptAnalysis: Sendable, Equatable {
     public var category: String?
     public var lineItems: [LineItem]
     public var confidence: FieldConfidence
-    /// The fields a person should look at (`total`, `date`, `vendor`, `tax`), in that order: empty
-    /// when `confidence.needsReview` is false; a person checks these, not the whole receipt.
+    /// The fields a person should look at (`total`, `date`, `vendor`, `tax`), in that order, then
+    /// why a receipt of several pictures may be wrong as a whole (`pictures`: two of them share
+    /// no row, so they may be different receipts; `lineItems`: its items add up to far from its
+    /// total): empty when `confidence.needsReview` is false; a person checks these, not the whole
+    /// receipt.
     public var review: [String] = []
     /// Name of the analyzer that produced this (`heuristic`, `gemini`, …).
     public var analyzer: String
@@ -52,12 +55,25 @@ public struct ReceiptAnalysis: Sendable, Equatable {
     /// The fields a review can name, in the order `review` lists them.
     public static let reviewableFields = ["total", "date", "vendor", "tax"]
 
-    /// Marks `fields` for a person's look (in `reviewableFields`' order, each once) and sets
-    /// `confidence.needsReview` to whether there are any.
+    /// What else a review can name, after the fields: a receipt of several pictures whose pictures
+    /// share no row (`pictures`) or whose items add up to far from its total (`lineItems`).
+    public static let reviewReasons = ["pictures", "lineItems"]
+
+    /// Marks `fields` (and `reviewReasons`) for a person's look (in `reviewableFields`' order,
+    /// then `reviewReasons`', each once) and sets `confidence.needsReview` to whether there are any.
     public mutating func flag(_ fields: some Sequence<String>) {
         let wanted = Set(fields)
-        review = Self.reviewableFields.filter(wanted.contains)
+        review = (Self.reviewableFields + Self.reviewReasons).filter(wanted.contains)
         confidence.needsReview = !review.isEmpty
+    }
+
+    /// For a receipt of several pictures (`pictures` in `details`): its pictures (from 1) in runs
+    /// that overlap (`PictureJoin.runs`); one run when they were all joined as parts of one
+    /// receipt. Nil for a receipt of one picture.
+    public var pictureRuns: [[Int]]? {
+        guard let pictures = details.first(where: { $0.0 == "pictures" })?.1.arrayValue, pictures.count > 1 else { return nil }
+        // A picture whose overlap was not measured (a processor that does not join) counts as joined.
+        return PictureJoin.runs(overlapRows: pictures.dropFirst().map { $0["overlapRows"]?.doubleValue.map { Int($0) } ?? 1 })
     }
 
     public static func == (a: ReceiptAnalysis, b: ReceiptAnalysis) -> Bool {

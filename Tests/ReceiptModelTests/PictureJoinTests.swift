@@ -140,5 +140,35 @@ import Testing
         #expect(PictureGroup.member("receipt-10")! == ("receipt", 10))
         #expect(PictureGroup.member("receipt-0") == nil && PictureGroup.member("receipt-123") == nil && PictureGroup.member("receipt") == nil)
         #expect(PictureGroup.inNameOrder(["IMG_10.jpg", "IMG_9.jpg", "IMG_1.jpg"]) == ["IMG_1.jpg", "IMG_9.jpg", "IMG_10.jpg"])
+        // A long receipt's pictures numbered after its own number (TestReceipts/long's NAME-<n>-<k>).
+        #expect(PictureGroup.member("garden-3-1")! == ("garden-3", 1))
+        #expect(PictureGroup.member("scan-2")! == ("scan", 2))
+    }
+
+    /// A name ending in a date names the day of a receipt, not a picture of one (issue 56): two
+    /// receipts of the 14th and the 15th are never candidates to join.
+    @Test func aDateInANameIsNotAPictureNumber() {
+        for stem in ["receipt-2024-03-14", "receipt-2024-03-15", "2024-03-15", "scan 2024-3-1", "IMG-2023-12-31",
+                     "receipt-14-03-24", "fuel-03-14-24", "statement-2024-03", "2024-12"] {
+            #expect(PictureGroup.member(stem) == nil, "\(stem)")
+        }
+        // Not dates: a month 13, a day 32, a year of two digits alone.
+        #expect(PictureGroup.member("receipt-2024-13")! == ("receipt-2024", 13))
+        #expect(PictureGroup.member("shop-12-32")! == ("shop-12", 32))
+        #expect(PictureGroup.member("hardware-10-2")! == ("hardware-10", 2))
+    }
+
+    /// Which of a receipt's pictures were joined as parts of one (`overlapRows` of each picture
+    /// after the first, as `analysis.pictures` records it): runs of pictures that overlap.
+    @Test func picturesThatShareNoRowsAreRunsApart() {
+        #expect(PictureJoin.runs(overlapRows: [3, 2]) == [[1, 2, 3]])
+        #expect(PictureJoin.runs(overlapRows: [0, 0]) == [[1], [2], [3]])
+        #expect(PictureJoin.runs(overlapRows: [4, 0, 2]) == [[1, 2], [3, 4]])
+        #expect(PictureJoin.runs(overlapRows: []) == [[1]])
+        let analysis = ReceiptAnalysis(analyzer: "t", details: [("pictures", .array([
+            .object([("file", .string("a-1.jpg"))]), .object([("file", .string("a-2.jpg")), ("overlapRows", .int(0))]),
+        ]))])
+        #expect(analysis.pictureRuns == [[1], [2]])
+        #expect(ReceiptAnalysis(analyzer: "t").pictureRuns == nil)
     }
 }

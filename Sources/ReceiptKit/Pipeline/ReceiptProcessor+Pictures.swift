@@ -90,6 +90,9 @@ extension ReceiptProcessor {
         let input = AnalysisInput(source: displayPath, ocr: ocr, neural: neural, ocrIsNeural: readers == .neural,
                                   reader: reader, imageData: readings[0].picture.data)
         var analysis = try await analyze(input)
+        // Pictures of different receipts sent as one: flagged, naming why (issue 56).
+        let reasons = PictureJoinReview.reasons(overlapRows: join.overlapRows, analysis: analysis)
+        if !reasons.isEmpty { analysis.flag(analysis.review + reasons) }
         let turned = Set(readings.indices.filter { readings[$0].turn != nil })
         analysis.details.append(("pictures", .array(readings.enumerated().map { i, reading in
             var pairs: [(String, JSONValue)] = [("file", .string(reading.picture.name)),
