@@ -92,6 +92,54 @@ extension PostgresReceiptStore {
         }
     }
 
+    public func split(receipt id: UUID, into parts: [[Int]], in scope: Scope, now: Date) async throws -> [(receipt: Receipt, isNew: Bool)] {
+        let location = self.location
+        return try await transaction { connection in
+            let key = id.uuidString.lowercased()
+            guard let row = try await connection.query(
+                "SELECT * FROM receipts.receipt r WHERE r.id = \(id) AND \(scope: scope, alias: "r") FOR UPDATE OF r",
+                logger: self.logger).collect().first else {
+                throw ReceiptError(.notFound, "no receipt with id \(key)", file: location)
+            }
+            if try await !connection.query(
+                "SELECT 1 FROM receipts.expense WHERE receipt_id = \(id) AND status = 'confirmed' FOR UPDATE", logger: self.logger).collect().isEmpty {
+                throw ReceiptError(.invalidState, "receipt \(key) has a confirmed expense (a person's record): it is not split", file: location)
+            }
+            let original = try PostgresRows.receipt(row)
+            let pictures = try await connection.query("""
+                SELECT position, name, content_hash, image_ref FROM receipts.receipt_picture WHERE receipt_id = \(id) ORDER BY position
+                """, logger: self.logger).collect().map(Self.picture)
+            let made = try StoredPicture.split(pictures, of: original, into: parts, now: now)
+            // The receipt goes first (its pictures, expense and idempotency keys with it: ON DELETE
+            // CASCADE); its bytes stay, kept by the new receipts.
+            try await connection.query("DELETE FROM receipts.receipt WHERE id = \(id)", logger: self.logger)
+            var receipts: [(receipt: Receipt, isNew: Bool)] = []
+            for (receipt, own, imageRef) in made {
+                // The first receipt of these pictures, of this owner and end user, is their primary
+                // copy; one the owner has already is that receipt.
+                let rows = try await connection.query(
+                    PostgresRows.insertReceipt(receipt, imageRef: imageRef, primaryCopy: true, onConflictDoNothing: PostgresRows.primaryCopyConflict),
+                    logger: self.logger).collect()
+                guard let inserted = rows.first else {
+                    let o = receipt.ownership
+                    let existing = try await connection.query("""
+                        SELECT * FROM receipts.receipt WHERE owner = \(o.owner) AND coalesce(external_user, '') = \(o.externalUser ?? "")
+                            AND content_hash = \(receipt.contentHash ?? "") AND primary_copy
+                        """, logger: self.logger).collect()
+                    guard let known = existing.first else {
+                        throw ReceiptError(.database, "receipt \(key) could not be split: a copy of its pictures is being stored", file: location, retry: .later)
+                    }
+                    receipts.append((try PostgresRows.receipt(known), false))
+                    continue
+                }
+                for picture in own { try await Self.insert(picture, of: receipt.id, connection, self.logger) }
+                receipts.append((try PostgresRows.receipt(inserted), true))
+            }
+            try await Self.notify(Self.workChannel, connection, self.logger)
+            return receipts
+        }
+    }
+
     public func isImageUsed(_ imagePath: String) async throws -> Bool {
         try await rows("""
             SELECT EXISTS (SELECT 1 FROM receipts.receipt WHERE image_ref = \(imagePath))

@@ -40,12 +40,48 @@ public protocol ReceiptPictureStore: Sendable {
     /// stored image; `.notFound` outside `scope`. Returns the receipt as it is now.
     func addPicture(name: String, contentHash: String, imagePath: String, toReceipt id: UUID, in scope: Scope,
                     now: Date) async throws -> Receipt
+    /// Splits a receipt of several pictures into receipts of its pictures, in one transaction:
+    /// `parts` are the new receipts' pictures (positions from 1, in order; together each picture
+    /// once, in two parts or more). Each new receipt is pending, named by its first picture, with
+    /// the receipt's owner, group, end user, metadata and source; a part whose pictures the owner
+    /// (and end user) has already as a receipt is that receipt instead (`isNew` false). The receipt
+    /// split is deleted with its drafted expense (a worker reading it cannot write its result).
+    /// `.notFound` outside `scope`; `.invalidState` when its expense is confirmed (a person's
+    /// record), when it has fewer than two pictures, or when `parts` are not such a split.
+    func split(receipt id: UUID, into parts: [[Int]], in scope: Scope, now: Date) async throws -> [(receipt: Receipt, isNew: Bool)]
     /// Whether any receipt or picture still keeps its bytes at `imagePath`.
     func isImageUsed(_ imagePath: String) async throws -> Bool
     /// After a receipt of several pictures was deleted: of its pictures' `imagePaths`, the files
     /// no receipt or picture uses any more, for the caller to remove (bytes the store keeps in the
     /// database itself it removes on its own).
     func releaseImages(_ imagePaths: [String]) async throws -> [String]
+}
+
+extension StoredPicture {
+    /// The receipts a split makes of `pictures` (a receipt's, in order): for each part (positions
+    /// from 1), the new receipt and its pictures renumbered from 1 (none for a receipt of one
+    /// picture: its `imagePath` is that picture). `.invalidState` when `parts` do not take each
+    /// picture once, in order, in two parts or more.
+    public static func split(_ pictures: [StoredPicture], of receipt: Receipt, into parts: [[Int]],
+                             now: Date) throws -> [(receipt: Receipt, pictures: [StoredPicture], imagePath: String)] {
+        let id = receipt.id.uuidString.lowercased()
+        guard pictures.count >= 2 else {
+            throw ReceiptError(.invalidState, "receipt \(id) is of one picture: there is nothing to split")
+        }
+        guard parts.count >= 2, parts.allSatisfy({ !$0.isEmpty }), parts.flatMap({ $0 }) == Array(1...pictures.count) else {
+            throw ReceiptError(.invalidState, "receipt \(id) has \(pictures.count) pictures: a split takes each once, in order, in two parts or more (got \(parts))")
+        }
+        return parts.map { part in
+            let own = part.enumerated().map { i, position in
+                let p = pictures[position - 1]
+                return StoredPicture(position: i + 1, name: p.name, contentHash: p.contentHash, imagePath: p.imagePath)
+            }
+            let hash = own.count == 1 ? own[0].contentHash : ContentHash.hex(ofPictures: own.map(\.contentHash))
+            let made = Receipt(filePath: own[0].name, contentHash: hash, uploadTimestamp: receipt.uploadTimestamp, createdAt: now,
+                               updatedAt: now, ownership: receipt.ownership, source: receipt.source)
+            return (made, own.count == 1 ? [] : own, own[0].imagePath)
+        }
+    }
 }
 
 extension ContentHash {

@@ -71,6 +71,43 @@ extension SQLiteReceiptStore {
         }
     }
 
+    public func split(receipt id: UUID, into parts: [[Int]], in scope: Scope, now: Date) async throws -> [(receipt: Receipt, isNew: Bool)] {
+        let (condition, arguments) = StoreRows.condition(scope)
+        let location = self.location
+        return try await write { db in
+            let idText = StoreRows.text(id)
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM receipt WHERE id = ? AND \(condition)", arguments: [idText] + arguments) else {
+                throw ReceiptError(.notFound, "no receipt with id \(idText)", file: location)
+            }
+            if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM expense WHERE receiptId = ? AND status = 'confirmed')",
+                                 arguments: [idText]) == true {
+                throw ReceiptError(.invalidState, "receipt \(idText) has a confirmed expense (a person's record): it is not split", file: location)
+            }
+            let original = StoreRows.receipt(row)
+            let pictures = try Row.fetchAll(db, sql: "SELECT * FROM receipt_picture WHERE receiptId = ? ORDER BY position",
+                                            arguments: [idText]).map(Self.picture)
+            let made = try StoredPicture.split(pictures, of: original, into: parts, now: now)
+            // The receipt goes first (its pictures and expense with it): its bytes stay, kept by the new receipts.
+            try db.execute(sql: "DELETE FROM idempotency_key WHERE receiptId = ?", arguments: [idText])
+            try db.execute(sql: "DELETE FROM expense WHERE receiptId = ?", arguments: [idText])
+            try db.execute(sql: "DELETE FROM receipt WHERE id = ?", arguments: [idText])
+            let ownership = original.ownership
+            var receipts: [(receipt: Receipt, isNew: Bool)] = []
+            for (receipt, own, imagePath) in made {
+                if let hash = receipt.contentHash,
+                   let row = try Row.fetchOne(db, sql: Self.duplicateLookup, arguments: [ownership.owner, hash, ownership.externalUser]) {
+                    receipts.append((StoreRows.receipt(row), false))
+                    continue
+                }
+                try StoreRows.insert(receipt, imagePath: imagePath, db)
+                for picture in own { try Self.insert(picture, of: StoreRows.text(receipt.id), db) }
+                let stored = try Row.fetchOne(db, sql: "SELECT * FROM receipt WHERE id = ?", arguments: [StoreRows.text(receipt.id)])
+                receipts.append((stored.map(StoreRows.receipt) ?? receipt, true))
+            }
+            return receipts
+        }
+    }
+
     public func isImageUsed(_ imagePath: String) async throws -> Bool {
         try await read { db in
             try Bool.fetchOne(db, sql: """

@@ -91,6 +91,18 @@ public struct ScopedStore: Sendable {
                                        expectedVersion: expectedVersion)
     }
 
+    /// Splits a receipt of several pictures it may change into receipts of its pictures (see
+    /// `ReceiptPictureStore.split`): `parts` nil, one receipt per picture.
+    public func split(id: UUID, into parts: [[Int]]? = nil, now: Date) async throws -> [(receipt: Receipt, isNew: Bool)] {
+        _ = try await changeable(id)
+        var parts = parts
+        if parts == nil {
+            let count = try await pictures(ofReceipt: id).count
+            parts = count > 0 ? (1...count).map { [$0] } : []
+        }
+        return try await store.split(receipt: id, into: parts ?? [], in: scope, now: now)
+    }
+
     /// Puts a failed receipt it may change back in the queue (see `ReceiptStore.requeue`).
     public func requeue(id: UUID, now: Date) async throws -> Receipt {
         _ = try await changeable(id)

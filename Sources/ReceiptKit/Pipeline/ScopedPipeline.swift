@@ -75,6 +75,17 @@ public struct ScopedPipeline: Sendable {
         return try await pipeline.queue.addPicture(picture, toReceipt: id, in: scope)
     }
 
+    /// Splits a receipt of several pictures it may change into receipts of its pictures — pictures
+    /// of different receipts sent as one — and has them read: `parts` are the new receipts'
+    /// pictures (positions from 1, in order), nil for one receipt per picture. The receipt and its
+    /// drafted expense are deleted; a part the owner has already is that receipt (`isNew` false;
+    /// put back in the queue when it failed). `.notFound` when it may not see it; `.invalidState`
+    /// when it may not change it, its expense is confirmed, or it is of one picture.
+    @discardableResult
+    public func split(_ id: UUID, into parts: [[Int]]? = nil) async throws -> [(receipt: Receipt, isNew: Bool)] {
+        try await pipeline.queue.split(id, into: parts, records: records)
+    }
+
     /// Deletes a receipt it may delete, its expense and the bytes no other receipt keeps; returns
     /// the image files the caller removes.
     public func deleteReceipt(id: UUID, force: Bool) async throws -> [String] {

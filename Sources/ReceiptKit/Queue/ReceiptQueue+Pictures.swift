@@ -49,6 +49,40 @@ extension ReceiptQueue {
         return try await submit(pictures: pictures, displayPath: first, as: ownership, force: force)
     }
 
+    /// What became of candidate pictures submitted (`BatchItem.candidates`).
+    enum CandidateSubmission {
+        /// Read apart, each as a file: one cannot be read (it fails alone, naming itself), or
+        /// each is a receipt of the owner's already (split before).
+        case apart
+        /// Submitted together (or found: the owner has a receipt of these pictures).
+        case together(Receipt, isNew: Bool)
+    }
+
+    /// Submits candidate pictures of one long receipt together, unless they are to be read apart.
+    func submit(candidates paths: [String], as ownership: Ownership, force: Bool) async throws -> CandidateSubmission {
+        var pictures: [ReceiptPicture] = []
+        for path in paths {
+            guard case let .success(data) = try await BlockingIO.run({ BlockingIO.readImage(at: path) }) else { return .apart }
+            pictures.append(ReceiptPicture(data: data, name: path))
+        }
+        if !force {
+            let scope = ownership.externalUser.map { Scope.externalUser($0, of: ownership.owner) } ?? .owner(ownership.owner)
+            let read = pictures
+            let hashes = try await BlockingIO.run { read.map { ContentHash.hex(of: $0.data) } }
+            if let known = try await store.receipt(contentHash: ContentHash.hex(ofPictures: hashes), in: scope), known.ocrStatus != .failed {
+                return .together(known, isNew: false)
+            }
+            var alone = true
+            for hash in hashes where alone {
+                let known = try await store.receipt(contentHash: hash, in: scope)
+                alone = known != nil && known?.ocrStatus != .failed
+            }
+            if alone { return .apart }
+        }
+        let (receipt, isNew) = try await submit(pictures: pictures, displayPath: paths[0], as: ownership, force: force)
+        return .together(receipt, isNew: isNew)
+    }
+
     /// Adds a picture below a receipt's others and puts it back in the queue to be read again.
     func addPicture(_ picture: ReceiptPicture, toReceipt id: UUID, in scope: Scope) async throws -> Receipt {
         let hash = try await BlockingIO.run { ContentHash.hex(of: picture.data) }
@@ -59,6 +93,27 @@ extension ReceiptQueue {
         workAvailable.notifyOne()
         finished.notifyAll()
         return receipt
+    }
+
+    /// Splits a receipt into receipts of its pictures (`ScopedStore.split`) and has them read: the
+    /// new ones are in the queue; one the owner had already that failed is put back in it.
+    func split(_ id: UUID, into parts: [[Int]]?, records: ScopedStore) async throws -> [(receipt: Receipt, isNew: Bool)] {
+        var receipts = try await records.split(id: id, into: parts, now: Date())
+        for (i, part) in receipts.enumerated() where !part.isNew && part.receipt.ocrStatus == .failed {
+            do {
+                receipts[i].receipt = try await store.requeue(id: part.receipt.id, in: .everyone, now: Date())
+            } catch let error as ReceiptError where error.code == .invalidState {
+                // Put back (or finished) by someone else meanwhile: as it is now.
+                receipts[i].receipt = try await store.receipt(id: part.receipt.id, in: .everyone) ?? part.receipt
+            }
+        }
+        logger.debug("Receipt split into receipts of its pictures", metadata: [
+            "receipt.id": "\(id.uuidString.lowercased())",
+            "receipt.split": "\(receipts.map { $0.receipt.id.uuidString.lowercased() }.joined(separator: " "))",
+        ])
+        workAvailable.notifyAll()
+        finished.notifyAll()
+        return receipts
     }
 
     /// The pictures of a claimed receipt: its stored pictures when it has several, else its image.
