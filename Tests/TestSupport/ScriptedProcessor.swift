@@ -5,7 +5,8 @@ import Foundation
 import ReceiptKit
 
 /// A `ReceiptProcessing` test double whose "image" is a script in the bytes:
-/// `vendor=Shell;date=2024-03-01;total=23.45;tax=3.91;currency=GBP;category=Fuel;delay=0.05;transient=2;permanent=1;id=7`.
+/// `vendor=Shell;date=2024-03-01;total=23.45;tax=3.91;currency=GBP;category=Fuel;delay=0.05;transient=2;permanent=1;overlap=1;id=7`
+/// (`overlap=0`: as a picture of several, it shares no row with the one before).
 /// `transient=N` throws a transient error on the first N calls for that content; `permanent=1`
 /// throws a permanent one; `delay` sleeps (without blocking a thread). Bytes that are not such a
 /// script are "not an image". It counts calls per content, so tests can tell whether a receipt
@@ -17,8 +18,8 @@ final class ScriptedProcessor: ReceiptProcessing, @unchecked Sendable {
 
     static func image(vendor: String = "Shell", date: String = "2024-03-01", total: String = "23.45", tax: String = "3.91",
                       currency: String = "GBP", category: String = "Fuel", delay: Double = 0, transient: Int = 0,
-                      permanent: Bool = false, id: String = UUID().uuidString) -> Data {
-        Data("receipt;vendor=\(vendor);date=\(date);total=\(total);tax=\(tax);currency=\(currency);category=\(category);delay=\(delay);transient=\(transient);permanent=\(permanent ? 1 : 0);id=\(id)".utf8)
+                      permanent: Bool = false, overlapsAbove: Bool = true, id: String = UUID().uuidString) -> Data {
+        Data("receipt;vendor=\(vendor);date=\(date);total=\(total);tax=\(tax);currency=\(currency);category=\(category);delay=\(delay);transient=\(transient);permanent=\(permanent ? 1 : 0);overlap=\(overlapsAbove ? 1 : 0);id=\(id)".utf8)
     }
 
     var totalCalls: Int { lock.withLock { calls.values.reduce(0, +) } }
@@ -70,7 +71,11 @@ final class ScriptedProcessor: ReceiptProcessing, @unchecked Sendable {
         var analysis = read[0].analysis
         analysis.total = read.last!.analysis.total
         analysis.tax = read.last!.analysis.tax
-        analysis.details.append(("pictures", .array(pictures.map { .object([("file", .string($0.name))]) })))
+        // `overlap=0` in a picture's script: it shares no row with the one before (another receipt).
+        analysis.details.append(("pictures", .array(pictures.enumerated().map { i, picture in
+            let overlap = String(decoding: picture.data, as: UTF8.self).contains(";overlap=0") ? 0 : 3
+            return .object([("file", .string(picture.name))] + (i > 0 ? [("overlapRows", .int(overlap))] : []))
+        })))
         return ProcessedReceipt(ocr: read[0].ocr, analysis: analysis)
     }
 }

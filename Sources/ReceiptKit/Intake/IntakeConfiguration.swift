@@ -40,8 +40,9 @@ public struct IntakeConfiguration: Sendable {
     /// files as them.
     public var ownership: Ownership
     /// Pictures named `NAME-1.jpg`, `NAME-2.jpg`… (the same NAME and folder) that arrive within
-    /// this many seconds of each other are one long receipt's pictures, read as one receipt (nil:
-    /// every file is a receipt of its own). `receipts watch` joins within 10 s unless `--no-join`.
+    /// this many seconds of each other are read together, and are one receipt when each overlaps
+    /// the one before; receipts of their own otherwise (nil: every file is a receipt of its own).
+    /// `receipts watch` joins within 10 s unless `--no-join`.
     public var joinPictures: TimeInterval?
 
     public init(directory: String, processedDirectory: String? = nil, failedDirectory: String? = nil, keep: Bool = false,

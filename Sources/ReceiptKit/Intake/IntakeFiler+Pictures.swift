@@ -14,10 +14,9 @@ extension IntakeFiler {
     func file(pictures files: [WatchedFile], _ outcome: Outcome, stem: String) throws -> String {
         guard let first = files.first else { throw ReceiptError(.filingFailed, file: stem, "no picture to file") }
         let (base, sidecarSuffix): (String, String)
-        let contents: Data
         switch outcome {
-        case let .processed(json, _): (base, sidecarSuffix, contents) = (processedDirectory, ".json", Data((json.serialized() + "\n").utf8))
-        case let .failed(message): (base, sidecarSuffix, contents) = (failedDirectory, ".error.txt", Data((message.oneLine + "\n").utf8))
+        case .processed: (base, sidecarSuffix) = (processedDirectory, ".json")
+        case .failed: (base, sidecarSuffix) = (failedDirectory, ".error.txt")
         }
         let subfolder = (first.relativePath as NSString).deletingLastPathComponent
         let folder = subfolder.isEmpty ? base : base + "/" + subfolder
@@ -33,22 +32,24 @@ extension IntakeFiler {
             suffix += 1
             sidecar = folder + "/" + stem + " (\(suffix))" + sidecarSuffix
         }
-        try Self.writeAtomically(contents, to: sidecar)
-        if keep { return sidecar }
-        var firstDestination = sidecar
-        for (index, file) in files.enumerated() {
-            let name = (file.path as NSString).lastPathComponent
-            let ext = (name as NSString).pathExtension
-            let fileStem = ext.isEmpty ? name : String(name.dropLast(ext.count + 1))
+        if keep {
+            try Self.writeAtomically(Self.contents(outcome, filedAs: files.map(\.path)), to: sidecar)
+            return sidecar
+        }
+        // Where each picture goes (its own name, or with a suffix when taken): the record names
+        // them there. Written before the moves; written again should a name be taken meanwhile.
+        var planned: [String] = []
+        for file in files { planned.append(Self.freeName(for: file.path, in: folder, after: 0, besides: planned).target) }
+        try Self.writeAtomically(Self.contents(outcome, filedAs: planned), to: sidecar)
+        var filed: [String] = []
+        for file in files {
             var attempt = 0
             while true {
-                let candidate = attempt == 0 ? name : "\(fileStem) (\(attempt))" + (ext.isEmpty ? "" : "." + ext)
-                let target = folder + "/" + candidate
-                attempt += 1
-                if Self.exists(target) { continue }
+                let (target, tried) = Self.freeName(for: file.path, in: folder, after: attempt, besides: filed)
+                attempt = tried + 1
                 switch Self.moveWithoutReplacing(file.path, to: target) {
                 case .moved:
-                    if index == 0 { firstDestination = target }
+                    filed.append(target)
                 case .targetExists:
                     continue
                 case let .failed(cause):
@@ -59,7 +60,23 @@ extension IntakeFiler {
             }
             Self.syncFolder((file.path as NSString).deletingLastPathComponent)
         }
+        if filed != planned { try Self.writeAtomically(Self.contents(outcome, filedAs: filed), to: sidecar) }
         Self.syncFolder(folder)
-        return firstDestination
+        return filed[0]
+    }
+
+    /// The first name from the `attempt`-th on (`a.jpg`, `a (1).jpg`, …) in `folder` that is free
+    /// and not among `taken`, and its attempt's number.
+    private static func freeName(for path: String, in folder: String, after attempt: Int, besides taken: [String]) -> (target: String, attempt: Int) {
+        let name = (path as NSString).lastPathComponent
+        let ext = (name as NSString).pathExtension
+        let fileStem = ext.isEmpty ? name : String(name.dropLast(ext.count + 1))
+        var attempt = attempt
+        while true {
+            let candidate = attempt == 0 ? name : "\(fileStem) (\(attempt))" + (ext.isEmpty ? "" : "." + ext)
+            let target = folder + "/" + candidate
+            if !exists(target) && !taken.contains(target) { return (target, attempt) }
+            attempt += 1
+        }
     }
 }

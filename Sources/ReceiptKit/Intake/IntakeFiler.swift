@@ -38,27 +38,22 @@ struct IntakeFiler: Sendable {
             throw ReceiptError(.outputFolder, file: folder, "cannot create the output folder; check permissions and free space",
                               cause: error.localizedDescription)
         }
-        let contents: Data
-        switch outcome {
-        case let .processed(json, _): contents = Data((json.serialized() + "\n").utf8)
-        case let .failed(message): contents = Data((message.oneLine + "\n").utf8)
-        }
-
         var suffix = 0
         while true {
             let (image, sidecar) = destination.names(suffix)
             suffix += 1
             if !keep && Self.exists(image) {
                 // A move cut short between its link and its unlink: finish it.
-                if Self.isSameFile(image, file.path) && isOwnSidecar(sidecar, of: file, outcome) {
+                if Self.isSameFile(image, file.path) && isOwnSidecar(sidecar, of: file, filedAs: image, outcome) {
                     unlink(file.path)
                     Self.syncFolder((file.path as NSString).deletingLastPathComponent)
                     return image
                 }
                 continue
             }
-            if Self.exists(sidecar) && !isOwnSidecar(sidecar, of: file, outcome) { continue }
-            try Self.writeAtomically(contents, to: sidecar)
+            if Self.exists(sidecar) && !isOwnSidecar(sidecar, of: file, filedAs: image, outcome) { continue }
+            // The record names the image where it is going (beside the sidecar), not where it was.
+            try Self.writeAtomically(Self.contents(outcome, filedAs: keep ? [file.path] : [image]), to: sidecar)
             if keep { return sidecar }
             switch Self.moveWithoutReplacing(file.path, to: image) {
             case .moved:
@@ -88,7 +83,7 @@ struct IntakeFiler: Sendable {
             suffix += 1
             let imageThere = Self.exists(image), sidecarThere = Self.exists(sidecar)
             if !imageThere && !sidecarThere { return false }
-            if imageThere && sidecarThere && !Self.isSameFile(image, file.path) && isOwnSidecar(sidecar, of: file, outcome) {
+            if imageThere && sidecarThere && !Self.isSameFile(image, file.path) && isOwnSidecar(sidecar, of: file, filedAs: image, outcome) {
                 return true
             }
         }
@@ -121,14 +116,37 @@ struct IntakeFiler: Sendable {
         }
     }
 
-    /// A sidecar left by an earlier run for this same file and receipt (a crash before the move).
-    private func isOwnSidecar(_ sidecar: String, of file: WatchedFile, _ outcome: Outcome) -> Bool {
+    /// What a sidecar holds: a completed receipt's record naming its files as `files` (the first
+    /// as `file`; all of them as `pictures` when it has several), or the one-line error.
+    static func contents(_ outcome: Outcome, filedAs files: [String]) -> Data {
+        switch outcome {
+        case let .processed(json, _):
+            var record = json
+            if case let .object(pairs) = json {
+                record = .object(pairs.map { key, value in
+                    switch key {
+                    case "file": (key, files.first.map(JSONValue.string) ?? value)
+                    case "pictures" where files.count > 1: (key, .array(files.map(JSONValue.string)))
+                    default: (key, value)
+                    }
+                })
+            }
+            return Data((record.serialized() + "\n").utf8)
+        case let .failed(message):
+            return Data((message.oneLine + "\n").utf8)
+        }
+    }
+
+    /// A sidecar left by an earlier run for this same file and receipt (a crash before the move):
+    /// its record names the file where it was going (`filedAs`), or where it was (a sidecar of an
+    /// earlier version, or one kept in place).
+    private func isOwnSidecar(_ sidecar: String, of file: WatchedFile, filedAs image: String, _ outcome: Outcome) -> Bool {
         guard let data = FileManager.default.contents(atPath: sidecar) else { return false }
         let text = String(decoding: data, as: UTF8.self)
         switch outcome {
         case let .processed(_, receiptId):
             guard let json = try? JSONValue.parse(text.trimmingCharacters(in: .whitespacesAndNewlines)) else { return false }
-            return json["file"]?.stringValue == file.path && json["receiptId"]?.stringValue == receiptId.uuidString.lowercased()
+            return [file.path, image].contains(json["file"]?.stringValue) && json["receiptId"]?.stringValue == receiptId.uuidString.lowercased()
         case .failed:
             return text.hasPrefix(file.path + ": ")
         }

@@ -10,8 +10,13 @@ enum IntakeWork: Sendable {
 }
 
 /// The watched folder's long receipts: pictures named `NAME-1.jpg`, `NAME-2.jpg`… (in one folder)
-/// that arrive within `joinPictures` seconds of each other are read as one receipt of several
-/// pictures, and filed together with one sidecar (`NAME.json`).
+/// that arrive within `joinPictures` seconds of each other are candidates to be one receipt of
+/// several pictures: they are read together, and are one receipt, filed together with one sidecar
+/// (`NAME.json`), when the join finds that each overlaps the one before as parts of one receipt.
+/// A number in a name is no evidence of that (`scan-1.jpg`, `scan-2.jpg` may be two receipts):
+/// pictures that share no row with the one before are receipts of their own, each filed with
+/// its own sidecar, as `receipts process` reads them. A name ending in a date never joins
+/// (`PictureGroup.member`).
 extension IntakeService {
     /// The watcher's files as work: with `window`, a file named `NAME-<n>` waits until no other
     /// picture of NAME has arrived for `window` seconds, then goes with them (or alone, when it is
@@ -54,8 +59,9 @@ extension IntakeService {
         }
     }
 
-    /// One long receipt's pictures: read together (or found by all their bytes together), then
-    /// filed together with one sidecar named for the receipt.
+    /// Candidate pictures of one long receipt: read together, then filed together with one
+    /// sidecar named for the receipt when they were joined; otherwise split into receipts of the
+    /// pictures that overlap (`ScopedPipeline.split`), each filed on its own.
     func handle(pictures files: [WatchedFile], name: String, ledger: KeepLedger?, watcher: FolderWatcher) async {
         let started = ContinuousClock.now
         var metadata: Logger.Metadata = ["intake.file": "\(files.map(\.relativePath).joined(separator: " + "))"]
@@ -76,53 +82,122 @@ extension IntakeService {
                     hashOf[file.path] = hash
                     present.append(file)
                 case .failure:
-                    // Gone (moved away or deleted): left out. Still there but unreadable: the
-                    // receipt fails naming it.
+                    // Gone (moved away or deleted): left out. Still there but unreadable: read
+                    // alone, it fails naming itself.
                     if IntakeFiler.exists(file.path) {
                         present.append(file)
                         unreadable = true
                     }
                 }
             }
-            guard !present.isEmpty else { return }
+            // One picture left, or one that cannot be read: each is a receipt of its own.
+            if present.count < 2 || unreadable {
+                for file in present { await handle(file, ledger: ledger, watcher: watcher) }
+                return
+            }
+            let hash = ContentHash.hex(ofPictures: hashes)
             let receipt: Receipt
             var duplicate = false
-            if unreadable {
-                receipt = try await pipeline.submit(picturesAt: present.map(\.path), as: configuration.ownership)
+            if let known = try await pipeline.receipt(contentHash: hash, in: scope), known.ocrStatus != .failed {
+                receipt = known
+                duplicate = known.filePath != present[0].path
+            } else if try await knownAlone(hashes) {
+                // Each picture is a receipt of its own already (these pictures were split before):
+                // found by its bytes, not read again.
+                for file in present { await handle(file, ledger: ledger, watcher: watcher) }
+                return
             } else {
-                let hash = pictures.count == 1 ? hashes[0] : ContentHash.hex(ofPictures: hashes)
-                let known = try await pipeline.receipt(contentHash: hash, in: scope)
-                if let known, known.ocrStatus != .failed {
-                    receipt = known
-                    duplicate = known.filePath != present[0].path
-                } else if pictures.count == 1 {
-                    receipt = try await pipeline.submit(imageData: pictures[0].data, filename: present[0].path, as: configuration.ownership)
-                } else {
-                    receipt = try await pipeline.submit(pictures: pictures, as: configuration.ownership)
-                }
+                receipt = try await pipeline.submit(pictures: pictures, as: configuration.ownership)
             }
             var done = receipt
             if done.ocrStatus != .completed && done.ocrStatus != .failed {
                 done = try await pipeline.waitForCompletion(of: receipt.id, in: scope)
             }
-            let expense = done.ocrStatus == .completed ? try await pipeline.expense(forReceipt: done.id, in: scope) : nil
-            let outcome = ReceiptOutcome(source: present[0].path, receipt: done, expense: expense, isDuplicate: duplicate)
-            var filing = Self.filing(outcome, file: present[0])
-            if case let .processed(.object(pairs), id) = filing {
-                filing = .processed(.object(pairs + [("pictures", .array(present.map { .string($0.path) }))]), receiptId: id)
+            // This folder's own reading (a receipt of these pictures made elsewhere, read as one on
+            // purpose, is left as it is): split when they are not one receipt.
+            if !duplicate, let parts = Self.parts(of: done, pictures: present.count),
+               let made = try await split(done, into: parts, metadata: metadata) {
+                try await file(made, parts: parts, present, hashOf: hashOf, name: name, ledger: ledger)
+                return
             }
-            let filer = self.filer
-            let (filed, sidecar) = (present, filing)
-            let destination = try await BlockingIO.run { try filer.file(pictures: filed, sidecar, stem: name) }
-            if let ledger {
-                let recorded = present.map { ($0.path, hashOf[$0.path], $0.signature) }
-                try await BlockingIO.run { for (path, hash, signature) in recorded { try ledger.record(path, hash: hash, signature: signature) } }
-            }
-            metadata["receipt.pictures"] = "\(present.count)"
-            logFiled(outcome, destination: destination, started: started, metadata: &metadata)
+            try await file(done, pictures: present, isDuplicate: duplicate, hashOf: hashOf, name: name, ledger: ledger,
+                           started: started, metadata: &metadata)
         } catch {
             notFiled(error, files, metadata: &metadata, watcher: watcher)
         }
+    }
+
+    /// How candidate pictures read together are to be split: the runs of pictures that overlap
+    /// (positions from 1) when some picture shares no row with the one before, one picture each
+    /// when they could not be read together; nil when they are one receipt.
+    static func parts(of receipt: Receipt, pictures count: Int) -> [[Int]]? {
+        if receipt.ocrStatus == .failed { return (1...count).map { [$0] } }
+        guard let runs = receipt.analysis?.pictureRuns, runs.count > 1, runs.flatMap({ $0 }) == Array(1...count) else { return nil }
+        return runs
+    }
+
+    /// Whether the owner has each of these pictures as a receipt of its own, read or being read.
+    private func knownAlone(_ hashes: [String]) async throws -> Bool {
+        for hash in hashes {
+            guard let known = try await pipeline.receipt(contentHash: hash, in: scope), known.ocrStatus != .failed else { return false }
+        }
+        return true
+    }
+
+    /// Splits candidate pictures that are not one receipt into the receipts `parts` says; nil when
+    /// the receipt cannot be split (its expense was confirmed meanwhile: a person's record).
+    private func split(_ receipt: Receipt, into parts: [[Int]], metadata: Logger.Metadata) async throws -> [(receipt: Receipt, isNew: Bool)]? {
+        logger.debug("Pictures are not one receipt; read apart", metadata: metadata.merging([
+            "receipt.id": "\(receipt.id.uuidString.lowercased())", "receipt.parts": "\(parts)",
+        ]) { $1 })
+        do {
+            return try await pipeline.scoped(to: Principal(filing: configuration.ownership)).split(receipt.id, into: parts)
+        } catch let error as ReceiptError where error.code == .invalidState {
+            return nil
+        }
+    }
+
+    /// Each receipt a split made, read and filed on its own (a picture alone as any file, pictures
+    /// that overlap together).
+    private func file(_ split: [(receipt: Receipt, isNew: Bool)], parts: [[Int]], _ files: [WatchedFile], hashOf: [String: String],
+                      name: String, ledger: KeepLedger?) async throws {
+        for (part, made) in zip(parts, split) {
+            let own = part.map { files[$0 - 1] }
+            let started = ContinuousClock.now
+            var metadata: Logger.Metadata = ["intake.file": "\(own.map(\.relativePath).joined(separator: " + "))"]
+            let duplicate = !made.isNew && made.receipt.filePath != own[0].path
+            if own.count == 1 {
+                try await settle(own[0], receipt: made.receipt, isDuplicate: duplicate, hash: hashOf[own[0].path], ledger: ledger,
+                                 started: started, metadata: &metadata)
+            } else {
+                var done = made.receipt
+                if done.ocrStatus != .completed && done.ocrStatus != .failed {
+                    done = try await pipeline.waitForCompletion(of: done.id, in: scope)
+                }
+                try await file(done, pictures: own, isDuplicate: duplicate, hashOf: hashOf, name: name, ledger: ledger,
+                               started: started, metadata: &metadata)
+            }
+        }
+    }
+
+    /// Files the pictures of one receipt together with one sidecar named `name`.
+    private func file(_ done: Receipt, pictures present: [WatchedFile], isDuplicate: Bool, hashOf: [String: String], name: String,
+                      ledger: KeepLedger?, started: ContinuousClock.Instant, metadata: inout Logger.Metadata) async throws {
+        let expense = done.ocrStatus == .completed ? try await pipeline.expense(forReceipt: done.id, in: scope) : nil
+        let outcome = ReceiptOutcome(source: present[0].path, receipt: done, expense: expense, isDuplicate: isDuplicate)
+        var filing = Self.filing(outcome, file: present[0])
+        if case let .processed(.object(pairs), id) = filing {
+            filing = .processed(.object(pairs + [("pictures", .array(present.map { .string($0.path) }))]), receiptId: id)
+        }
+        let filer = self.filer
+        let (filed, sidecar) = (present, filing)
+        let destination = try await BlockingIO.run { try filer.file(pictures: filed, sidecar, stem: name) }
+        if let ledger {
+            let recorded = present.map { ($0.path, hashOf[$0.path], $0.signature) }
+            try await BlockingIO.run { for (path, hash, signature) in recorded { try ledger.record(path, hash: hash, signature: signature) } }
+        }
+        metadata["receipt.pictures"] = "\(present.count)"
+        logFiled(outcome, destination: destination, started: started, metadata: &metadata)
     }
 }
 

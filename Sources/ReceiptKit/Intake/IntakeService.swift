@@ -155,27 +155,35 @@ public final class IntakeService: Service, Sendable {
                 return
             }
             guard let (receipt, submittedAsDuplicate, hash) = try await submit(file, ledger: ledger) else { return }
-            var done = receipt
-            if done.ocrStatus != .completed && done.ocrStatus != .failed {
-                done = try await pipeline.waitForCompletion(of: receipt.id, in: scope)
-            }
-            let expense = done.ocrStatus == .completed ? try await pipeline.expense(forReceipt: done.id, in: scope) : nil
-            var outcome = ReceiptOutcome(source: file.path, receipt: done, expense: expense, isDuplicate: submittedAsDuplicate)
-            let filer = self.filer
-            if !outcome.isDuplicate {
-                // Filed from this very path before: the same file dropped again, not one a stop left behind.
-                let earlier = Self.filing(outcome, file: file)
-                outcome.isDuplicate = try await BlockingIO.run { filer.wasFiledBefore(file, earlier) }
-            }
-            let filing = Self.filing(outcome, file: file)
-            let destination = try await BlockingIO.run { try filer.file(file, filing) }
-            if let ledger {
-                try await BlockingIO.run { try ledger.record(file.path, hash: hash, signature: file.signature) }
-            }
-            logFiled(outcome, destination: destination, started: started, metadata: &metadata)
+            try await settle(file, receipt: receipt, isDuplicate: submittedAsDuplicate, hash: hash, ledger: ledger,
+                             started: started, metadata: &metadata)
         } catch {
             notFiled(error, [file], metadata: &metadata, watcher: watcher)
         }
+    }
+
+    /// Waits for a file's receipt to be completed or failed, files the file with its sidecar,
+    /// records it in the ledger (`keep`) and logs it.
+    func settle(_ file: WatchedFile, receipt: Receipt, isDuplicate: Bool, hash: String?, ledger: KeepLedger?,
+                started: ContinuousClock.Instant, metadata: inout Logger.Metadata) async throws {
+        var done = receipt
+        if done.ocrStatus != .completed && done.ocrStatus != .failed {
+            done = try await pipeline.waitForCompletion(of: receipt.id, in: scope)
+        }
+        let expense = done.ocrStatus == .completed ? try await pipeline.expense(forReceipt: done.id, in: scope) : nil
+        var outcome = ReceiptOutcome(source: file.path, receipt: done, expense: expense, isDuplicate: isDuplicate)
+        let filer = self.filer
+        if !outcome.isDuplicate {
+            // Filed from this very path before: the same file dropped again, not one a stop left behind.
+            let earlier = Self.filing(outcome, file: file)
+            outcome.isDuplicate = try await BlockingIO.run { filer.wasFiledBefore(file, earlier) }
+        }
+        let filing = Self.filing(outcome, file: file)
+        let destination = try await BlockingIO.run { try filer.file(file, filing) }
+        if let ledger {
+            try await BlockingIO.run { try ledger.record(file.path, hash: hash, signature: file.signature) }
+        }
+        logFiled(outcome, destination: destination, started: started, metadata: &metadata)
     }
 
     /// Reads, hashes and submits the file, or finds the receipt the store already has for these
@@ -222,12 +230,21 @@ public final class IntakeService: Service, Sendable {
             if outcome.isDuplicate {
                 return .failed("\(file.path): same image as \(receipt.filePath), which failed: \(cause)")
             }
-            return .failed(cause.hasPrefix(file.path) ? cause : "\(file.path): \(cause)")
+            return .failed(failure(cause, of: receipt, at: file.path))
         }
         guard case var .object(pairs) = outcome.record.json else { return .processed(outcome.record.json, receiptId: receipt.id) }
         pairs.append(("duplicate", .bool(outcome.isDuplicate)))
         if outcome.isDuplicate { pairs.append(("duplicateOf", .string(receipt.filePath))) }
         return .processed(.object(pairs), receiptId: receipt.id)
+    }
+
+    /// A failed receipt's error as this file's: naming this file once. The error names the file
+    /// the receipt was first read from, when these bytes failed before elsewhere and were read
+    /// again for this file (issue 56: `DIR/a.jpg: ELSEWHERE/a.jpg: truncated JPEG`).
+    static func failure(_ cause: String, of receipt: Receipt, at path: String) -> String {
+        let own = receipt.filePath + ": "
+        let said = cause.hasPrefix(own) && receipt.filePath != path ? String(cause.dropFirst(own.count)) : cause
+        return said.hasPrefix(path + ": ") ? said : "\(path): \(said)"
     }
 
     static func seconds(_ duration: Duration) -> String {
@@ -256,10 +273,13 @@ public final class IntakeService: Service, Sendable {
         metadata["receipt.status"] = "\(status)"
         metadata["receipt.id"] = "\(done.id.uuidString.lowercased())"
         metadata["receipt.vendor"] = "\(done.analysis?.vendor ?? "")"
-        metadata["receipt.total"] = "\(done.analysis?.total.map { "\($0)" } ?? "")"
+        // As every door prints money: the currency's minor units (`7.50`, not `7.5`).
+        metadata["receipt.total"] = "\(done.analysis.flatMap { a in a.total.map { Money.format($0, currency: a.currency) } } ?? "")"
         metadata["receipt.elapsed"] = "\(Self.seconds(ContinuousClock.now - started))"
         metadata["intake.filedAs"] = "\(destination)"
-        if let error = outcome.error { metadata["error.message"] = "\(error)" }
+        if let error = outcome.error {
+            metadata["error.message"] = "\(outcome.isDuplicate ? error : Self.failure(error, of: done, at: outcome.source))"
+        }
         logger.log(level: done.ocrStatus == .failed ? configuration.failureLogLevel : configuration.receiptLogLevel,
                    "Receipt filed", metadata: metadata)
         counts.update {

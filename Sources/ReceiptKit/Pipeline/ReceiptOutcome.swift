@@ -11,6 +11,11 @@ public enum BatchItem: Sendable {
     /// Image files that are one receipt's pictures, top to bottom (a long receipt photographed in
     /// several); named by the first.
     case pictures([String])
+    /// Image files named as the pictures of one long receipt (`NAME-1.jpg`, `NAME-2.jpg`…, in
+    /// number order): read together, they are one receipt when each overlaps the one before as
+    /// parts of one receipt; otherwise receipts of the pictures that do (each picture alone when
+    /// none does), as the watched folder reads them. Reported as the receipts they are.
+    case candidates([String])
 
     /// How the item is named in results and errors.
     public var displayName: String {
@@ -18,8 +23,40 @@ public enum BatchItem: Sendable {
         case let .file(path): return path
         case let .data(_, filename): return filename
         case let .receipt(id): return id.uuidString.lowercased()
-        case let .pictures(paths): return paths.first ?? ""
+        case let .pictures(paths), let .candidates(paths): return paths.first ?? ""
         }
+    }
+
+    /// Image files as a batch, the pictures of each long receipt's name (`NAME-1.jpg`,
+    /// `NAME-2.jpg`… in one folder: `PictureGroup.member`) as one `candidates` item in number order,
+    /// where the first of them was; every other file (a lone `NAME-1.jpg` too) as a `file`.
+    public static func joiningPictures(_ files: [String]) -> [BatchItem] {
+        var groups: [String: [(number: Int, path: String)]] = [:]
+        for path in files {
+            let name = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
+            guard let (base, number) = PictureGroup.member(name) else { continue }
+            groups[((path as NSString).deletingLastPathComponent as NSString).appendingPathComponent(base), default: []].append((number, path))
+        }
+        var items: [BatchItem] = []
+        var placed: Set<String> = []
+        for path in files {
+            let name = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
+            guard let (base, _) = PictureGroup.member(name),
+                  case let key = ((path as NSString).deletingLastPathComponent as NSString).appendingPathComponent(base),
+                  let group = groups[key], group.count > 1 else {
+                items.append(.file(path))
+                continue
+            }
+            guard placed.insert(key).inserted else { continue }
+            // The same number twice (IMG-1.jpg and IMG-1.png): not pictures of one receipt.
+            let numbers = group.map(\.number)
+            if Set(numbers).count != numbers.count {
+                items += group.map { .file($0.path) }
+                continue
+            }
+            items.append(.candidates(group.sorted { $0.number < $1.number }.map(\.path)))
+        }
+        return items
     }
 }
 

@@ -64,7 +64,7 @@ public final class ReceiptPipeline: Service, Sendable {
     package let images: any ImageRepository
     public let configuration: Configuration
     let queue: ReceiptQueue
-    private let logger: Logger
+    let logger: Logger
 
     /// Opens (or creates) the SQLite store at `storePath` with its `images/` folder beside it.
     /// Throws `ReceiptError` when the file cannot be opened, is damaged or is locked.
@@ -214,6 +214,13 @@ public final class ReceiptPipeline: Service, Sendable {
         let tracker = BatchTracker()
         let queue = self.queue
         let store = self.store
+        // Candidate pictures, once read together: reported as one receipt, or split apart and
+        // their receipts added to the batch (ReceiptPipeline+Candidates.swift).
+        let emit: @Sendable (ReceiptOutcome) async -> Void = { outcome in
+            guard let paths = await tracker.takeCandidate(outcome.receipt.id) else { return await onOutcome(outcome) }
+            await self.resolve(outcome, candidates: paths, as: ownership, tracker: tracker, onOutcome: onOutcome)
+            await tracker.resolved(outcome.receipt.id)
+        }
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 for item in items {
@@ -224,6 +231,24 @@ public final class ReceiptPipeline: Service, Sendable {
                     switch item {
                     case let .file(path):
                         (receipt, isNew) = try await queue.submit(path: path, as: ownership, force: force)
+                    case let .candidates(paths):
+                        switch try await queue.submit(candidates: paths, as: ownership, force: force) {
+                        case .apart:
+                            for path in paths {
+                                let (receipt, isNew) = try await queue.submit(path: path, as: ownership, force: force)
+                                try await self.report(receipt, name: path, isNew: isNew, scope: scope, tracker: tracker, onOutcome: onOutcome)
+                            }
+                            continue
+                        case let .together(receipt, isNew):
+                            if receipt.ocrStatus == .completed || receipt.ocrStatus == .failed {
+                                let expense = try await store.expense(receiptId: receipt.id, in: scope)
+                                await self.resolve(ReceiptOutcome(source: name, receipt: receipt, expense: expense, isDuplicate: !isNew),
+                                                   candidates: paths, as: ownership, tracker: tracker, onOutcome: onOutcome)
+                            } else {
+                                await tracker.add(candidate: receipt.id, paths: paths, source: .init(name: name, isDuplicate: !isNew))
+                            }
+                            continue
+                        }
                     case let .data(data, filename):
                         (receipt, isNew) = try await queue.submit(data: data, displayPath: filename, as: ownership, force: force)
                     case let .pictures(paths):
@@ -235,17 +260,12 @@ public final class ReceiptPipeline: Service, Sendable {
                         // A stored receipt is named as it was filed (`IMG_2041.jpg in "Fwd: receipt" from …`), not by its id.
                         (receipt, isNew, name) = (found, true, found.filePath)
                     }
-                    if receipt.ocrStatus == .completed || receipt.ocrStatus == .failed {
-                        let expense = try await store.expense(receiptId: receipt.id, in: scope)
-                        await onOutcome(ReceiptOutcome(source: name, receipt: receipt, expense: expense, isDuplicate: !isNew))
-                    } else {
-                        await tracker.add(receipt.id, source: .init(name: name, isDuplicate: !isNew))
-                    }
+                    try await self.report(receipt, name: name, isNew: isNew, scope: scope, tracker: tracker, onOutcome: onOutcome)
                 }
                 await tracker.closeSubmissions()
             }
             for index in 0..<configuration.workers {
-                group.addTask { try await queue.batchWorker(index, tracker: tracker, emit: onOutcome) }
+                group.addTask { try await queue.batchWorker(index, tracker: tracker, emit: emit) }
             }
             group.addTask { await queue.reclaimLoop() }
             if store.announcesChanges {

@@ -28,8 +28,31 @@ actor BatchTracker {
     private var entries: [UUID: Entry] = [:]
     private var order: [UUID] = []
     private var submissionsOpen = true
+    /// Receipts of candidate pictures (`BatchItem.candidates`) not yet known to be one receipt or
+    /// split apart: their paths. The batch is not done while any is left (a split adds receipts).
+    private var candidates: [UUID: [String]] = [:]
     /// Notified whenever something changes that a waiting worker may care about.
     nonisolated let changed = WakeSignal()
+
+    /// A receipt of candidate pictures (`paths`) to be resolved once finished (`resolve`).
+    func add(candidate id: UUID, paths: [String], source: Source) {
+        candidates[id] = paths
+        add(id, source: source)
+    }
+
+    /// The paths of a receipt of candidate pictures not resolved yet, taken out (nil for another
+    /// receipt): the caller resolves it and then calls `resolved`.
+    func takeCandidate(_ id: UUID) -> [String]? {
+        guard let paths = candidates[id], !paths.isEmpty else { return nil }
+        candidates[id] = []
+        return paths
+    }
+
+    /// The candidate receipt is resolved (reported, or split with its parts added).
+    func resolved(_ id: UUID) {
+        candidates[id] = nil
+        changed.notifyAll()
+    }
 
     func add(_ id: UUID, source: Source) {
         if entries[id] != nil {
@@ -57,7 +80,7 @@ actor BatchTracker {
             entries[id]!.inFlight = true
             return .job(id)
         }
-        if entries.isEmpty && !submissionsOpen { return .done }
+        if entries.isEmpty && !submissionsOpen && candidates.isEmpty { return .done }
         return .wait(until: earliest)
     }
 
@@ -66,6 +89,12 @@ actor BatchTracker {
         entries[id]?.inFlight = false
         entries[id]?.dueAt = date
         changed.notifyAll()
+    }
+
+    /// The receipt is gone from the store: nothing to report or resolve.
+    func vanished(_ id: UUID) {
+        _ = finish(id)
+        candidates[id] = nil
     }
 
     /// The receipt is completed or failed: returns the sources to report it under.

@@ -106,7 +106,7 @@ extension ReceiptQueue {
                     await tracker.postpone(id, until: min(until ?? soon, soon))
                 case .notFound:
                     logger.debug("Receipt disappeared from the store", metadata: ["receipt.id": "\(id.uuidString.lowercased())"])
-                    _ = await tracker.finish(id)
+                    await tracker.vanished(id)
                 }
             }
         }

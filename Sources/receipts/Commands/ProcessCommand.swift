@@ -33,11 +33,20 @@ struct ProcessCommand: AsyncParsableCommand {
             flagged for review, and the time taken. In a table, file paths are shortened from the left \
             (…/name.jpg) and an error shows its cause.
 
+            Pictures of a long receipt named NAME-1.jpg, NAME-2.jpg… (in one folder) are read together, as \
+            the watched folder reads them: they are one receipt when each overlaps the one before (the \
+            rows two pictures both show), and receipts of their own otherwise (a number in a name is no \
+            evidence; a name ending in a date, receipt-2024-03-14.jpg, is never a picture number). \
+            --no-join reads every file as a receipt of its own.
+
             --one-receipt reads all the PATHs as the pictures of one receipt, top to bottom: a long \
             receipt photographed in several overlapping pictures (`receipts process --one-receipt top.jpg \
             middle.jpg bottom.jpg`, or a folder: its pictures in name order, IMG_9 before IMG_10). Each \
             picture is read by the readers, the rows two pictures both show are kept once, and the \
-            record is one receipt (named by the first picture; analysis.pictures lists them all).
+            record is one receipt (named by the first picture; analysis.pictures lists them all). \
+            Pictures that share no row, or whose items add up to far from the total, are flagged for review \
+            (analysis.review names "pictures" or "lineItems"): they may be different receipts; `receipts \
+            split ID` makes a receipt of each picture.
 
             --no-work only submits: each receipt is stored as pending (its record says so) for workers \
             elsewhere (`receipts worker`, `serve`) to read; nothing is read here.
@@ -57,6 +66,9 @@ struct ProcessCommand: AsyncParsableCommand {
 
     @Flag(name: .customLong("one-receipt"), help: "The PATHs are the pictures of one long receipt, top to bottom (a folder: its pictures in name order).")
     var oneReceipt = false
+
+    @Flag(name: .customLong("no-join"), help: "Read NAME-1.jpg, NAME-2.jpg… as receipts of their own, not as one long receipt's pictures.")
+    var noJoin = false
 
     @Flag(name: .customLong("no-work"), help: "Only submit: store the receipts as pending for other hosts' workers; read nothing here.")
     var noWork = false
@@ -120,13 +132,14 @@ struct ProcessCommand: AsyncParsableCommand {
         writer.begin()
         var summary = Summary()
         do {
-            let items = oneReceipt && files.count > 1 ? [BatchItem.pictures(files)] : files.map(BatchItem.file)
+            let items = oneReceipt && files.count > 1 ? [BatchItem.pictures(files)]
+                : noJoin ? files.map(BatchItem.file) : BatchItem.joiningPictures(files)
             for try await outcome in receiptPipeline.process(items, as: ownership, force: force) {
                 let failed = outcome.receipt.ocrStatus == .failed
                 summary.count(outcome)
                 progress.clear()
                 writer.write(outcome.record.json)
-                progress.advance(failed: failed)
+                progress.advance(failed: failed, count: outcome.analysis?.pictureRuns?.joined().count ?? 1)
             }
         } catch {
             progress.finish()

@@ -25,7 +25,8 @@ struct WatchCommand: AsyncParsableCommand {
               completed: DIR/processed/<name>, with <stem>.json beside it
               failed:    DIR/failed/<name>, with <stem>.error.txt beside it
             The .json holds the receipt's NDJSON record (as `receipts process` prints it) plus \
-            "duplicate" and, for a duplicate, "duplicateOf"; the .error.txt the one-line error. \
+            "duplicate" and, for a duplicate, "duplicateOf", its "file" naming the image where it now \
+            is, beside it; the .error.txt the one-line error. \
             Subfolders are kept below the output folder. A name already taken gets a suffix (a-1.jpg); \
             nothing is overwritten. Bytes already in the store are not read again: the file is filed as \
             a duplicate of the first (bytes whose receipt failed are tried again). With --keep files \
@@ -34,8 +35,11 @@ struct WatchCommand: AsyncParsableCommand {
 
             A long receipt photographed in several pictures: name them NAME-1.jpg, NAME-2.jpg… (top \
             to bottom). Pictures of one NAME in one folder that arrive within --join seconds of each \
-            other (default 10) are read as one receipt, and filed together with one NAME.json; \
-            --no-join reads every file as a receipt of its own.
+            other (default 10) are read together, and are one receipt, filed together with one NAME.json, \
+            when each overlaps the one before (the rows both show). Pictures that do not overlap are \
+            receipts of their own, each filed with its own sidecar, as `receipts process` reads them; a \
+            name ending in a date (receipt-2024-03-14.jpg) never joins. --no-join reads every file as a \
+            receipt of its own.
 
             Stopping and starting again processes each file exactly once: the store knows every image \
             by content, so a file left behind by a stop or a crash is filed with its stored result (a \

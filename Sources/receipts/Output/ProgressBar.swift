@@ -14,8 +14,9 @@ final class ProgressBar {
         self.enabled = enabled && total > 0
     }
 
-    func advance(failed didFail: Bool) {
-        done += 1
+    /// `count` files done (a receipt of several pictures is as many files).
+    func advance(failed didFail: Bool, count: Int = 1) {
+        done = min(total, done + max(1, count))
         if didFail { failed += 1 }
         let now = Date()
         if done == total || now.timeIntervalSince(lastDraw) > 0.1 {

@@ -19,7 +19,7 @@ import Testing
 
         #expect(h.names(in: "") == ["failed", "processed"], "the watched folder keeps only the output folders")
         let record = try h.sidecar(h.processed + "/late.json")
-        #expect(record["file"]?.stringValue == h.inbox + "/late.png")
+        #expect(record["file"]?.stringValue == h.processed + "/late.png", "the image where it is now, beside its sidecar")
         #expect(record["ocrStatus"]?.stringValue == "completed")
         #expect(record["analysis"]?["vendor"]?.stringValue == "Late Garage")
         #expect(record["analysis"]?["total"]?.decimalValue == Decimal(string: "99.99"))
@@ -127,7 +127,7 @@ import Testing
         #expect(second["duplicate"]?.boolValue == true)
         #expect(second["duplicateOf"]?.stringValue == h.inbox + "/first.jpg")
         #expect(second["receiptId"] == first["receiptId"])
-        #expect(second["file"]?.stringValue == h.inbox + "/second.jpg")
+        #expect(second["file"]?.stringValue == h.processed + "/second.jpg")
         #expect(second["analysis"]?["vendor"]?.stringValue == "Twice Seen")
         #expect(h.processor.calls(for: bytes) == 1, "the duplicate was read again")
         #expect(try await running.pipeline.scoped(to: .administrator()).receipts().count == 1)

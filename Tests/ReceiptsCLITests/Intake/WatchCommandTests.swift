@@ -156,7 +156,7 @@ import Testing
         for image in Self.images {
             let record = try JSONValue.parse(String(contentsOfFile: inbox + "/processed/" + image.dropLast(4) + ".json", encoding: .utf8))
             #expect(record["duplicate"]?.boolValue == false)
-            #expect(record["file"]?.stringValue == FolderWatcher.absolute(inbox) + "/" + image)
+            #expect(record["file"]?.stringValue == FolderWatcher.absolute(inbox) + "/processed/" + image)
         }
     }
 
