@@ -6,7 +6,8 @@ import ReceiptKit
 import ReceiptServerStore
 
 /// Receipts photographed in several pictures (a long receipt): `POST /v1/receipts/{id}/pictures`
-/// adds one below the others, and `GET /v1/receipts/{id}/pages/{n}` shows picture `n`.
+/// adds one below the others, `POST /v1/receipts/{id}/split` makes a receipt of each (pictures of
+/// different receipts sent as one), and `GET /v1/receipts/{id}/pages/{n}` shows picture `n`.
 extension ReceiptServer {
     /// `POST /v1/receipts/{id}/pictures[?wait=][&filename=]`: the picture (the body, or a
     /// multipart body's one `file` part) goes below the receipt's others and the receipt is read
@@ -62,6 +63,44 @@ extension ReceiptServer {
             return try await recordResponse(finished, for: mine, status: .ok)
         }
         return try await accepted(receipt, for: mine)
+    }
+
+    /// `POST /v1/receipts/{id}/split[?wait=]`: a receipt of several pictures that are different
+    /// receipts (flagged `pictures` or `lineItems` in `analysis.review`) becomes one receipt per
+    /// picture, each read on its own; the receipt and its drafted expense are deleted. Answers
+    /// `{"receipts": [...]}`, the new receipts' records in picture order (a picture the caller had
+    /// already as a receipt: that receipt), each as it is after up to `wait` seconds. Its owner, a
+    /// group editor or an administrator may (403 for a viewer); 409 when its expense is confirmed
+    /// or it is of one picture.
+    func split(_ request: Request, _ context: ReceiptRequestContext) async throws -> Response {
+        let id = try self.id(context)
+        let query = try QueryParameters(request, allowed: ["wait"])
+        let wait: Double? = try query["wait"].map { text in
+            guard let seconds = Double(text), seconds.isFinite, seconds >= 0 else {
+                throw Problem(.badRequest, "wait must be a number of seconds (got '\(text)')")
+            }
+            return min(seconds, configuration.maxWaitSeconds)
+        }
+        _ = try await changeableReceipt(id, context)
+        let mine = try scoped(context)
+        var receipts: [Receipt]
+        do {
+            receipts = try await mine.split(id).map { $0.receipt }
+        } catch let error as ReceiptError where error.code == .notFound {
+            throw Self.unknown(id)
+        } catch let error as ReceiptError where error.code == .invalidState {
+            throw Problem(.conflict, error.message)
+        }
+        if let wait, wait > 0 {
+            let deadline = ContinuousClock.now + .milliseconds(Int64(wait * 1000))
+            for (i, receipt) in receipts.enumerated() where receipt.ocrStatus != .completed && receipt.ocrStatus != .failed {
+                let left = deadline - ContinuousClock.now
+                guard left > .zero else { break }
+                let seconds = Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18
+                if let done = try await finished(receipt.id, for: mine, within: seconds) { receipts[i] = done }
+            }
+        }
+        return Self.json(["receipts": .array(try await recordsJSON(receipts, for: mine))])
     }
 
     private func add(_ picture: ReceiptPicture, to id: UUID, for mine: ScopedPipeline) async throws -> Receipt {

@@ -155,7 +155,7 @@ public final class ReceiptServer: Service, Sendable {
         ("DELETE", "/v1/receipts/{id}", .admin),
         ("GET", "/v1/receipts/{id}/image", .read), ("GET", "/v1/receipts/{id}/pages/{page}", .read),
         ("GET", "/v1/receipts/{id}/thumbnail", .read), ("POST", "/v1/receipts/{id}/pictures", .upload),
-        ("POST", "/v1/receipts/{id}/retry", .review), ("GET", "/v1/expenses", .read),
+        ("POST", "/v1/receipts/{id}/retry", .review), ("POST", "/v1/receipts/{id}/split", .review), ("GET", "/v1/expenses", .read),
         ("GET", "/v1/expenses/export.csv", .read),
         ("GET", "/v1/expenses/{id}", .read), ("PATCH", "/v1/expenses/{id}", .review),
         ("POST", "/v1/analyze", .upload), ("POST", "/v1/inbound-email", .upload), ("GET", "/v1/me", .read),
@@ -231,6 +231,7 @@ public final class ReceiptServer: Service, Sendable {
             _ = try QueryParameters(request, allowed: [])
             return try await self.retry(self.id(context), context)
         }
+        v1.post("/receipts/:id/split") { request, context in try await self.split(request, context) }
         v1.get("/expenses") { request, context in try await self.expenses(request, context) }
         v1.get("/expenses/export.csv") { request, context in try await self.exportCSV(request, context) }
         v1.get("/expenses/:id") { request, context in

@@ -9,7 +9,7 @@ struct Receipts: AsyncParsableCommand {
             and drafts an expense for each. Logs go to stderr; results go to stdout.
             """,
         version: Receipts.version,
-        subcommands: [ProcessCommand.self, OCRCommand.self, EvalCommand.self, ListCommand.self, ShowCommand.self, RetryCommand.self,
+        subcommands: [ProcessCommand.self, OCRCommand.self, EvalCommand.self, ListCommand.self, ShowCommand.self, RetryCommand.self, SplitCommand.self,
                       DeleteCommand.self, ExpensesCommand.self, ExpenseCommand.self, ExportCommand.self, WatchCommand.self,
                       ServeCommand.self, WorkerCommand.self, UserCommand.self, GroupCommand.self, TokenCommand.self, WebhooksCommand.self,
                       StoreCommand.self, MailCommand.self]

@@ -115,5 +115,47 @@ extension LiveRouteTests {
                 #expect(late.status == 409, "\(String(decoding: late.body, as: UTF8.self))")
             }
         }
+
+        /// Pictures of two receipts sent as one (issue 56: groceries' top with hardware's bottom
+        /// gave MILLBROOK MARKET with hardware's total, unflagged): flagged with the reason, by
+        /// multipart and by `/pictures` alike, then split into one receipt per picture.
+        @Test func picturesOfDifferentReceiptsAreFlaggedAndSplitIntoAReceiptEach() async throws {
+            let dir = try TemporaryDirectory()
+            let (top, bottom) = (try Self.picture("groceries-2-1.jpg"), try Self.picture("hardware-2-2.jpg"))
+            let total = try #require(try Self.truth()["total"]?.decimalValue)
+            try await LiveServer(dir, workers: 1).run { server in
+                let (status, record) = try await server.json("POST", "/v1/receipts?wait=120", body: Self.multipart([("top.jpg", top), ("other.jpg", bottom)]),
+                                                             headers: ["Content-Type": "multipart/form-data; boundary=long-receipt"])
+                #expect(status == 200 && record["ocrStatus"]?.stringValue == "completed", "\(record)")
+                #expect(record["analysis"]?["confidence"]?["needsReview"]?.boolValue == true)
+                #expect(record["analysis"]?["review"]?.arrayValue?.contains(.string("pictures")) == true, "\(record["analysis"]?["review"] ?? .null)")
+                #expect(record["expense"]?["needsReview"]?.boolValue == true)
+                let id = try #require(record["receiptId"]?.stringValue)
+
+                // The same through `/pictures`: the top alone, then the other receipt's bottom added.
+                let (_, alone) = try await server.json("POST", "/v1/receipts?wait=120&filename=alone.jpg", body: top + Data("x".utf8),
+                                                       headers: ["Content-Type": "image/jpeg"])
+                let aloneId = try #require(alone["receiptId"]?.stringValue)
+                let (_, added) = try await server.json("POST", "/v1/receipts/\(aloneId)/pictures?wait=120&filename=more.jpg", body: bottom,
+                                                       headers: ["Content-Type": "image/jpeg"])
+                #expect(added["analysis"]?["review"]?.arrayValue?.contains(.string("pictures")) == true, "\(added["analysis"] ?? .null)")
+
+                // Split: a receipt per picture, each read on its own; the receipt is gone.
+                let (splitStatus, split) = try await server.json("POST", "/v1/receipts/\(id)/split?wait=120")
+                #expect(splitStatus == 200, "\(split)")
+                let parts = split["receipts"]?.arrayValue ?? []
+                #expect(parts.map { $0["file"]?.stringValue } == ["top.jpg", "other.jpg"])
+                #expect(parts.allSatisfy { $0["ocrStatus"]?.stringValue == "completed" && $0["analysis"]?["pictures"] == nil }, "\(parts)")
+                #expect(parts.last?["analysis"]?["total"]?.decimalValue == total)
+                #expect(try await server.send("GET", "/v1/receipts/\(id)").status == 404)
+                #expect(try await server.send("POST", "/v1/receipts/\(id)/split").status == 404)
+                // A receipt of one picture: nothing to split (409).
+                let one = try #require(parts.first?["receiptId"]?.stringValue)
+                let refused = try await server.send("POST", "/v1/receipts/\(one)/split")
+                #expect(refused.status == 409 && String(decoding: refused.body, as: UTF8.self).contains("one picture"))
+                let (_, list) = try await server.json("GET", "/v1/receipts")
+                #expect(list["receipts"]?.arrayValue?.count == 3, "the two parts and the receipt made with /pictures")
+            }
+        }
     }
 }

@@ -148,6 +148,14 @@ extension ReceiptServer {
             <p class="more"><label class="button secondary" for="more" id="add-more">Add the rest of this receipt</label></p>
             <input id="more" type="file" accept="image/*" capture="environment" hidden>
             """
+        // Pictures of different receipts sent as one: offered apart when the analysis flags them
+        // (the script shows it), for someone who may change the receipt.
+        let split = readOnly || pictures.count < 2 ? "" : """
+            <div id="split" class="split" hidden>
+              <p class="hint" id="split-why"></p>
+              <button type="button" id="split-button" class="secondary">Split into \(pictures.count) receipts</button>
+            </div>
+            """
         let owner = receipt.ownership.owner == principal.user ? ""
             : "<p class=\"owner\" id=\"owner\">\(HTML.escape(receipt.ownership.owner))'s receipt"
                 + (receipt.ownership.group.map { " · shared with \(HTML.escape($0))" } ?? "")
@@ -176,6 +184,7 @@ extension ReceiptServer {
                   <datalist id="categories">\(categories)</datalist>
                   <select id="category-options" hidden>\(categories)</select>
                 </form>
+                \(split)
                 <div id="failed" hidden>
                   <p class="error" id="error-line"></p>
                   <button type="button" id="retry">Retry</button>

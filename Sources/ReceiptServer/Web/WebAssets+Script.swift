@@ -412,6 +412,7 @@ extension WebAssets {
               : readOnly ? "You may view this receipt, not change it."
               : toCheck.length > 0 ? `Needs review: check the ${listed(toCheck.map((k) => FIELDS.find((f) => f.key === k).label.toLowerCase()))}${touch ? "; tap a field to correct it, then Confirm." : ", then Enter."}`
               : expense.needsReview ? `Needs review: ${then}` : `Drafted: ${touch ? "tap a field to correct it" : "check, then Enter"}.`;
+            setUpSplit(id, record, expense);
             // On a phone nothing is focused: its keyboard would cover the picture.
             if (readOnly) document.body.dataset.readOnlyShown = "true"; else if (!touch) $(`#f-${toCheck[0] ?? "vendor"}`).focus();
           }
@@ -515,6 +516,24 @@ extension WebAssets {
             else if (event.key === "]") showPage(pageShown + 1);
           });
           document.body.dataset.ready = "true";
+        }
+
+        // Pictures of different receipts sent as one (analysis.review names "pictures" or
+        // "lineItems"): the offer to make a receipt of each picture, then the first of them shown.
+        function setUpSplit(id, record, expense) {
+          const why = { pictures: "Its pictures share no row: they may be different receipts.",
+                        lineItems: "Its items add up to far from its total: its pictures may be different receipts." };
+          const reasons = (record.analysis?.review ?? []).filter((r) => why[r]);
+          if (!$("#split") || reasons.length === 0 || expense.status === "confirmed") return;
+          $("#split-why").textContent = reasons.map((r) => why[r]).join(" ");
+          $("#split").hidden = false;
+          $("#split-button").addEventListener("click", async () => {
+            $("#split-button").disabled = true;
+            const response = await api("POST", `/v1/receipts/${id}/split`);
+            if (!response.ok) { $("#split-why").textContent = await problem(response); $("#split-button").disabled = false; return; }
+            const made = (await response.json()).receipts ?? [];
+            location.href = made.length ? `/review/${made[0].receiptId}` : "/";
+          });
         }
 
         // A PDF is shown a page at a time; data-page-sizes has its pages' sizes in points.

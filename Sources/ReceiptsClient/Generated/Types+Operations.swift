@@ -4067,6 +4067,357 @@ public enum Operations {
             }
         }
     }
+    /// Make a receipt of each picture of a receipt of several
+    ///
+    /// For pictures of different receipts sent as one (analysis.review names pictures or lineItems): each picture becomes a receipt of its own, read on its own, and the receipt and its drafted expense are deleted. A picture the caller had already as a receipt is that receipt. Its owner, an editor of its group or an administrator may; 403 for a viewer. 409 when its expense is confirmed (a person's record) or it is of one picture.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/receipts/{id}/split`.
+    /// - Remark: Generated from `#/paths//v1/receipts/{id}/split/post(splitReceipt)`.
+    public enum SplitReceipt {
+        public static let id: Swift.String = "splitReceipt"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/receipts/{id}/split/POST/path`.
+            public struct Path: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/receipts/{id}/split/POST/path/id`.
+                public var id: Components.Parameters.Id
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id:
+                public init(id: Components.Parameters.Id) {
+                    self.id = id
+                }
+            }
+            public var path: Operations.SplitReceipt.Input.Path
+            /// - Remark: Generated from `#/paths/v1/receipts/{id}/split/POST/query`.
+            public struct Query: Sendable, Hashable {
+                /// Seconds to wait for the new receipts to be read
+                ///
+                /// - Remark: Generated from `#/paths/v1/receipts/{id}/split/POST/query/wait`.
+                public var wait: Swift.Double?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - wait: Seconds to wait for the new receipts to be read
+                public init(wait: Swift.Double? = nil) {
+                    self.wait = wait
+                }
+            }
+            public var query: Operations.SplitReceipt.Input.Query
+            /// - Remark: Generated from `#/paths/v1/receipts/{id}/split/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                /// For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control characters, slashes, colons or commas). Any other token sending it is answered 403.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/receipts/{id}/split/POST/header/Receipts-External-User`.
+                public var receiptsExternalUser: Components.Parameters.ExternalUser?
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SplitReceipt.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - receiptsExternalUser: For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control characters, slashes, colons or commas). Any other token sending it is answered 403.
+                ///   - accept:
+                public init(
+                    receiptsExternalUser: Components.Parameters.ExternalUser? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SplitReceipt.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.receiptsExternalUser = receiptsExternalUser
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.SplitReceipt.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - query:
+            ///   - headers:
+            public init(
+                path: Operations.SplitReceipt.Input.Path,
+                query: Operations.SplitReceipt.Input.Query = .init(),
+                headers: Operations.SplitReceipt.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.query = query
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/receipts/{id}/split/POST/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/receipts/{id}/split/POST/responses/200/content/json`.
+                    public struct JsonPayload: Codable, Hashable, Sendable {
+                        /// - Remark: Generated from `#/paths/v1/receipts/{id}/split/POST/responses/200/content/json/receipts`.
+                        public var receipts: [Components.Schemas.Record]
+                        /// Creates a new `JsonPayload`.
+                        ///
+                        /// - Parameters:
+                        ///   - receipts:
+                        public init(receipts: [Components.Schemas.Record]) {
+                            self.receipts = receipts
+                        }
+                        public enum CodingKeys: String, CodingKey {
+                            case receipts
+                        }
+                        public init(from decoder: any Swift.Decoder) throws {
+                            let container = try decoder.container(keyedBy: CodingKeys.self)
+                            self.receipts = try container.decode(
+                                [Components.Schemas.Record].self,
+                                forKey: .receipts
+                            )
+                            try decoder.ensureNoAdditionalProperties(knownKeys: [
+                                "receipts"
+                            ])
+                        }
+                    }
+                    /// - Remark: Generated from `#/paths/v1/receipts/{id}/split/POST/responses/200/content/application\/json`.
+                    case json(Operations.SplitReceipt.Output.Ok.Body.JsonPayload)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Operations.SplitReceipt.Output.Ok.Body.JsonPayload {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.SplitReceipt.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.SplitReceipt.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The new receipts' records, in picture order, as they are (within wait)
+            ///
+            /// - Remark: Generated from `#/paths//v1/receipts/{id}/split/post(splitReceipt)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.SplitReceipt.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.SplitReceipt.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error (RFC 9457)
+            ///
+            /// - Remark: Generated from `#/paths//v1/receipts/{id}/split/post(splitReceipt)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.Problem)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.Problem {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No token, or one unknown, revoked or expired
+            ///
+            /// - Remark: Generated from `#/paths//v1/receipts/{id}/split/post(splitReceipt)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error (RFC 9457)
+            ///
+            /// - Remark: Generated from `#/paths//v1/receipts/{id}/split/post(splitReceipt)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Problem)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Problem {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error (RFC 9457)
+            ///
+            /// - Remark: Generated from `#/paths//v1/receipts/{id}/split/post(splitReceipt)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.Problem)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.Problem {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error (RFC 9457)
+            ///
+            /// - Remark: Generated from `#/paths//v1/receipts/{id}/split/post(splitReceipt)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.Problem)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Components.Responses.Problem {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Too much at once, or the token's rate limit reached; try again after Retry-After seconds
+            ///
+            /// - Remark: Generated from `#/paths//v1/receipts/{id}/split/post(splitReceipt)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.Busy)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.Busy {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The store cannot be reached now; try again after Retry-After seconds
+            ///
+            /// - Remark: Generated from `#/paths//v1/receipts/{id}/split/post(splitReceipt)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Unavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.Unavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case applicationProblemJson
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
     /// Drafted and confirmed expenses, by date
     ///
     /// - Remark: HTTP `GET /v1/expenses`.

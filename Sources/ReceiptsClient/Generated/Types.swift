@@ -97,6 +97,14 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /v1/receipts/{id}/retry`.
     /// - Remark: Generated from `#/paths//v1/receipts/{id}/retry/post(retryReceipt)`.
     func retryReceipt(_ input: Operations.RetryReceipt.Input) async throws -> Operations.RetryReceipt.Output
+    /// Make a receipt of each picture of a receipt of several
+    ///
+    /// For pictures of different receipts sent as one (analysis.review names pictures or lineItems): each picture becomes a receipt of its own, read on its own, and the receipt and its drafted expense are deleted. A picture the caller had already as a receipt is that receipt. Its owner, an editor of its group or an administrator may; 403 for a viewer. 409 when its expense is confirmed (a person's record) or it is of one picture.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/receipts/{id}/split`.
+    /// - Remark: Generated from `#/paths//v1/receipts/{id}/split/post(splitReceipt)`.
+    func splitReceipt(_ input: Operations.SplitReceipt.Input) async throws -> Operations.SplitReceipt.Output
     /// Drafted and confirmed expenses, by date
     ///
     /// - Remark: HTTP `GET /v1/expenses`.
@@ -335,6 +343,24 @@ extension APIProtocol {
     ) async throws -> Operations.RetryReceipt.Output {
         try await retryReceipt(Operations.RetryReceipt.Input(
             path: path,
+            headers: headers
+        ))
+    }
+    /// Make a receipt of each picture of a receipt of several
+    ///
+    /// For pictures of different receipts sent as one (analysis.review names pictures or lineItems): each picture becomes a receipt of its own, read on its own, and the receipt and its drafted expense are deleted. A picture the caller had already as a receipt is that receipt. Its owner, an editor of its group or an administrator may; 403 for a viewer. 409 when its expense is confirmed (a person's record) or it is of one picture.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/receipts/{id}/split`.
+    /// - Remark: Generated from `#/paths//v1/receipts/{id}/split/post(splitReceipt)`.
+    public func splitReceipt(
+        path: Operations.SplitReceipt.Input.Path,
+        query: Operations.SplitReceipt.Input.Query = .init(),
+        headers: Operations.SplitReceipt.Input.Headers = .init()
+    ) async throws -> Operations.SplitReceipt.Output {
+        try await splitReceipt(Operations.SplitReceipt.Input(
+            path: path,
+            query: query,
             headers: headers
         ))
     }

@@ -131,6 +131,9 @@ struct EvalCommand: AsyncParsableCommand {
 
         var reports: [FolderReport] = []
         var cutReports: [FolderReport] = []
+        // Of the cut readings, how many are flagged as pictures of different receipts (issue 56):
+        // every one is a receipt's own pictures, so each is a false alarm.
+        var cutReasons: [String: Int] = [:], cutRead = 0
         let bands = try cuts.map(Self.bands)
         var firstPasses: [OCRResult] = []
         var dump = CandidateDump.header(readers: processor.readers) + "\n"
@@ -164,7 +167,13 @@ struct EvalCommand: AsyncParsableCommand {
                 for _ in 0..<pipeline.workers * 2 { startNext() }
                 for await (receipt, analysis, ocr, error, cut) in group {
                     scorer.add(file: receipt.name, truth: receipt.truth, analysis: analysis, error: error)
-                    if let cut { cutScorer.add(file: receipt.name, truth: receipt.truth, analysis: cut.analysis, error: cut.error) }
+                    if let cut {
+                        cutScorer.add(file: receipt.name, truth: receipt.truth, analysis: cut.analysis, error: cut.error)
+                        if let review = cut.analysis?.review {
+                            cutRead += 1
+                            for reason in ReceiptAnalysis.reviewReasons where review.contains(reason) { cutReasons[reason, default: 0] += 1 }
+                        }
+                    }
                     calibration.add(folder: folder, truth: receipt.truth, analysis: analysis)
                     if dumpCandidates != nil, let analysis {
                         dump += CandidateDump.line(set: (folder as NSString).lastPathComponent, receipt: receipt, analysis: analysis) + "\n"
@@ -211,6 +220,8 @@ struct EvalCommand: AsyncParsableCommand {
             if let bands {
                 let label = "\(bands.count) pictures (" + bands.map { "\(Self.percent($0.from))–\(Self.percent($0.to)) %" }.joined(separator: ", ") + ")"
                 print(CutComparison(whole: reports, cut: cutReports, label: label).text)
+                let reasons = ReceiptAnalysis.reviewReasons.map { "\($0) \(cutReasons[$0] ?? 0)" }.joined(separator: ", ")
+                print("  flagged as pictures of different receipts: \(reasons) (of \(cutRead) read in pictures)")
                 if misses {
                     for report in cutReports {
                         for miss in report.misses.sorted(by: { ($0.field.rawValue, $0.file) < ($1.field.rawValue, $1.file) }) {

@@ -46,6 +46,7 @@ struct AuthorizationMatrixTests {
         "GET /v1/receipts/{id}/thumbnail": .object(seen: 200),
         "POST /v1/receipts/{id}/retry": .object(seen: 202, viewer: 403),
         "POST /v1/receipts/{id}/pictures": .object(seen: 202, viewer: 403),
+        "POST /v1/receipts/{id}/split": .object(seen: 200, viewer: 403),
         "GET /v1/expenses": .list,
         "GET /v1/expenses/export.csv": .list,
         "GET /v1/expenses/{id}": .object(seen: 200),
@@ -160,6 +161,10 @@ struct AuthorizationMatrixTests {
                     path = "/v1/receipts/\(fresh)/pictures"
                     body = image
                     headers["Content-Type"] = "image/jpeg"
+                case ("POST", "/v1/receipts/{id}/split"):
+                    // Each split on a receipt of two pictures of alice's of its own.
+                    let fresh = try await freshReceipt(cast, dir: dir, tag: "\(route)-\(role)", pictures: 2)
+                    path = "/v1/receipts/\(fresh)/split"
                 case ("POST", "/v1/receipts/{id}/retry"):
                     // The broken receipt is failed again before each retry.
                     #expect(try await eventuallyAsync(timeout: 60 * testTimeScale) {
@@ -215,11 +220,21 @@ struct AuthorizationMatrixTests {
 
     /// A receipt of alice's, shared with home, of bytes never sent before (the same bytes are one
     /// receipt): the parking ticket with the tag after its end-of-image marker, which decoders ignore.
-    private func freshReceipt(_ cast: Cast, dir: TemporaryDirectory, tag: String) async throws -> String {
+    /// With `pictures` 2, a receipt of two pictures (the ticket twice, tagged apart), not waited for.
+    private func freshReceipt(_ cast: Cast, dir: TemporaryDirectory, tag: String, pictures: Int = 1) async throws -> String {
         var data = try Data(contentsOf: URL(fileURLWithPath: ReceiptsCLI.testReceipt("uk-parking.jpg")))
         data.append(Data(tag.utf8))
-        let (status, record) = try await cast.json(.owner, "POST", "/v1/receipts?group=home&wait=\(Int(60 * testTimeScale))", body: data,
-                                                   headers: ["Content-Type": "image/jpeg"])
+        var body = data, headers = ["Content-Type": "image/jpeg"], wait = Int(60 * testTimeScale)
+        if pictures > 1 {
+            body = Data()
+            for n in 1...pictures {
+                body += Data("--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"p\(n).jpg\"\r\nContent-Type: image/jpeg\r\n\r\n".utf8)
+                body += data + Data("\(n)\r\n".utf8)
+            }
+            body += Data("--b--\r\n".utf8)
+            (headers, wait) = (["Content-Type": "multipart/form-data; boundary=b"], 0)
+        }
+        let (status, record) = try await cast.json(.owner, "POST", "/v1/receipts?group=home&wait=\(wait)", body: body, headers: headers)
         #expect([200, 202].contains(status), "\(record)")
         return try #require(record["receiptId"]?.stringValue)
     }
