@@ -42,8 +42,8 @@ struct NewUserEdgesTests {
         }
         let edit = try #require(helps.first { $0.command == "expense edit" }?.text)
         #expect(edit.contains("--no-deductible") && !edit.contains("--not-deductible"), "\(edit)")
-        let top = try #require(helps.first { $0.command == "" }?.text)
-        #expect(top.contains("Tesseract and a neural") && !top.contains("with Tesseract, finds"), "\(top)")
+        let top = try #require(helps.first { $0.command == "" }?.text).split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(top.contains("Tesseract and a neural reader") && !top.contains("with Tesseract, finds"), "\(top)")
     }
 
     /// Items 6 and 11: `expense edit` takes `--amount -5`, says `none` where the API says null,
@@ -86,7 +86,7 @@ struct NewUserEdgesTests {
     @Test func anInvitationOfNoTimeIsRefusedForThat() async throws {
         let dir = try TemporaryDirectory()
         #expect(try await cli(["user", "add", "carol"], dir).status == 0)
-        for expires in ["0s", "0", "-5m"] {
+        for expires in ["0s", "0", "0h"] {
             let result = try await cli(["user", "invite", "carol", "--expires", expires, "--base-url", "http://localhost:8080"], dir)
             #expect(result.status == 2 && result.err.contains("longer than 0") && !result.err.contains("at most 30 days"), "\(expires): \(result.err)")
         }
@@ -97,12 +97,14 @@ struct NewUserEdgesTests {
     /// Item 11: `receipts expenses` shows each expense's status and filters by it and by review.
     @Test func expensesShowTheirStatusAndFilterByItAndByReview() async throws {
         let dir = try TemporaryDirectory()
-        // A vehicle-tax notice the reader flags for review, and a parking ticket it does not.
+        // A vehicle-tax notice and a parking ticket, both flagged for review; the ticket confirmed
+        // (reviewed: no longer flagged).
         let processed = try await cli(["process", ReceiptsCLI.testReceipt("uk-vehicle-tax.webp"), ReceiptsCLI.testReceipt("uk-parking.jpg"),
                                        "--format", "ndjson"], dir)
         let records = try processed.ndjson()
-        let flagged = try #require(records.first { $0["expense"]?["needsReview"] == .bool(true) }?["expense"]?["id"]?.stringValue, "\(records)")
-        let clear = try #require(records.first { $0["expense"]?["needsReview"] == .bool(false) }?["expense"]?["id"]?.stringValue, "\(records)")
+        #expect(records.allSatisfy { $0["expense"]?["needsReview"] == .bool(true) }, "both flagged: \(records.map { $0["expense"] ?? .null })")
+        let flagged = try #require(records.first { $0["file"]?.stringValue?.hasSuffix(".webp") == true }?["expense"]?["id"]?.stringValue)
+        let clear = try #require(records.first { $0["file"]?.stringValue?.hasSuffix(".jpg") == true }?["expense"]?["id"]?.stringValue)
         #expect(try await cli(["expense", "confirm", clear], dir).status == 0)
 
         func ids(_ arguments: [String]) async throws -> [String] {

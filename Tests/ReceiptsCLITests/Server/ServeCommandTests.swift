@@ -251,7 +251,7 @@ import Testing
         let submittedStatuses = try submitted.ndjson().map { $0["ocrStatus"] }
         #expect(submitted.status == 0 && submittedStatuses == [.string("pending"), .string("pending")],
                 "\(submitted.out)\(submitted.err)")
-        let holder = try ScriptedHTTPServer([])
+        let holder = try ScriptedHTTPServer([.hang])
         defer { holder.stop() }
         let refused = try await ReceiptsCLI.run(["serve", "--port", "\(holder.port)", "--workers", "2", "--store", dir.storePath])
         #expect(refused.status == 2 && refused.err.contains("cannot listen on 127.0.0.1:\(holder.port)"), "\(refused.err)")
