@@ -73,6 +73,16 @@ extension PostgresReceiptStore: ServerStore {
         try await rows("SELECT EXISTS (SELECT 1 FROM receipts.api_token WHERE revoked_at IS NULL)").first?.decode(Bool.self) ?? false
     }
 
+    public func canAnyoneSignIn(now: Date) async throws -> Bool {
+        try await rows("""
+            SELECT EXISTS (SELECT 1 FROM receipts.api_token WHERE revoked_at IS NULL)
+                OR EXISTS (SELECT 1 FROM receipts.account_password)
+                OR EXISTS (SELECT 1 FROM receipts.passkey)
+                OR EXISTS (SELECT 1 FROM receipts.invitation WHERE used_at IS NULL AND revoked_at IS NULL AND expires_at > \(now))
+                OR EXISTS (SELECT 1 FROM receipts.web_session WHERE token_name IS NULL AND expires_at > \(now))
+            """).first?.decode(Bool.self) ?? true
+    }
+
     public func claimIdempotencyKey(_ key: String, of owner: Principal, fingerprint: String, now: Date) async throws -> IdempotencyClaim {
         let (user, external) = (owner.user, owner.externalUser ?? "")
         return try await transaction { connection in

@@ -10,8 +10,10 @@ struct ReceiptRequestContext: RequestContext {
     var coreContext: CoreRequestContextStorage
     let channel: any Channel
     var principal: Principal?
-    /// The API token the request came with (nil: a person's session, or a server without tokens).
+    /// The API token the request came with (nil: a person's session, or the open mode).
     var token: APIToken?
+    /// Answered in the open mode (`OpenMode`): as the administrator, with every scope.
+    var openMode = false
 
     /// Who the request acts for; every `/v1` route has one (the middleware refused it otherwise).
     func who() throws -> Principal {

@@ -21,8 +21,15 @@ extension ReceiptServer {
             ("groups", .array(groups)),
             ("externalUser", .optionalString(principal.externalUser)),
             ("token", .optionalString(context.token?.name)),
-            ("scopes", .array((context.token.map { $0.scopes.sorted() } ?? TokenPermission.allCases).map { .string($0.rawValue) })),
+            ("scopes", .array(Self.scopes(context).map { .string($0.rawValue) })),
         ]))
+    }
+
+    /// What the caller may do: its token's scopes; a person's session, everything but `act-as`
+    /// (naming an end user is a service's); the open mode, everything.
+    static func scopes(_ context: ReceiptRequestContext) -> [TokenPermission] {
+        if let token = context.token { return token.scopes.sorted() }
+        return TokenPermission.allCases.filter { context.openMode || $0 != .actAs }
     }
 
     /// `GET /v1/webhooks`: the caller's own webhooks (for the end user named, theirs only).

@@ -40,6 +40,8 @@ extension ReceiptServer {
         // The key stands for this picture added to this receipt.
         let fingerprint = "picture:\(id.uuidString.lowercased()):" + ContentHash.hex(of: picture.data)
         var receipt: Receipt
+        // Whether this picture was added before, with this key: the answer says so, as an upload's does.
+        var duplicate = false
         if let key {
             switch try await store.claimIdempotencyKey(key, of: principal, fingerprint: fingerprint, now: Date()) {
             case let .taken(known, _) where known != fingerprint:
@@ -47,6 +49,7 @@ extension ReceiptServer {
             case .taken:
                 // Added already (or being added by a request in flight): the receipt as it is.
                 receipt = try await visibleReceipt(id, context)
+                duplicate = true
             case .claimed:
                 do {
                     receipt = try await add(picture, to: id, for: mine)
@@ -59,10 +62,11 @@ extension ReceiptServer {
         } else {
             receipt = try await add(picture, to: id, for: mine)
         }
+        let answer = DuplicateUpload(isDuplicate: duplicate, notApplied: [])
         if let wait, wait > 0, let finished = try await finished(receipt.id, for: mine, within: wait) {
-            return try await recordResponse(finished, for: mine, status: .ok)
+            return try await recordResponse(finished, for: mine, status: .ok, duplicate: answer)
         }
-        return try await accepted(receipt, for: mine)
+        return try await accepted(receipt, for: mine, duplicate: answer)
     }
 
     /// `POST /v1/receipts/{id}/split[?wait=]`: a receipt of several pictures that are different

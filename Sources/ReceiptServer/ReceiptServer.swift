@@ -114,15 +114,32 @@ public final class ReceiptServer: Service, Sendable {
                 : engine?.configuration.maxPixels ?? 100_000_000)
     }
 
-    /// Whether `host` is a loopback address (the only kind served without API tokens).
+    /// Whether `host` is a loopback address (the only kind served while nobody can sign in).
     public static func isLoopback(_ host: String) -> Bool {
         host == "localhost" || host == "::1" || host.hasPrefix("127.")
     }
 
+    /// What `run` would refuse, found before anything else starts: `receipts serve` calls it
+    /// first, so that no worker takes a receipt and no sender reads the outbox for a server that
+    /// cannot listen. A network address while nobody can sign in (the open mode would answer
+    /// anyone there as the administrator, were it not limited to this computer: `OpenMode`), and
+    /// an address this process cannot listen on (a port in use, a privileged port, an address
+    /// that is not this host's).
+    public static func checkBeforeStart(host: String, port: Int, store: any AccountStore) async throws {
+        if !Self.isLoopback(host), try await !store.canAnyoneSignIn(now: Date()) {
+            throw ReceiptError(.invalidConfiguration, "refusing to listen on \(host) while nobody can sign in (no API token, password, passkey or invitation)",
+                               hint: .apiTokens)
+        }
+        if port != 0, let number = ListenCheck.errorNumber(host: host, port: port) {
+            throw ListenCheck.error(host: host, port: port, errorNumber: number)
+        }
+    }
+
     public func run() async throws {
         let (host, port, onListening) = (configuration.host, configuration.port, self.onListening)
-        if !Self.isLoopback(host), try await !store.hasActiveTokens() {
-            throw ReceiptError(.invalidConfiguration, "refusing to listen on \(host) without API tokens", hint: .apiTokens)
+        if !Self.isLoopback(host), try await !store.canAnyoneSignIn(now: Date()) {
+            throw ReceiptError(.invalidConfiguration, "refusing to listen on \(host) while nobody can sign in (no API token, password, passkey or invitation)",
+                               hint: .apiTokens)
         }
         let app = Application(
             router: makeRouter(),
@@ -133,11 +150,7 @@ public final class ReceiptServer: Service, Sendable {
         do {
             try await app.run()
         } catch let error as IOError where error.errnoCode == EADDRINUSE || error.errnoCode == EACCES || error.errnoCode == EADDRNOTAVAIL {
-            let (why, hint): (String, ReceiptError.Hint) = error.errnoCode == EADDRINUSE ? ("another process listens on it; stop it", .portInUse)
-                : error.errnoCode == EACCES ? ("not allowed (ports below 1024 need privileges)", .portPrivileged)
-                : ("the address is not one of this host's", .hostAddress)
-            throw ReceiptError(.invalidConfiguration, "cannot listen on \(host):\(port): \(why)", cause: String(cString: strerror(error.errnoCode)),
-                               hint: hint)
+            throw ListenCheck.error(host: host, port: port, errorNumber: error.errnoCode)
         }
         logger.info("Stopped listening", metadata: ["http.host": "\(host)", "http.port": "\(port)"])
     }

@@ -106,10 +106,11 @@ final class TokenUsage: Sendable {
     }
 }
 
-/// Every `/v1` route needs `Authorization: Bearer <token>` once any API token is active, or a
-/// browser's session cookie (the review page), with its CSRF token on every change; the token
-/// (the session's) must hold the route's scope (`ReceiptServer.routes`). The request then acts for
-/// the token's user (`Principal`, in the context).
+/// Every `/v1` route needs `Authorization: Bearer <token>`, or a browser's session cookie (the
+/// review page) with its CSRF token on every change; the token (the session's) must hold the
+/// route's scope (`ReceiptServer.routes`). The request then acts for the token's user, or the
+/// person signed in (`Principal`, in the context). A request with neither is answered as the
+/// administrator only in the open mode (`OpenMode`): from this computer, while nobody can sign in.
 struct BearerTokenMiddleware: RouterMiddleware {
     typealias Context = ReceiptRequestContext
     let gate: TokenGate
@@ -119,33 +120,40 @@ struct BearerTokenMiddleware: RouterMiddleware {
         let store = gate.store
         let token: APIToken?
         let path = context.endpointPath ?? request.uri.path
-        if request.headers[.authorization] == nil, let signedIn = try await WebAuth.session(request, sessions: sessions) {
-            try WebAuth.checkChange(request, csrf: signedIn.csrf, given: request.headers[WebAuth.csrfHeader])
-            guard let sessionToken = signedIn.token else {
-                // A person's session (a passkey, a password, an invitation): their own rights.
-                var context = context
-                context.principal = try await gate.authorize(person: signedIn.session.user, route: "\(request.method) \(path)",
-                                                             externalUser: request.headers[Principal.externalUserHeader])
-                return try await next(request, context)
-            }
-            token = sessionToken
-        } else if try await store.hasActiveTokens() {
-            guard let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer ") else {
-                throw Problem(.unauthorized, "an API token is needed: Authorization: Bearer <token>")
+        let hasCookie = !(request.cookies[WebAuth.cookieName]?.value ?? "").isEmpty
+        var context = context
+        if let header = request.headers[.authorization] {
+            guard header.lowercased().hasPrefix("bearer ") else {
+                throw Problem(.unauthorized, "the Authorization header must be 'Bearer <token>'")
             }
             let secret = String(header.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces)
             guard let found = try await store.token(secret: secret) else {
                 throw Problem(.unauthorized, "the API token is unknown or revoked")
             }
             token = found
+        } else if hasCookie {
+            // A cookie that is not a live session (signed out, expired, ended from another device) is
+            // refused: never answered as nobody, which the open mode would make the administrator.
+            guard let signedIn = try await WebAuth.session(request, sessions: sessions) else {
+                throw Problem(.unauthorized, "this browser's session has ended (signed out, expired or ended elsewhere): sign in again at /signin")
+            }
+            try WebAuth.checkChange(request, csrf: signedIn.csrf, given: request.headers[WebAuth.csrfHeader])
+            guard let sessionToken = signedIn.token else {
+                // A person's session (a passkey, a password, an invitation): their own rights.
+                context.principal = try await gate.authorize(person: signedIn.session.user, route: "\(request.method) \(path)",
+                                                             externalUser: request.headers[Principal.externalUserHeader])
+                return try await next(request, context)
+            }
+            token = sessionToken
         } else {
+            try await OpenMode.check(request, remote: context.channel.remoteAddress, store: store)
             token = nil
+            context.openMode = true
         }
         if let token {
             try await gate.authorize(token, for: ReceiptServer.scope(method: request.method.rawValue, path: path),
                                      route: "\(request.method) \(path)")
         }
-        var context = context
         context.principal = try await Principal.resolve(token: token, externalUser: request.headers[Principal.externalUserHeader], store: store)
         context.token = token
         return try await next(request, context)

@@ -177,6 +177,10 @@ public final class WebhookSender: Service, Sendable {
                     let seconds = max(0.005, next.timeIntervalSince(Date()))
                     timeout = min(idle, .milliseconds(Int64(seconds * 1000)))
                 }
+            } catch let error where error is CancellationError || Task.isCancelled {
+                // Stopping (another service failed, or a signal; the store may wrap the
+                // cancellation in an error of its own): not the outbox's fault.
+                break
             } catch {
                 logger.warning("Webhook outbox cannot be read", metadata: metadataBase.merging(["error.message": "\(error)"]) { $1 })
                 timeout = min(idle, .seconds(5))

@@ -75,6 +75,18 @@ extension SQLiteReceiptStore: ServerStore {
         try await read { db in try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM api_token WHERE revokedAt IS NULL)") ?? false }
     }
 
+    public func canAnyoneSignIn(now: Date) async throws -> Bool {
+        try await read { db in
+            try Bool.fetchOne(db, sql: """
+                SELECT EXISTS (SELECT 1 FROM api_token WHERE revokedAt IS NULL)
+                    OR EXISTS (SELECT 1 FROM account_password)
+                    OR EXISTS (SELECT 1 FROM passkey)
+                    OR EXISTS (SELECT 1 FROM invitation WHERE usedAt IS NULL AND revokedAt IS NULL AND expiresAt > ?)
+                    OR EXISTS (SELECT 1 FROM web_session WHERE tokenName IS NULL AND expiresAt > ?)
+                """, arguments: [now, now]) ?? true
+        }
+    }
+
     public func claimIdempotencyKey(_ key: String, of owner: Principal, fingerprint: String, now: Date) async throws -> IdempotencyClaim {
         try await write { db in
             let (user, external) = (owner.user, owner.externalUser ?? "")

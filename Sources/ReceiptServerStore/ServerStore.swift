@@ -252,6 +252,11 @@ public protocol AccountStore: MailStore, SignInStore, ChangeAnnouncing {
     /// Whether any token is not revoked (an expired one counts: a server whose tokens all expired
     /// stays closed): then every `/v1` route needs one.
     func hasActiveTokens() async throws -> Bool
+    /// Whether anyone can sign in, or is signed in: an API token not revoked (an expired one
+    /// counts, as in `hasActiveTokens`), a password, a passkey, an invitation open at `now`, or a
+    /// person's browser session live at `now`. While none is, `receipts serve` answers `/v1`
+    /// requests from this computer as the administrator (`OpenMode`); the first one ends that.
+    func canAnyoneSignIn(now: Date) async throws -> Bool
     /// Takes `key` of `owner` (a user, and the end user a service acts for: each has keys of its
     /// own) for a request whose content has `fingerprint` (the SHA-256 of the image bytes), or says
     /// what the key already stands for. One statement: of concurrent requests with one key,

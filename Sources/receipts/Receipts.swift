@@ -5,8 +5,9 @@ struct Receipts: AsyncParsableCommand {
         commandName: "receipts",
         abstract: "Receipt OCR and parsing: images in, expenses out.",
         discussion: """
-            Reads receipt images with Tesseract, finds vendor, date, total, tax, currency and category, \
-            and drafts an expense for each. Logs go to stderr; results go to stdout.
+            Reads receipt images (photos, scans, PDFs, e-mails) with two readers, Tesseract and a neural \
+            reader (--reader), finds vendor, date, total, tax, currency and category, and drafts an \
+            expense for each. Logs go to stderr; results go to stdout.
             """,
         version: Receipts.version,
         subcommands: [ProcessCommand.self, OCRCommand.self, EvalCommand.self, ListCommand.self, ShowCommand.self, RetryCommand.self, SplitCommand.self,

@@ -22,6 +22,44 @@ import ReceiptServerStore
                    expiresAt: created.addingTimeInterval(expires), device: "iPhone Safari", address: "192.0.2.1")
     }
 
+    /// Issue 56: whether anyone can sign in (which ends the open mode): each way in counts while it
+    /// lasts, and none does once it is gone: a used, expired or revoked invitation, an expired
+    /// session, a revoked token, a removed password or passkey.
+    @Test(arguments: StoreKind.available)
+    func anyoneCanSignInWhileAnyWayInLasts(kind: StoreKind) async throws {
+        let store = try await carol(kind)
+        let now = Date()
+        #expect(try await !store.canAnyoneSignIn(now: now), "a new store: nobody")
+        let invitation = Invitation(id: "i1", user: "carol", createdBy: "cli", createdAt: now, expiresAt: now.addingTimeInterval(3600))
+        try await store.addInvitation(invitation, secretHash: "inv-hash")
+        #expect(try await store.canAnyoneSignIn(now: now), "an open invitation")
+        #expect(try await !store.canAnyoneSignIn(now: now.addingTimeInterval(3601)), "an expired invitation")
+        _ = try await store.revokeInvitation(id: "i1", now: now)
+        #expect(try await !store.canAnyoneSignIn(now: now), "a revoked invitation")
+
+        try await store.addSession(session("s1"), secretHash: "h1")
+        #expect(try await store.canAnyoneSignIn(now: now), "a person's live session")
+        #expect(try await !store.canAnyoneSignIn(now: now.addingTimeInterval(3601)), "an expired session")
+        _ = try await store.endSessions(user: "carol")
+
+        try await store.setPasswordHash(user: "carol", hash: "$argon2id$v=19$m=8,t=1,p=1$c2FsdA$aGFzaA", now: now)
+        #expect(try await store.canAnyoneSignIn(now: now), "a password")
+        try await store.setPasswordHash(user: "carol", hash: nil, now: now)
+        #expect(try await !store.canAnyoneSignIn(now: now))
+
+        try await store.addPasskey(Passkey(id: "k1", user: "carol", userHandle: "u", name: "Phone", publicKey: [1], algorithm: -7, signCount: 0,
+                                           createdAt: now))
+        #expect(try await store.canAnyoneSignIn(now: now), "a passkey")
+        try await store.removePasskey(id: "k1", user: "carol")
+        #expect(try await !store.canAnyoneSignIn(now: now))
+
+        _ = try await store.createToken(name: "app", user: "carol", scopes: [.read], expiresAt: now.addingTimeInterval(-1), rateLimit: nil,
+                                        now: now.addingTimeInterval(-60))
+        #expect(try await store.canAnyoneSignIn(now: now), "a token, even expired (as hasActiveTokens)")
+        _ = try await store.revokeToken(name: "app", now: now)
+        #expect(try await !store.canAnyoneSignIn(now: now), "every way in gone")
+    }
+
     @Test(arguments: StoreKind.available)
     func sessionsAreFoundByTheirHashAndEndWithTheirTokenOrTheirTime(kind: StoreKind) async throws {
         let store = try await carol(kind)

@@ -100,11 +100,13 @@ extension LiveRouteTests {
                 #expect(record["analysis"]?["total"]?.decimalValue == Decimal(string: total))
                 #expect(record["analysis"]?["pictures"]?.arrayValue?.count == 2)
                 #expect(record["expense"]?["amount"]?.decimalValue == Decimal(string: total), "the expense is drafted again")
+                #expect(record["duplicate"] == .bool(false), "the answer says whether the picture was added before, as an upload's does")
 
                 // Sent again with its key (a phone's retry): nothing added.
                 let retried = try await server.send("POST", "/v1/receipts/\(id)/pictures", body: bottom,
                                                     headers: ["Content-Type": "image/jpeg", "Idempotency-Key": "rest-1"])
                 #expect([200, 202].contains(retried.status))
+                #expect(try JSONValue.parse(retried.body)["duplicate"] == .bool(true), "\(String(decoding: retried.body, as: UTF8.self))")
                 #expect(try await server.send("GET", "/v1/receipts/\(id)/pages/3").status == 404)
                 let other = try await server.send("POST", "/v1/receipts/\(id)/pictures", body: top,
                                                   headers: ["Content-Type": "image/jpeg", "Idempotency-Key": "rest-1"])

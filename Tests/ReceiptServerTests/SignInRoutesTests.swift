@@ -433,6 +433,51 @@ import ReceiptServerStore
         }
     }
 
+    /// Issue 56, item 12: two passkeys named alike are told apart (a new one's name is numbered;
+    /// two of one name added in one minute show the ends of their IDs); Remove is a destructive
+    /// button, not Rename's kind; the invitation form invites nobody until a user is chosen.
+    @Test func passkeysNamedAlikeAreToldApartAndTheInvitationFormChoosesNobody() async throws {
+        let fixture = try await Fixture()
+        _ = try await fixture.store.addUser(name: "alice", isAdmin: true, defaultGroup: nil, now: Date())
+        try await fixture.test { client in
+            let browser = Browser(client)
+            #expect(try await browser.accept(try await fixture.invite()).status == 303)
+            #expect(Browser.field(try await browser.get("/account").text, #"id="passkey-name" value="([^"]+)""#) == "iPhone Safari")
+            var phone = try SoftwareAuthenticator(), manager = try SoftwareAuthenticator()
+            for authenticator in [0, 1] {
+                let csrf = try await browser.sessionToken()
+                let options = try #require(try await browser.json("/account/passkeys/options", csrf: csrf).json)
+                let registration = authenticator == 0 ? phone.register(options: options, name: "iPhone Safari")
+                    : manager.register(options: options, name: "iPhone Safari")
+                #expect(try await browser.json("/account/passkeys", registration, csrf: csrf).status == 201)
+                if authenticator == 0 {
+                    let next = Browser.field(try await browser.get("/account").text, #"id="passkey-name" value="([^"]+)""#)
+                    #expect(next == "iPhone Safari 2", "a second passkey made here is offered another name")
+                }
+            }
+            let page = try await browser.get("/account").text
+            let keys = try await fixture.store.passkeys(user: "carol")
+            #expect(keys.count == 2)
+            let whens = page.components(separatedBy: "<span class=\"when\">").dropFirst().map { String($0.prefix { $0 != "<" }) }
+            #expect(whens.count == 2 && Set(whens).count == 2 && whens.allSatisfy { $0.contains("added 20") },
+                    "each row says when it was added, and the two differ: \(whens)")
+            // Added in one minute (as here, but for a minute's turn between them): told apart by their IDs' ends.
+            if Set(keys.map { Int($0.createdAt.timeIntervalSince1970 / 60) }).count == 1 {
+                for key in keys { #expect(page.contains("key …" + key.id.suffix(6)), "\(whens)") }
+            }
+            #expect(page.components(separatedBy: "class=\"danger\">Remove</button>").count == 3
+                    && !page.contains("class=\"secondary\">Remove"), "Remove is a destructive button, not a second Rename")
+
+            let admin = Browser(client)
+            #expect(try await admin.accept(try await fixture.invite("alice")).status == 303)
+            let form = try await admin.get("/account").text
+            #expect(form.contains("<option value=\"\" selected disabled>Choose a user</option>")
+                    && form.components(separatedBy: " selected").count == 3, "only 'Choose a user' and 24 hours are chosen: \(form)")
+            let nobody = try await admin.form("/account/invitations", ["csrf": try await admin.sessionToken(), "user": "", "expires": "1h"])
+            #expect(nobody.status == 400 && nobody.text.contains("Choose whom to invite."), "\(nobody.text)")
+        }
+    }
+
     @Test func thePasswordIsSetTwiceTheSameAndChangedWithTheCurrentOne() async throws {
         let fixture = try await Fixture()
         try await fixture.test { client in

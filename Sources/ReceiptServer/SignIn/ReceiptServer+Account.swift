@@ -121,21 +121,30 @@ extension ReceiptServer {
         }
         if let note { lines.append("<p class=\"note\" id=\"note\" role=\"status\">\(HTML.escape(note))</p>") }
         if let error { lines.append("<p class=\"error\" id=\"account-error\" role=\"alert\">\(HTML.escape(error))</p>") }
+        // Each passkey: its name (renamed in place), when it was added (two named alike are told
+        // apart by it) and last used, and Remove, a quiet destructive button apart from Rename.
+        // Two of one name added in the same minute: also the end of each one's credential ID.
+        let alike = Dictionary(grouping: passkeys) { "\($0.name)\u{0}\(Self.clock($0.createdAt))" }.filter { $0.value.count > 1 }
         let keyRows = passkeys.map { key -> String in
-            let last = key.lastUsedAt.map { "last used " + Self.ago($0, now: now) } ?? "not used yet"
+            var last = key.lastUsedAt.map { "last used " + Self.ago($0, now: now) } ?? "not used yet"
+            if alike["\(key.name)\u{0}\(Self.clock(key.createdAt))"] != nil { last += " · key …" + key.id.suffix(6) }
             let id = HTML.escape(key.id), anyway = lastWay == key.id
                 ? "<label class=\"anyway\"><input type=\"checkbox\" name=\"anyway\" value=\"yes\" id=\"remove-anyway\"> Remove it anyway</label>" : ""
             return """
                 <li class="passkey" data-id="\(id)"><form method="post" action="/account/passkeys/\(id)/rename" class="rename">\(csrf)\
                 <input name="name" value="\(HTML.escape(key.name))" aria-label="Passkey name" maxlength="64"><button type="submit" class="secondary">Rename</button></form>\
-                <span class="when">added \(Self.ago(key.createdAt, now: now)), \(last)</span>\
-                <form method="post" action="/account/passkeys/\(id)/remove" class="remove">\(csrf)\(anyway)<button type="submit" class="secondary">Remove</button></form></li>
+                <span class="when">added \(HTML.escape(Self.clock(key.createdAt))) · \(last)</span>\
+                <form method="post" action="/account/passkeys/\(id)/remove" class="remove">\(csrf)\(anyway)<button type="submit" class="danger">Remove</button></form></li>
                 """
         }.joined()
+        // A new passkey's name: this device's (`iPhone Safari`), numbered when a passkey has it already.
+        let device = page.session?.device ?? "Passkey"
+        let names = Set(passkeys.map(\.name))
+        let newName = names.contains(device) ? (2...).lazy.map { "\(device) \($0)" }.first { !names.contains($0) }! : device
         let addPasskey = party == nil
             ? "<p class=\"hint\">Passkeys need the server's public address: start it with <code>receipts serve --public-url https://HOST</code>.</p>"
             : """
-                <div class="add-passkey"><label for="passkey-name">Name</label><input id="passkey-name" value="\(HTML.escape(page.session?.device ?? "Passkey"))" maxlength="64">\
+                <div class="add-passkey"><label for="passkey-name">Name</label><input id="passkey-name" value="\(HTML.escape(newName))" maxlength="64">\
                 <button type="button" id="add-passkey">Add a passkey</button></div><p class="error" id="passkey-error" role="alert" hidden></p>
                 """
         let sessionRows = sessions.map { session -> String in
@@ -149,14 +158,16 @@ extension ReceiptServer {
         }.joined()
         var admin = ""
         if page.principal.isAdmin {
-            let users: String = try await store.users().map { user -> String in
-                "<option\(user.name == invited ? " selected" : "")>\(HTML.escape(user.name))</option>"
-            }.joined()
+            // Nobody is chosen until the administrator chooses (the first user in order is often themself).
+            let users: String = "<option value=\"\"\(invited == nil ? " selected" : "") disabled>Choose a user</option>"
+                + (try await store.users().map { user -> String in
+                    "<option\(user.name == invited ? " selected" : "")>\(HTML.escape(user.name))</option>"
+                }.joined())
             admin = """
                 <section class="panel" id="invite">
                   <h2>Invite someone</h2>
                   <form method="post" action="/account/invitations" class="invite-form">\(csrf)
-                    <label>User <select name="user" id="invite-user">\(users)</select></label>
+                    <label>User <select name="user" id="invite-user" required>\(users)</select></label>
                     <label>Valid for <select name="expires" id="invite-expires"><option value="1h">1 hour</option>\
                 <option value="24h" selected>24 hours</option><option value="7d">7 days</option></select></label>
                     <button type="submit" id="invite-button">Make an invitation</button>
@@ -301,6 +312,7 @@ extension ReceiptServer {
     private func inviteFromPage(_ request: Request, _ page: PageContext, _ form: [String: String]) async throws -> Response {
         guard page.principal.isAdmin else { throw Problem(.forbidden, "only an administrator invites people") }
         let user = form["user"] ?? ""
+        guard !user.isEmpty else { return try await accountPage(page, error: "Choose whom to invite.", status: .badRequest) }
         let lifetime = DurationText.seconds(form["expires"] ?? "") ?? configuration.signIn.invitationLifetime
         guard lifetime <= 30 * 86400 else { return try await accountPage(page, error: "An invitation lasts at most 30 days.", status: .badRequest) }
         // The link's base: --public-url, else the address this browser used.

@@ -56,10 +56,11 @@ extension ReceiptServer {
 
     func signInPage(_ request: Request, message: String?, status: HTTPResponse.Status = .ok, user: String = "") async throws -> Response {
         let csrf = signInToken(request)
-        let noTokens = try await !store.hasActiveTokens()
-        let note = noTokens
-            ? "<p class=\"note\">Nobody can sign in yet: an administrator invites people with <code>receipts user invite NAME</code> "
-                + "(or makes an API token with <code>receipts token create</code>).</p>" : ""
+        // While nobody can sign in, the API answers this computer as the administrator (`OpenMode`).
+        let note = try await store.canAnyoneSignIn(now: Date()) ? ""
+            : "<p class=\"note\" id=\"nobody\">Nobody can sign in yet: an administrator invites people with <code>receipts user invite NAME</code> "
+                + "(or makes an API token with <code>receipts token create</code>). Until then the API answers requests from this computer "
+                + "as the administrator.</p>"
         let error: String = message.map { (text: String) -> String in "<p class=\"error\" id=\"signin-error\" role=\"alert\">\(HTML.escape(text))</p>" } ?? ""
         let passkeys = configuration.signIn.relyingParty != nil
         let field = "<input type=\"hidden\" name=\"csrf\" value=\"\(HTML.escape(csrf.token))\">"

@@ -48,7 +48,7 @@ enum HTML {
         let attributes = data.sorted { $0.key < $1.key }.map { " data-\($0.key)=\"\(escape($0.value))\"" }.joined()
         // One line on every width: the account (who, their account page, and signing out) is a menu
         // under the user's name.
-        let user = who.map { "<span class=\"user\" id=\"user\">\(escape($0.user))\($0.admin ? " · admin" : "")</span>" } ?? ""
+        let user = who.map { "<span class=\"user\" id=\"user\">\(escape($0.user))\($0.admin ? "<span class=\"role\"> · admin</span>" : "")</span>" } ?? ""
         let nav = csrf.map { csrf in
             """
             <header class="top">

@@ -198,11 +198,12 @@ extension WebAssets {
           const bytes = crypto.getRandomValues(new Uint8Array(16));
           return "upload-" + [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
         }
-        // Says on the page how many uploads wait on this device (the inbox, the sign-in and offline pages).
+        // Says on the page how many uploads wait on this device (the inbox, the sign-in and offline
+        // pages): not those being sent or read now, which their own rows show.
         async function showWaiting(extra = "") {
           const waiting = $("#waiting");
           if (!waiting || !window.indexedDB) return 0;
-          const count = (await queue.all().catch(() => [])).length;
+          const count = (await queue.all().catch(() => [])).filter((item) => !uploader?.sending.has(item.key)).length;
           waiting.hidden = count === 0;
           waiting.dataset.count = String(count);
           const what = count === 1 ? "1 upload waits" : `${count} uploads wait`;
@@ -226,9 +227,11 @@ extension WebAssets {
           async add(file, to) {
             const item = { key: newKey(), name: file.name || "photo.jpg", type: file.type, added: Date.now(), bytes: await file.arrayBuffer() };
             if (to) item.to = to;
+            // Being sent from the moment it is kept: no count of what waits says it waits meanwhile.
+            this.sending.add(item.key);
             try { await queue.put(item); } catch { item.unkept = true; }
             this.row(item);
-            await this.send(item);
+            await this.transmit(item);
           }
           // The list item of an upload: its name, its progress, then its result.
           row(item) {
@@ -245,10 +248,15 @@ extension WebAssets {
           async send(item) {
             if (this.sending.has(item.key)) return;
             this.sending.add(item.key);
+            await this.transmit(item);
+          }
+          // Sends an item `sending` holds already.
+          async transmit(item) {
             const { li, label, progress } = this.row(item);
             li.dataset.state = "uploading";
             label.className = "";
             label.textContent = item.name;
+            progress.hidden = false;
             progress.value = 0;
             const started = performance.now();
             const answer = await new Promise((resolve) => {
@@ -289,6 +297,8 @@ extension WebAssets {
               li.dataset.state = "error";
               label.textContent = `${item.name}: ${record?.detail ?? "refused (" + answer.status + ")"}`;
               label.className = "error";
+              // Refused: nothing is on its way any more, so no bar says it is.
+              progress.hidden = true;
             } else {
               li.dataset.state = state(record);
               li.dataset.ms = String(Math.round(performance.now() - started));
@@ -396,8 +406,10 @@ extension WebAssets {
               input.value = field.money ? money(value) : value === null || value === undefined ? "" : String(value);
               input.dataset.drafted = input.value;
               if (readOnly) input.disabled = true;
-              const c = confidence[field.confidence];
-              const badge = el("span", { class: `conf ${c === undefined ? "" : c >= 0.94 ? "high" : "low"}`, title: "confidence" },
+              // A field the receipt does not have (no tax line): no confidence to show, and no alarm.
+              const c = input.value === "" ? undefined : confidence[field.confidence];
+              const badge = el("span", { class: `conf ${c === undefined ? "none" : c >= 0.94 ? "high" : "low"}`,
+                                         title: c === undefined ? "not on the receipt" : "confidence" },
                                c === undefined ? "" : `${Math.round(c * 100)}%`);
               const row = el("div", { class: toCheck.includes(field.key) ? "field check" : "field", "data-field": field.key },
                              el("label", { for: input.id }, field.label), input, badge);

@@ -22,11 +22,13 @@ enum WebAssets {
                           background: var(--accent); color: white; cursor: pointer; text-decoration: none; display: inline-block; }
         .top { display: flex; gap: 1rem; align-items: center; padding: .6rem 1rem; border-bottom: 1px solid var(--line); flex-wrap: nowrap; }
         .top .brand { font-weight: 700; text-decoration: none; color: inherit; }
-        .top nav { display: flex; gap: .8rem; flex: 1; min-width: 0; }
+        /* The links keep their width; the user's name gives way (cut with …), never runs into them. */
+        .top nav { display: flex; gap: .8rem; flex: 1 0 auto; }
         .top nav a[aria-current] { font-weight: 700; }
         .top .user { opacity: .8; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; max-width: 40vw; }
         /* The account: the user's name, and under it a menu (Your account, Sign out), so the header stays one line. */
-        .account-menu { position: relative; flex: none; }
+        .account-menu { position: relative; flex: 0 1 auto; min-width: 0; }
+        .account-menu summary { max-width: 100%; }
         .account-menu summary { list-style: none; cursor: pointer; display: inline-flex; align-items: center; gap: .3rem; }
         .account-menu summary::-webkit-details-marker { display: none; }
         .account-menu summary::after { content: "▾"; font-size: .8em; opacity: .7; }
@@ -49,8 +51,19 @@ enum WebAssets {
         .account ul { list-style: none; padding: 0; display: grid; gap: .5rem; }
         .account li { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; justify-content: space-between; }
         .account li form, .account .add-passkey { display: inline-flex; gap: .4rem; align-items: center; flex-wrap: wrap; }
-        .account .rename input, .account .add-passkey input { width: 12rem; }
+        .account .add-passkey input { width: 12rem; }
         .account .when { opacity: .75; font-size: .9em; flex: 1; }
+        /* A passkey: its name and Rename on one line, Remove apart at the end; when it was added and used under them. */
+        .account ul.passkeys { gap: 0; }
+        .account li.passkey { display: grid; grid-template-columns: minmax(0, 1fr) auto; grid-template-areas: "name remove" "when when";
+                              gap: .35rem 1rem; padding: .7rem 0; border-bottom: 1px solid var(--line); }
+        .account li.passkey .rename { grid-area: name; display: flex; flex-wrap: nowrap; min-width: 0; max-width: 24rem; }
+        .account li.passkey .rename input { flex: 1; min-width: 0; width: auto; }
+        .account li.passkey .when { grid-area: when; }
+        .account li.passkey .remove { grid-area: remove; justify-self: end; }
+        /* Second to the page's one action: outlined. Destructive (Remove): quiet, in the colour of danger. */
+        button.secondary, .button.secondary { background: transparent; color: inherit; }
+        button.danger { background: transparent; color: var(--bad); border-color: color-mix(in srgb, var(--bad) 45%, transparent); }
         .account .password-form, .account .invite-form { display: grid; gap: .5rem; max-width: 26rem; }
         .account .anyway input { width: auto; }
         .qr svg { max-width: 100%; height: auto; }
@@ -102,6 +115,8 @@ enum WebAssets {
         .field .conf { font-size: .8em; text-align: right; border-radius: 4px; padding: .1em .3em; }
         .conf.low { background: color-mix(in srgb, var(--warn) 25%, transparent); }
         .conf.high { background: color-mix(in srgb, var(--ok) 20%, transparent); }
+        /* A field with no value (a receipt without tax): nothing to be sure of, so no alarm. */
+        .conf.none { opacity: .6; }
         .field.check label::after { content: " ●"; color: var(--warn); }
         .field.check input { border-color: var(--warn); border-width: 2px; }
         .field.changed input, .field.changed select { border-color: var(--accent); border-width: 2px; }
@@ -147,7 +162,9 @@ enum WebAssets {
           .actions #confirm { flex: 1; font-weight: 600; }
           .actions .secondary { background: transparent; color: inherit; }
           .top { gap: .4rem .8rem; padding: .3rem .75rem; }
-          .top .user { font-size: .9em; max-width: 28vw; }
+          .top .user { font-size: .9em; max-width: none; }
+          /* On a phone the header names the user only; the account page says they administer. */
+          .top .user .role { display: none; }
           /* A vendor's name wraps to a second line rather than being cut. */
           .row .meta .title { white-space: normal; display: -webkit-box; -webkit-line-clamp: 2; -webkit-box-orient: vertical; overflow-wrap: anywhere; }
           .filters label, .filters input, .filters select { width: 100%; }

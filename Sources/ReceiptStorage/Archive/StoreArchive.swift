@@ -316,7 +316,7 @@ public enum StoreArchive {
     public static func restore(_ source: Source, into store: any StoreAdministration, images: any ImageRepository,
                                merge: Bool) async throws -> RestoreSummary {
         var existing: [String: [[String]: Set<String>]] = [:]
-        var held: [String] = []
+        var held: [(entity: String, order: Int, text: String)] = []
         for entity in ArchiveEntities.all {
             let keys = [entity.key] + entity.alsoThere
             let fields = Array(Set(Array(keys.joined()) + (entity.key.isEmpty ? [entity.fields[0].name] : []))).sorted()
@@ -328,12 +328,21 @@ public enum StoreArchive {
                 sets[key] = Set(rows.map { row in ArchiveFeed.keyText(positions.map { row[$0] }) })
             }
             let own = entity.key.isEmpty ? rows.count : (sets[entity.key] ?? []).subtracting(made).count
-            if own > 0 { held.append("\(own) \(entity.name.replacingOccurrences(of: "_", with: " "))") }
+            if own > 0 {
+                let plural = entity.name.replacingOccurrences(of: "_", with: " ")
+                let one = plural.hasSuffix("xes") ? String(plural.dropLast(2)) : String(plural.dropLast())
+                held.append((entity.name, held.count, "\(own) \(own == 1 ? one : plural)"))
+            }
             existing[entity.name] = sets
         }
         if !held.isEmpty, !merge {
+            // Everything it holds, what people miss most first: receipts, expenses, tokens, users.
+            let first = ["receipts", "expenses", "tokens", "users"]
+            let named = held.sorted { a, b in
+                (first.firstIndex(of: a.entity) ?? first.count, a.order) < (first.firstIndex(of: b.entity) ?? first.count, b.order)
+            }.map(\.text)
             throw ReceiptError(.storeNotEmpty, file: store.location,
-                               "the store is not empty (\(held.prefix(4).joined(separator: ", "))); restore into a new store, or add --merge to add what it lacks")
+                               "the store is not empty (it holds \(named.joined(separator: ", "))); restore into a new store, or add --merge to add what it lacks")
         }
 
         // A SQLite backup: its copy of the database (migrated when an older receipts made it) read as rows.

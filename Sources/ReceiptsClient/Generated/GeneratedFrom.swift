@@ -1,3 +1,3 @@
 // Written by `make openapi` with the other files of this folder: the SHA-256 of the OpenAPI document and
 // the generator configuration they were generated from (ReceiptsClientTests compares it with the files).
-enum GeneratedFrom { static let sha256 = "eb408ea9d760ef9a98aa3c0e76e9367e7468eae4a2c4cf1e20313286dca41966" }
+enum GeneratedFrom { static let sha256 = "eee0fe3f5f9032092c5d2fec2553cb09e396dbb3cdc08429f588984792fa39ec" }

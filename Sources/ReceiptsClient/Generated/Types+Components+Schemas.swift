@@ -930,7 +930,7 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/Record/metadata`.
             public var metadata: Components.Schemas.Record.MetadataPayload?
-            /// Only in an upload's answer: the uploader (and end user) had these bytes already, and this is that receipt, with the group and metadata it was first given
+            /// Only in an upload's answer: the uploader (and end user) had these bytes already, and this is that receipt, with the group and metadata it was first given; in the answer of adding a picture, the picture was added before with this Idempotency-Key
             ///
             ///
             /// - Remark: Generated from `#/components/schemas/Record/duplicate`.
@@ -1012,7 +1012,7 @@ extension Components {
             ///   - group: The group that shares it
             ///   - externalUser: The backend's end user it was uploaded for
             ///   - metadata: The uploader's metadata, as given
-            ///   - duplicate: Only in an upload's answer: the uploader (and end user) had these bytes already, and this is that receipt, with the group and metadata it was first given
+            ///   - duplicate: Only in an upload's answer: the uploader (and end user) had these bytes already, and this is that receipt, with the group and metadata it was first given; in the answer of adding a picture, the picture was added before with this Idempotency-Key
             ///   - notApplied: Only in an upload's answer for bytes the uploader had already: this upload's `group` or `metadata` that differ from the receipt's and were not applied to it
             ///   - source: Only for a receipt found in an e-mail message (receipts mail, POST /v1/inbound-email)
             public init(

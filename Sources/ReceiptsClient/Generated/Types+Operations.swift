@@ -3256,7 +3256,7 @@ public enum Operations {
     }
     /// Add a picture below a receipt's others (the rest of a long receipt) and read it again
     ///
-    /// The picture (the body, named by ?filename=, or the one `file` part of multipart/form-data) goes below the receipt's pictures, and the receipt is read again with all of them, its expense drafted anew. Its owner, an editor of its group or an administrator may; 403 for a viewer. 409 when its expense is confirmed (a person's record) or it has 10 pictures. An Idempotency-Key sent again with the same picture answers with the receipt and adds nothing; with another picture, 422.
+    /// The picture (the body, named by ?filename=, or the one `file` part of multipart/form-data) goes below the receipt's pictures, and the receipt is read again with all of them, its expense drafted anew. Its owner, an editor of its group or an administrator may; 403 for a viewer. 409 when its expense is confirmed (a person's record) or it has 10 pictures. An Idempotency-Key sent again with the same picture answers with the receipt and adds nothing (`"duplicate": true`); with another picture, 422.
     ///
     ///
     /// - Remark: HTTP `POST /v1/receipts/{id}/pictures`.
@@ -6908,7 +6908,8 @@ public enum Operations {
                     self.body = body
                 }
             }
-            /// The token's user, their groups and roles, the end user named, the token's scopes
+            /// The token's user, their groups and roles, the end user named, and what the caller may do: the token's scopes; a person's session, every scope but act-as
+            ///
             ///
             /// - Remark: Generated from `#/paths//v1/me/get(getMe)/responses/200`.
             ///

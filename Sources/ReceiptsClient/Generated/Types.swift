@@ -86,7 +86,7 @@ public protocol APIProtocol: Sendable {
     func getReceiptThumbnail(_ input: Operations.GetReceiptThumbnail.Input) async throws -> Operations.GetReceiptThumbnail.Output
     /// Add a picture below a receipt's others (the rest of a long receipt) and read it again
     ///
-    /// The picture (the body, named by ?filename=, or the one `file` part of multipart/form-data) goes below the receipt's pictures, and the receipt is read again with all of them, its expense drafted anew. Its owner, an editor of its group or an administrator may; 403 for a viewer. 409 when its expense is confirmed (a person's record) or it has 10 pictures. An Idempotency-Key sent again with the same picture answers with the receipt and adds nothing; with another picture, 422.
+    /// The picture (the body, named by ?filename=, or the one `file` part of multipart/form-data) goes below the receipt's pictures, and the receipt is read again with all of them, its expense drafted anew. Its owner, an editor of its group or an administrator may; 403 for a viewer. 409 when its expense is confirmed (a person's record) or it has 10 pictures. An Idempotency-Key sent again with the same picture answers with the receipt and adds nothing (`"duplicate": true`); with another picture, 422.
     ///
     ///
     /// - Remark: HTTP `POST /v1/receipts/{id}/pictures`.
@@ -315,7 +315,7 @@ extension APIProtocol {
     }
     /// Add a picture below a receipt's others (the rest of a long receipt) and read it again
     ///
-    /// The picture (the body, named by ?filename=, or the one `file` part of multipart/form-data) goes below the receipt's pictures, and the receipt is read again with all of them, its expense drafted anew. Its owner, an editor of its group or an administrator may; 403 for a viewer. 409 when its expense is confirmed (a person's record) or it has 10 pictures. An Idempotency-Key sent again with the same picture answers with the receipt and adds nothing; with another picture, 422.
+    /// The picture (the body, named by ?filename=, or the one `file` part of multipart/form-data) goes below the receipt's pictures, and the receipt is read again with all of them, its expense drafted anew. Its owner, an editor of its group or an administrator may; 403 for a viewer. 409 when its expense is confirmed (a person's record) or it has 10 pictures. An Idempotency-Key sent again with the same picture answers with the receipt and adds nothing (`"duplicate": true`); with another picture, 422.
     ///
     ///
     /// - Remark: HTTP `POST /v1/receipts/{id}/pictures`.

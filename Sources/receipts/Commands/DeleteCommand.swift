@@ -7,8 +7,8 @@ struct DeleteCommand: AsyncParsableCommand {
         commandName: "delete",
         abstract: "Delete a receipt, its image copy and its expense.",
         discussion: """
-            ID may be the first characters of the id (at least 4), as `receipts list` prints it. A receipt \\
-            whose expense is confirmed (a person's record) is kept unless --force. Exit status: 0, 1 when \\
+            ID may be the first characters of the id (at least 4), as `receipts list` prints it. A receipt \
+            whose expense is confirmed (a person's record) is kept unless --force. Exit status: 0, 1 when \
             the receipt is unknown, kept, or the store cannot be used.
             """)
 

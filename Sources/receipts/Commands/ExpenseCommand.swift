@@ -9,8 +9,8 @@ struct ExpenseCommand: AsyncParsableCommand {
         commandName: "expense",
         abstract: "Correct or confirm one drafted expense.",
         discussion: """
-            ID is the expense's id, or its receipt's id (or the first 4+ characters of it) as `receipts \\
-            list` and `receipts expenses` print them. What the analyzer had drafted for each corrected \\
+            ID is the expense's id, or its receipt's id (or the first 4+ characters of it) as `receipts \
+            list` and `receipts expenses` print them. What the analyzer had drafted for each corrected \
             field is kept (see `receipts show`, `receipts export`), as through the HTTP API.
             """,
         subcommands: [Edit.self, Confirm.self])
@@ -19,14 +19,15 @@ struct ExpenseCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Correct fields of an expense (and confirm it with --confirm).",
             discussion: """
-                Money is a plain decimal (12.50, -3; no exponent, grouping or currency sign), at most 4 \\
-                decimals. A category is one of the taxonomy's (case-insensitive; see --taxonomy): a new \\
-                one brings its deduction rule unless --deductible/--not-deductible or \\
-                --deductible-percentage say otherwise. A currency is an ISO 4217 code. 'none' clears \\
-                --date, --amount, --tax-amount and --currency. The expense is printed as JSON.
+                Money is a plain decimal (12.50, or -3 for a refund: --amount -3; no exponent, grouping \
+                or currency sign), at most 4 decimals. A category is one of the taxonomy's (case-insensitive; see --taxonomy): a new \
+                one brings its deduction rule unless --deductible/--no-deductible or \
+                --deductible-percentage say otherwise. A currency is an ISO 4217 code. 'none' clears \
+                --date, --amount, --tax-amount and --currency. The expense is printed as JSON. A \
+                confirmed expense (a person's record) is changed only with --force.
 
-                Exit status: 0, 1 when the expense or the store cannot be found or used, 2 for a value \\
-                that is not valid (nothing is changed).
+                Exit status: 0, 1 when the expense or the store cannot be found or used or the expense \
+                is confirmed (without --force), 2 for a value that is not valid (nothing is changed).
 
                 Example: receipts expense edit 3f2a --amount 42.10 --category Fuel --confirm
                 """)
@@ -36,9 +37,10 @@ struct ExpenseCommand: AsyncParsableCommand {
 
         @Option(help: ArgumentHelp("The receipt date, YYYY-MM-DD (or none).", valueName: "date"))
         var date: String?
-        @Option(help: ArgumentHelp("The total, e.g. 12.50 (or none).", valueName: "amount"))
+        // (.unconditional: `--amount -5` is a refund, not an option named 5.)
+        @Option(parsing: .unconditional, help: ArgumentHelp("The total, e.g. 12.50 or -5 (or none).", valueName: "amount"))
         var amount: String?
-        @Option(name: .customLong("tax-amount"), help: ArgumentHelp("The tax, e.g. 2.08 (or none).", valueName: "amount"))
+        @Option(name: .customLong("tax-amount"), parsing: .unconditional, help: ArgumentHelp("The tax, e.g. 2.08 (or none).", valueName: "amount"))
         var taxAmount: String?
         @Option(help: ArgumentHelp("ISO 4217 code, e.g. GBP (or none).", valueName: "code"))
         var currency: String?
@@ -52,6 +54,8 @@ struct ExpenseCommand: AsyncParsableCommand {
         var deductiblePercentage: String?
         @Flag(help: "Also confirm the expense (reviewed).")
         var confirm = false
+        @Flag(help: "Change even an expense that is confirmed.")
+        var force = false
         @Option(help: ArgumentHelp("The taxonomy file the server or pipeline uses (default: the built-in one).", valueName: "file"))
         var taxonomy: String?
 
@@ -74,7 +78,8 @@ struct ExpenseCommand: AsyncParsableCommand {
             text("taxDeductiblePercentage", deductiblePercentage, nullable: false)
             if confirm { fields.append(("status", .string("confirmed"))) }
             guard !fields.isEmpty else { throw ValidationError("nothing to change: give a field to correct, or --confirm") }
-            try await ExpenseCommand.save(.object(fields), id: id, taxonomyFile: taxonomy, storeOptions: storeOptions, userOptions: userOptions)
+            try await ExpenseCommand.save(.object(fields), id: id, taxonomyFile: taxonomy, storeOptions: storeOptions, userOptions: userOptions,
+                                          changingConfirmed: force)
         }
     }
 
@@ -89,13 +94,15 @@ struct ExpenseCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await ExpenseCommand.save(.object([("status", .string("confirmed"))]), id: id, taxonomyFile: nil, storeOptions: storeOptions,
-                                          userOptions: userOptions)
+                                          userOptions: userOptions, changingConfirmed: true)
         }
     }
 
-    /// Checks the fields (exit 2 naming the field), saves them, prints the expense and its corrections.
+    /// Checks the fields (exit 2 naming the field), saves them, prints the expense and its
+    /// corrections. A confirmed expense is a person's record: changed only with `changingConfirmed`
+    /// (`--force`), as `receipts delete` keeps its receipt.
     static func save(_ fields: JSONValue, id: String, taxonomyFile: String?, storeOptions: StoreOptions,
-                     userOptions: ReadingUserOptions) async throws {
+                     userOptions: ReadingUserOptions, changingConfirmed: Bool) async throws {
         let taxonomy = try loadTaxonomy(taxonomyFile)
         let correction: ExpenseCorrection
         do {
@@ -108,6 +115,10 @@ struct ExpenseCommand: AsyncParsableCommand {
             let store = try await storeOptions.openStore()
             let mine = try await userOptions.scoped(store)
             let expense = try await find(id, in: mine)
+            if expense.status == .confirmed, !changingConfirmed {
+                throw ReceiptError(.invalidState, "expense \(expense.id.uuidString.lowercased()) is confirmed (a person's record): pass --force to change it",
+                                   file: mine.location)
+            }
             let saved = try await mine.correct(expenseId: expense.id, with: correction, taxonomy: taxonomy)
             let record = JSONValue.object([("expense", saved.json), ("corrections", try await mine.corrections(ofExpense: saved.id))])
             print(record.prettySerialized())
@@ -123,7 +134,13 @@ struct ExpenseCommand: AsyncParsableCommand {
             if let expense = try await store.expense(id: uuid) { return expense }
             if let expense = try await store.expense(receiptId: uuid) { return expense }
         }
-        let receipt = try await store.receipt(idPrefix: id)
+        let receipt: Receipt
+        do {
+            receipt = try await store.receipt(idPrefix: id)
+        } catch let error as ReceiptError where error.code == .notFound {
+            throw ReceiptError(.notFound, "'\(id)' is neither an expense's id nor a receipt's (give either, or the first 4+ characters of the receipt's; "
+                               + "see `receipts expenses`)", file: store.location)
+        }
         guard let expense = try await store.expense(receiptId: receipt.id) else {
             throw ReceiptError(.notFound, "receipt \(receipt.id.uuidString.lowercased()) has no expense (it is \(receipt.ocrStatus.rawValue))",
                                file: store.location)
@@ -140,6 +157,7 @@ struct ExpenseCommand: AsyncParsableCommand {
             text = option + text.dropFirst(field.count)
             break
         }
-        return text
+        // The API clears a field with null; this command with the word none.
+        return text.replacingOccurrences(of: "or null", with: "or none")
     }
 }

@@ -7,7 +7,8 @@ struct ExpensesCommand: AsyncParsableCommand {
         commandName: "expenses",
         abstract: "List the expenses drafted from receipts, by date.",
         discussion: """
-            Each record carries its receiptId and receiptFile. Amounts are exact decimals. \
+            Each record carries its receiptId and receiptFile. Amounts are exact decimals. The table \
+            shows each one's status (draft or confirmed) and whether it needs review. \
             Example: receipts expenses --from 2024-04-01 --to 2024-06-30 --category Fuel --format csv
             """)
 
@@ -23,10 +24,16 @@ struct ExpensesCommand: AsyncParsableCommand {
     @Option(help: "Only this category (case-insensitive), e.g. Fuel.")
     var category: String?
 
+    @Option(help: ArgumentHelp("Only expenses in this status: draft or confirmed.", valueName: "status"))
+    var status: ExpenseStatus?
+
+    @Flag(inversion: .prefixedNo, help: "Only the expenses that need review (--no-needs-review: only those that do not).")
+    var needsReview: Bool?
+
     @Option(help: "Output format: ndjson, json, csv or table (default: table on a terminal, else ndjson).")
     var format: OutputFormatOption?
 
-    static let tableColumns = ["date", "description", "amount", "currency", "taxAmount", "category", "needsReview",
+    static let tableColumns = ["date", "description", "amount", "currency", "taxAmount", "category", "status", "needsReview",
                                "possibleDuplicateOf", "receiptId"]
     static let csvColumns = ["id", "receiptId", "receiptFile", "date", "description", "amount", "currency", "taxAmount",
                              "category", "isTaxDeductible", "taxDeductiblePercentage", "creationMethod", "status",
@@ -41,7 +48,7 @@ struct ExpensesCommand: AsyncParsableCommand {
     func run() async throws {
         let store = try await storeOptions.openStore()
         let query = ExpenseQuery(from: try StoreOptions.date(from, option: "--from"),
-                                 to: try StoreOptions.date(to, option: "--to"), category: category)
+                                 to: try StoreOptions.date(to, option: "--to"), category: category, status: status, needsReview: needsReview)
         var records: [JSONValue] = []
         let mine = try await exitingOnReceiptError { try await userOptions.scoped(store) }
         for expense in try await mine.expenses(query) {
@@ -55,3 +62,5 @@ struct ExpensesCommand: AsyncParsableCommand {
         FileHandle.standardOutput.write(Data(formatter.render(records).utf8))
     }
 }
+
+extension ExpenseStatus: ExpressibleByArgument {}

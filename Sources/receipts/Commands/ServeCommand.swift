@@ -289,6 +289,14 @@ struct ServeCommand: AsyncParsableCommand {
             printError(error)
             throw ExitCode(2)
         }
+        // Nothing starts (no worker takes a receipt, no sender reads the outbox, nothing is written)
+        // for a server that cannot listen.
+        do {
+            try await ReceiptServer.checkBeforeStart(host: host, port: port, store: opened.store)
+        } catch let error as ReceiptError {
+            printError(error)
+            throw ExitCode(2)
+        }
         // Always running: users' own webhooks (POST /v1/webhooks) are delivered by every server;
         // the server-wide one only with --webhook.
         let sender = WebhookSender(configuration: .init(url: webhook.flatMap(URL.init(string:)), secret: secret ?? "",

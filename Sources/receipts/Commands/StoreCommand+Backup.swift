@@ -93,7 +93,8 @@ extension StoreCommand {
                 every image. One tar file: data/<entity>.jsonl (documented JSON lines), images/ab/<sha256>, \
                 and manifest.json (format version, counts, the SHA-256 of every file). Read from one \
                 consistent snapshot while other processes go on. The file is written under a temporary \
-                name and put in place when whole; it is readable by you only (it holds webhook secrets).
+                name and put in place when whole; it is readable by you only (it holds webhook secrets). \
+                An existing file is not replaced unless --force.
 
                 Restore it on any machine, into SQLite or PostgreSQL: receipts store restore FILE --to STORE.
 
@@ -104,8 +105,18 @@ extension StoreCommand {
         @Option(help: ArgumentHelp("The archive file to write.", valueName: "file"))
         var archive: String
 
+        @Flag(help: "Replace the archive file when it exists.")
+        var force = false
+
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var logging: LoggingOptions
+
+        func validate() throws {
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: archive, isDirectory: &isFolder) else { return }
+            if isFolder.boolValue { throw ValidationError("--archive \(archive) is a folder: give the archive file's name.") }
+            if !force { throw ValidationError("--archive \(archive) exists: give a new name, or --force to replace it.") }
+        }
 
         func run() async throws {
             let logger = logging.bootstrap()

@@ -33,8 +33,11 @@ extension UserCommand {
         @OptionGroup var storeOptions: StoreOptions
 
         func validate() throws {
-            guard let seconds = DurationText.seconds(expires), seconds <= 30 * 86400 else {
-                throw ValidationError("--expires \(expires): give a duration of at most 30 days (30min, 2h, 24h, 7d).")
+            guard let seconds = DurationText.seconds(expires) else {
+                throw ValidationError("--expires \(expires): give a duration longer than 0, such as 30min, 2h, 24h or 7d (at most 30d).")
+            }
+            guard seconds <= 30 * 86400 else {
+                throw ValidationError("--expires \(expires): an invitation lasts at most 30 days (30d).")
             }
             if let baseURL {
                 do { _ = try SignInConfiguration.publicURL(baseURL) } catch let error as SignInError {

@@ -36,7 +36,7 @@ extension ErrorAdvice {
         // `receipts serve` (ReceiptServer)
         .maxUploadSize: " (--max-upload-mb)",
         .maxPending: " (--max-pending)",
-        .apiTokens: ": create one with `receipts token create --name NAME`, or listen on 127.0.0.1",
+        .apiTokens: ": invite someone (`receipts user invite NAME`) or create an API token (`receipts token create --name NAME`), or listen on 127.0.0.1",
         .portInUse: " or pass another --port",
         .portPrivileged: "; pass another --port",
         .hostAddress: "; pass another --host",

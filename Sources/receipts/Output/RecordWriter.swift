@@ -105,8 +105,13 @@ final class RecordWriter {
 
     /// An error without the `<file>: ` it starts with.
     static func withoutFile(_ error: String, file: String) -> String {
-        guard !file.isEmpty, error.hasPrefix(file + ": ") else { return error }
-        return String(error.dropFirst(file.count + 2))
+        guard !file.isEmpty else { return error }
+        if error.hasPrefix(file + ": ") { return String(error.dropFirst(file.count + 2)) }
+        // The file named another way (absolute, or where the same bytes were first read): its path
+        // ending in the same name, before the cause.
+        let name = "/" + (file as NSString).lastPathComponent + ": "
+        if let range = error.range(of: name), !error[..<range.lowerBound].contains(": ") { return String(error[range.upperBound...]) }
+        return error
     }
 
     func end() {
@@ -115,11 +120,42 @@ final class RecordWriter {
 
     /// One table line: each cell cut or padded to its column's width, without trailing blanks. A
     /// row padded to the table's full width (170 characters) wraps on a narrower terminal, and its
-    /// trailing padding then shows as an empty line between rows.
+    /// trailing padding then shows as an empty line between rows. The last column (a failed
+    /// receipt's error) is never cut: its cause wraps onto lines of its own under the column.
     private func tableLine(_ cells: [String]) -> String {
-        var line = zip(columns, cells).map { Self.pad($1, $0.width) }.joined(separator: "  ")
-        while line.last == " " { line.removeLast() }
-        return line + "\n"
+        guard let last = columns.last, let lastCell = cells.last else { return "\n" }
+        let wrapped = Self.wrap(lastCell, width: last.width)
+        let indent = String(repeating: " ", count: columns.dropLast().reduce(0) { $0 + $1.width + 2 })
+        var lines: [String] = []
+        for (i, piece) in wrapped.enumerated() {
+            var line = i == 0 ? (zip(columns.dropLast(), cells).map { Self.pad($1, $0.width) } + [piece]).joined(separator: "  ") : indent + piece
+            while line.last == " " { line.removeLast() }
+            lines.append(line)
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// `text` on one line, broken into lines of at most `width` characters between words (a word
+    /// longer than that is broken where it must be); at least one line.
+    static func wrap(_ text: String, width: Int) -> [String] {
+        let flat = text.replacingOccurrences(of: "\n", with: " ")
+        guard flat.count > width, width > 0 else { return [flat] }
+        var lines: [String] = [], line = ""
+        for word in flat.split(separator: " ", omittingEmptySubsequences: true) {
+            var word = Substring(word)
+            if !line.isEmpty, line.count + 1 + word.count > width {
+                lines.append(line)
+                line = ""
+            }
+            while word.count > width {
+                if !line.isEmpty { lines.append(line); line = "" }
+                lines.append(String(word.prefix(width)))
+                word = word.dropFirst(width)
+            }
+            line += (line.isEmpty ? "" : " ") + word
+        }
+        if !line.isEmpty { lines.append(line) }
+        return lines.isEmpty ? [""] : lines
     }
 
     private func emit(_ text: String) {

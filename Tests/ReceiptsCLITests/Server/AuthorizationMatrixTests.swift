@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import ReceiptKit
+import ReceiptPostgres
+import ReceiptServerStore
 @testable import TestHelpers
 @testable import TestSupport
 
@@ -216,6 +218,147 @@ struct AuthorizationMatrixTests {
         #expect(cells == Self.matrix.count * Role.allCases.count)
         print("authorization matrix on \(kind): \(Self.matrix.count) routes × \(Role.allCases.count) roles = \(cells) requests")
         #expect(try await cast.server.stop())
+    }
+
+    // MARK: The open mode
+
+    /// Who calls `/v1` without a token: nobody signed in, a browser with a cookie that is no
+    /// session (made up, or one that ended), and requests a proxy on this computer forwards.
+    enum Caller: String, CaseIterable, Sendable {
+        case nothing = "no credentials", madeUpCookie = "a made-up session cookie", endedCookie = "an ended session's cookie"
+        case forwardedFor = "X-Forwarded-For: 203.0.113.7", forwardedLocal = "X-Forwarded-For: 127.0.0.1"
+        case forwarded = "Forwarded: for=203.0.113.7", realIP = "X-Real-IP: 203.0.113.7", madeUpToken = "a made-up Bearer token"
+
+        func headers(endedCookie cookie: String) -> [String: String] {
+            switch self {
+            case .nothing: [:]
+            case .madeUpCookie: ["Cookie": "receipts_session=made-up-\(String(repeating: "x", count: 32))"]
+            case .endedCookie: ["Cookie": cookie]
+            case .forwardedFor: ["X-Forwarded-For": "203.0.113.7"]
+            case .forwardedLocal: ["X-Forwarded-For": "127.0.0.1"]
+            case .forwarded: ["Forwarded": "for=203.0.113.7;proto=https"]
+            case .realIP: ["X-Real-IP": "203.0.113.7"]
+            case .madeUpToken: ["Authorization": "Bearer rcp_made-up-token-0123456789abcdef"]
+            }
+        }
+    }
+
+    /// The store's states, in the order the test goes through them, and whether the open mode
+    /// answers in each (`GET /v1/me` as the administrator to a caller from this computer without
+    /// credentials): only while nobody can sign in.
+    static let openModeStates: [(state: String, open: Bool)] = [
+        ("a new store", true),
+        ("carol invited (an open invitation)", false),
+        ("carol signed in with the invitation (a live session)", false),
+        ("carol's session ended (the invitation used)", true),
+        ("carol has a password", false),
+        ("carol's password removed, a passkey added", false),
+        ("the passkey removed", true),
+        ("an API token", false),
+        ("the API token revoked", true),
+    ]
+
+    /// Issue 56: the open mode's rows, on each store. Each state of the store (`openModeStates`),
+    /// each caller (`Caller`): only a request from this computer without credentials, while nobody
+    /// can sign in, is answered (200, as the administrator, with every scope); every other gets 401.
+    /// The sign-in page says "Nobody can sign in yet" exactly while the open mode lasts, and a
+    /// person's session is not told it may act for others (`act-as`).
+    @Test(arguments: stores)
+    func theOpenModeAnswersOnlyThisComputerWhileNobodyCanSignIn(_ kind: StoreKindArgument) async throws {
+        let dir = try TemporaryDirectory()
+        let store = try await kind.location(dir)
+        func cli(_ arguments: [String]) async throws -> ReceiptsCLI.Result {
+            let result = try await ReceiptsCLI.run(arguments + ["--store", store])
+            #expect(result.status == 0, "receipts \(arguments.joined(separator: " ")): \(result.err)")
+            return result
+        }
+        let server = try await ServeCommandTests.Server(store: store, arguments: ["--workers", "0"])
+        defer { if server.process.isRunning { kill(server.process.processIdentifier, SIGTERM) } }
+        let port = try #require(server.base.port)
+        _ = try await cli(["user", "add", "carol"])
+        let opened = try await OpenedStore.open(try StoreLocation(store), drivers: [PostgresStoreDriver()])
+        defer { opened.close() }
+        let accounts = try #require(opened.store as? any ServerStore)
+
+        // The invitation's secret; carol's session cookie once she signed in (ended after).
+        var secret = "", session: String?, cells = 0
+        for (state, open) in Self.openModeStates {
+            switch state {
+            case "carol invited (an open invitation)":
+                let link = try await cli(["user", "invite", "carol", "--base-url", "http://127.0.0.1:\(port)"]).out
+                    .trimmingCharacters(in: .whitespacesAndNewlines)
+                secret = try #require(link.split(separator: "/").last.map(String.init))
+            case "carol signed in with the invitation (a live session)":
+                let page = try await Self.raw(port, "GET", "/invite/\(secret)")
+                let csrf = try #require(page.body.range(of: #"name="csrf" value="[^"]+""#, options: .regularExpression)
+                    .map { String(page.body[$0].split(separator: "\"")[3]) }, "\(page.body)")
+                let signInCookie = try #require(Self.cookie("receipts_signin", in: page.head), "\(page.head)")
+                let accepted = try await Self.raw(port, "POST", "/invite", headers: [
+                    "Cookie": signInCookie, "Content-Type": "application/x-www-form-urlencoded", "Origin": "http://127.0.0.1:\(port)",
+                ], body: "csrf=\(csrf.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)&secret=\(secret)")
+                session = try #require(Self.cookie("receipts_session", in: accepted.head), "\(accepted.head)")
+                // Signed in as a person: carol's own rights, and no act-as among them.
+                let me = try await Self.raw(port, "GET", "/v1/me", headers: ["Cookie": session ?? ""])
+                let answer = try JSONValue.parse(me.body)
+                #expect(me.status == 200 && answer["user"] == .string("carol") && answer["admin"] == .bool(false), "\(me.body)")
+                #expect(answer["scopes"] == .array(["read", "upload", "review", "admin"].map(JSONValue.string)),
+                        "a person's session may not act for an end user: \(me.body)")
+            case "carol's session ended (the invitation used)":
+                _ = try await cli(["user", "sessions", "carol", "--all"])
+            case "carol has a password":
+                let set = try await ReceiptsCLI.runProgram("/bin/sh", ["-c", "printf 'a long secret 1\\n' | \(ReceiptsCLI.binary.path) user password carol "
+                                                                      + "--password-cost minimum --store '\(store)'"])
+                #expect(set.status == 0, "\(set.err)")
+            case "carol's password removed, a passkey added":
+                _ = try await cli(["user", "password", "carol", "--remove", "--force"])
+                try await accounts.addPasskey(Passkey(id: "credential-1", user: "carol", userHandle: "handle", name: "Phone",
+                                                      publicKey: [1, 2, 3], algorithm: -7, signCount: 0, createdAt: Date()))
+            case "the passkey removed":
+                try await accounts.removePasskey(id: "credential-1", user: "carol")
+            case "an API token":
+                _ = try await cli(["token", "create", "--name", "app", "--user", "carol"])
+            case "the API token revoked":
+                _ = try await cli(["token", "revoke", "app"])
+            default:
+                break
+            }
+            for caller in Caller.allCases {
+                // (An ended session's cookie: once carol's session has ended.)
+                guard caller != .endedCookie || (session != nil && !state.contains("live session")) else { continue }
+                let answer = try await Self.raw(port, "GET", "/v1/me", headers: caller.headers(endedCookie: session ?? ""))
+                cells += 1
+                let local = caller == .nothing || caller == .forwardedLocal
+                let expected = open && local ? 200 : 401
+                #expect(answer.status == expected, "\(kind), \(state), \(caller.rawValue): \(answer.status.map(String.init) ?? "no answer"), not \(expected): \(answer.body.prefix(300))")
+                if expected == 200 {
+                    let me = try JSONValue.parse(answer.body)
+                    #expect(me["user"] == .string("admin") && me["admin"] == .bool(true) && me["scopes"]?.arrayValue?.count == 5, "\(answer.body)")
+                } else {
+                    #expect(answer.head.lowercased().contains("content-type: application/problem+json"), "\(answer.head)")
+                }
+            }
+            // The sign-in page says nobody can sign in exactly while the open mode lasts.
+            let signIn = try await Self.raw(port, "GET", "/signin")
+            #expect(signIn.body.contains("Nobody can sign in yet") == open, "\(kind), \(state): the sign-in page's note")
+        }
+        print("open mode on \(kind): \(Self.openModeStates.count) states, \(cells) requests")
+        #expect(try await server.stop())
+    }
+
+    /// One request over a socket of its own: no cookie jar, no redirect followed, headers as given.
+    static func raw(_ port: Int, _ method: String, _ path: String, headers: [String: String] = [:], body: String = "") async throws
+        -> RawHTTPClient.Answer {
+        var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\nContent-Length: \(body.utf8.count)\r\n"
+        for (name, value) in headers.sorted(by: { $0.key < $1.key }) { head += "\(name): \(value)\r\n" }
+        return try await RawHTTPClient.send(port: port, head: head + "\r\n", body: Data(body.utf8), timeout: Int(60 * testTimeScale))
+    }
+
+    /// `name=value` of the `Set-Cookie` header in `head` that sets `name`.
+    static func cookie(_ name: String, in head: String) -> String? {
+        for line in head.components(separatedBy: "\r\n") where line.lowercased().hasPrefix("set-cookie: \(name)=") {
+            return line.dropFirst("set-cookie: ".count).split(separator: ";").first.map(String.init)
+        }
+        return nil
     }
 
     /// A receipt of alice's, shared with home, of bytes never sent before (the same bytes are one

@@ -207,10 +207,61 @@ import Testing
         #expect(try await server.stop())
     }
 
-    @Test func withoutATokenOnlyLoopbackIsServed() async throws {
+    /// While nobody can sign in (the open mode), only loopback is served: refused before anything
+    /// starts, without a word about the webhook outbox. Once someone can sign in (an invitation),
+    /// a network address is served, and this computer's requests without credentials are refused.
+    @Test func whileNobodyCanSignInOnlyLoopbackIsServed() async throws {
         let dir = try TemporaryDirectory()
         let result = try await ReceiptsCLI.run(["serve", "--host", "0.0.0.0", "--port", "0", "--store", dir.storePath])
         #expect(result.status == 2)
-        #expect(result.err.contains("refusing to listen on 0.0.0.0 without API tokens"), "\(result.err)")
+        #expect(result.err.contains("refusing to listen on 0.0.0.0 while nobody can sign in") && result.err.contains("receipts user invite"),
+                "\(result.err)")
+        #expect(!result.err.contains("Webhook outbox cannot be read") && !result.err.contains("CancellationError"), "\(result.err)")
+
+        #expect(try await ReceiptsCLI.run(["user", "add", "carol", "--store", dir.storePath]).status == 0)
+        #expect(try await ReceiptsCLI.run(["user", "invite", "carol", "--base-url", "http://nas.local:8080", "--store", dir.storePath]).status == 0)
+        let server = Process()
+        server.executableURL = ReceiptsCLI.binary
+        server.arguments = ["serve", "--host", "0.0.0.0", "--port", "0", "--workers", "0", "--store", dir.storePath]
+        server.environment = ReceiptsCLI.environment()
+        let stderr = try CapturedOutput()
+        server.standardOutput = FileHandle.nullDevice
+        server.standardError = stderr.handle
+        try server.run()
+        defer { if server.isRunning { kill(server.processIdentifier, SIGKILL) } }
+        var port: Int?
+        _ = try await eventually(timeout: 300) {
+            guard let range = stderr.text.range(of: #"http\.url=http://0\.0\.0\.0:\d+"#, options: .regularExpression) else { return !server.isRunning }
+            port = Int(stderr.text[range].split(separator: ":").last ?? "")
+            return true
+        }
+        let listening = try #require(port, "\(stderr.text)")
+        let me = try await RawHTTPClient.send(port: listening, head: "GET /v1/me HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", body: Data())
+        #expect(me.status == 401 && me.body.contains("people can sign in"), "\(me.head)\n\(me.body)")
+        kill(server.processIdentifier, SIGTERM)
+        #expect(try await eventually(timeout: 15) { !server.isRunning })
+    }
+
+    /// Issue 56, item 10: a port in use is found before anything starts: the receipts waiting in
+    /// the store stay pending (no worker took them), and nothing but the refusal is said.
+    @Test func aPortInUseIsRefusedBeforeAnyWorkStarts() async throws {
+        let dir = try TemporaryDirectory()
+        let submitted = try await ReceiptsCLI.run(["process", ReceiptsCLI.testReceipt("uk-parking.jpg"), ReceiptsCLI.testReceipt("us-diner.jpg"),
+                                                   "--no-work", "--format", "ndjson", "--store", dir.storePath])
+        let submittedStatuses = try submitted.ndjson().map { $0["ocrStatus"] }
+        #expect(submitted.status == 0 && submittedStatuses == [.string("pending"), .string("pending")],
+                "\(submitted.out)\(submitted.err)")
+        let holder = try ScriptedHTTPServer([.hang])
+        defer { holder.stop() }
+        let refused = try await ReceiptsCLI.run(["serve", "--port", "\(holder.port)", "--workers", "2", "--store", dir.storePath])
+        #expect(refused.status == 2 && refused.err.contains("cannot listen on 127.0.0.1:\(holder.port)"), "\(refused.err)")
+        let lines = refused.err.split(separator: "\n").filter { !$0.contains("Neural") && !$0.contains("neural") }
+        #expect(!refused.err.contains("Webhook outbox cannot be read") && !refused.err.contains("Receipt failed") && lines.count <= 2,
+                "only the refusal: \(refused.err)")
+        let listed = try await ReceiptsCLI.run(["list", "--format", "ndjson", "--store", dir.storePath])
+        let statuses = try listed.ndjson().map { $0["ocrStatus"]?.stringValue ?? "" }
+        #expect(statuses == ["pending", "pending"], "the waiting receipts stay pending: \(statuses)")
+        let attempts = try listed.ndjson().map { $0["attempts"] }
+        #expect(attempts.allSatisfy { $0 == .number("0") }, "no worker took them: \(attempts)")
     }
 }
