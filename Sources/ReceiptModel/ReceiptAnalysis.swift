@@ -15,8 +15,10 @@ public struct ReceiptAnalysis: Sendable, Equatable {
     public var category: String?
     public var lineItems: [LineItem]
     public var confidence: FieldConfidence
-    /// The fields a person should look at (`total`, `date`, `vendor`, `tax`), in that order: empty
-    /// when `confidence.needsReview` is false; a person checks these, not the whole receipt.
+    /// The fields a person should look at (`total`, `date`, `vendor`, `tax`, `category`), in that
+    /// order; a person checks these, not the whole receipt. `confidence.needsReview` is true when
+    /// it names the total, the date or the tax, or the vendor is missing: a vendor read but unsure,
+    /// or a category nothing on the receipt named, is named without asking for a review.
     public var review: [String] = []
     /// Name of the analyzer that produced this (`heuristic`, `gemini`, …).
     public var analyzer: String
@@ -50,14 +52,17 @@ public struct ReceiptAnalysis: Sendable, Equatable {
     }
 
     /// The fields a review can name, in the order `review` lists them.
-    public static let reviewableFields = ["total", "date", "vendor", "tax"]
+    public static let reviewableFields = ["total", "date", "vendor", "tax", "category"]
+
+    /// The fields that, named, mark the receipt as needing review: what the expense claims.
+    public static let blockingFields: Set<String> = ["total", "date", "tax"]
 
     /// Marks `fields` for a person's look (in `reviewableFields`' order, each once) and sets
-    /// `confidence.needsReview` to whether there are any.
+    /// `confidence.needsReview`: a total, date or tax named, or no vendor at all.
     public mutating func flag(_ fields: some Sequence<String>) {
         let wanted = Set(fields)
         review = Self.reviewableFields.filter(wanted.contains)
-        confidence.needsReview = !review.isEmpty
+        confidence.needsReview = review.contains(where: Self.blockingFields.contains) || review.contains("vendor") && vendor == nil
     }
 
     public static func == (a: ReceiptAnalysis, b: ReceiptAnalysis) -> Bool {
