@@ -138,13 +138,14 @@ extension Components {
                 case date = "date"
                 case vendor = "vendor"
                 case tax = "tax"
+                case category = "category"
             }
-            /// The fields a person should look at (total, date, vendor, tax, in that order); empty when confidence.needsReview is false
+            /// The fields a person should look at (total, date, vendor, tax, category, in that order); confidence.needsReview is true when it names the total, the date or the tax, or no vendor was read (an unsure vendor or category is named without it)
             ///
             ///
             /// - Remark: Generated from `#/components/schemas/Analysis/review`.
             public typealias ReviewPayload = [Components.Schemas.Analysis.ReviewPayloadPayload]
-            /// The fields a person should look at (total, date, vendor, tax, in that order); empty when confidence.needsReview is false
+            /// The fields a person should look at (total, date, vendor, tax, category, in that order); confidence.needsReview is true when it names the total, the date or the tax, or no vendor was read (an unsure vendor or category is named without it)
             ///
             ///
             /// - Remark: Generated from `#/components/schemas/Analysis/review`.
@@ -301,7 +302,7 @@ extension Components {
             ///   - category:
             ///   - lineItems:
             ///   - confidence:
-            ///   - review: The fields a person should look at (total, date, vendor, tax, in that order); empty when confidence.needsReview is false
+            ///   - review: The fields a person should look at (total, date, vendor, tax, category, in that order); confidence.needsReview is true when it names the total, the date or the tax, or no vendor was read (an unsure vendor or category is named without it)
             ///   - analyzer:
             ///   - pictures: A receipt photographed in several pictures: each picture in order, the pixels its words are in, and (from the second on) the rows it was found to share with the one above (0: none, it was put below it whole)
             ///   - sources: The words each field was read from (vendor, date, total, tax, currency), each with its box [x, y, width, height] in the pixels of the image OCR ran on (imageWidth × imageHeight; for a PDF, its pages one below the other at one scale, as wide as the widest)
