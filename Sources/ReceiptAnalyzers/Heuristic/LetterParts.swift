@@ -35,7 +35,14 @@ package enum LetterParts {
     /// address rows under it down to the postcode (at most five); a row labelled `Invoice to`,
     /// `Customer` … and the rows it names.
     package static func addresseeRows(_ document: ReceiptDocument) -> Set<Int> {
+        addressees(document).rows
+    }
+
+    /// The addressee's rows, and whether a person's name with a title opens one of the blocks (a
+    /// letter's addressee, not an invoice's customer).
+    static func addressees(_ document: ReceiptDocument) -> (rows: Set<Int>, personal: Bool) {
         var out = Set<Int>()
+        var personal = false
         let lines = document.lines
         let signals = letterSignals(document)
         for (k, line) in lines.enumerated() {
@@ -72,12 +79,15 @@ package enum LetterParts {
             }
             // A name with a title alone is no addressee on a till receipt: its postcode, a label, or
             // the document's salutation, closing or e-mail headers make it one.
-            if ended || labelled || signals { out.formUnion(block) }
+            if ended || labelled || signals {
+                out.formUnion(block)
+                if !labelled { personal = true }
+            }
         }
-        return out
+        return (out, personal)
     }
 
-    /// E-mail headers (two of From, To, Subject, Sent, Date), a salutation (`Dear …`) or a
+    /// E-mail headers (three of From, To, Subject, Sent, Date), a salutation (`Dear …`) or a
     /// closing (`Yours sincerely`, `Kind regards`).
     static func letterSignals(_ document: ReceiptDocument) -> Bool {
         var headers = 0
@@ -87,13 +97,14 @@ package enum LetterParts {
             if upper.hasPrefix("DEAR ") || upper.hasPrefix("YOURS SINCERELY") || upper.hasPrefix("YOURS FAITHFULLY")
                 || upper.hasPrefix("KIND REGARDS") || upper.hasPrefix("BEST REGARDS") { return true }
         }
-        return headers >= 2
+        return headers >= 3
     }
 
     /// Whether the document reads as a letter or an e-mail rather than a till receipt: its
-    /// salutation, closing or e-mail headers (`letterSignals`), or an addressee's block.
+    /// salutation, closing or e-mail headers (`letterSignals`), or an addressee's name with a title
+    /// over an address (an invoice's `Bill to:` block alone does not make it one).
     package static func isLetter(_ document: ReceiptDocument) -> Bool {
-        letterSignals(document) || !addresseeRows(document).isEmpty
+        letterSignals(document) || addressees(document).personal
     }
 
     // MARK: - The sender
