@@ -1867,7 +1867,7 @@ def us_parking_app(rng: random.Random):
     r = Receipt(cols=40, size=28, family="sans", margin=2.0)
     r.text("ParkEase", "T")
     r.text("Parking receipt", "H")
-    r.text("Mission & 5th Garage, San Francisco CA 94103", "s")
+    r.text("Lot 14, Mission & 5th, San Francisco CA 94103", "s")
     r.space(0.5)
     r.lr("Date", "03/14/2025")
     r.lr("Entered", "8:02 AM")

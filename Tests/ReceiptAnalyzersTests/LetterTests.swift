@@ -49,6 +49,24 @@ import ReceiptModel
         #expect(LetterParts.addresseeRows(shop).isEmpty && !LetterParts.isLetter(shop))
     }
 
+    @Test func aStatementsAccountHolderWithoutATitleIsNoVendor() {
+        let statement = ReceiptDocument(text: """
+        Fuelwise
+        Fuelwise Card Services, PO Box 77, Leeds LS1 9FW
+        Northern Cabs Ltd
+        5 Station Yard
+        Leeds LS11 5QR
+        Monthly statement
+        Balance brought forward £312.40
+        Amount due £245.18
+        """)
+        #expect(LetterParts.addresseeRows(statement) == [2, 3, 4])
+        #expect(VendorFinder.find(statement)?.name == "Fuelwise")
+        // A till receipt's one address is the shop's.
+        let till = ReceiptDocument(text: "Corner Shop\nHigh Street Stores Ltd\n5 Station Yard\nLeeds LS11 5QR\nTOTAL 4.20")
+        #expect(LetterParts.addresseeRows(till).isEmpty)
+    }
+
     @Test func anEmailsSenderIsItsFrom() {
         let email = """
         From: DVLA <vehicle.tax@notifications.dvla.gov.uk>

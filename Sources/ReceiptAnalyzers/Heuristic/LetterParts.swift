@@ -84,7 +84,30 @@ package enum LetterParts {
                 if !labelled { personal = true }
             }
         }
+        out.formUnion(untitledBlock(lines))
         return (out, personal)
+    }
+
+    /// An addressee without a title (`Northern Cabs Ltd` / `5 Station Yard` / `Leeds LS11 5QR`):
+    /// a name of no digits over one to three short address rows, the last ending in a postcode,
+    /// below a row that ends in a postcode of its own (the sender's address above the addressee's,
+    /// as a letter or a statement prints them; a till receipt prints one address).
+    static func untitledBlock(_ lines: [ReceiptLine]) -> Set<Int> {
+        guard let first = lines.firstIndex(where: { postcodeEnd.matches($0.upper.trimmingCharacters(in: .whitespaces)) }) else { return [] }
+        for k in lines.indices where k > first + 0 && k >= 2 {
+            let name = lines[k]
+            guard !name.text.contains(where: \.isNumber), name.text.split(separator: " ").count <= 6,
+                  name.text.filter(\.isLetter).count >= 4, !name.text.hasSuffix(":") else { continue }
+            for n in 1...3 where k + n < lines.count {
+                let rows = lines[(k + 1)...(k + n)]
+                guard rows.allSatisfy({ $0.text.split(separator: " ").count <= 7 && !$0.text.contains("£") && !$0.text.contains("$") })
+                else { break }
+                if postcodeEnd.matches(lines[k + n].upper.trimmingCharacters(in: .whitespaces)) {
+                    return Set(lines[k...(k + n)].map(\.index))
+                }
+            }
+        }
+        return []
     }
 
     /// E-mail headers (three of From, To, Subject, Sent, Date), a salutation (`Dear …`) or a
