@@ -638,8 +638,15 @@ def main():
     ap.add_argument("--items-only", action="store_true",
                     help="fit the line items' model alone: the other fields' parameters, review thresholds and "
                     "versions in --out are kept as they are (make train-items)")
+    ap.add_argument("--drop-features", help="comma-separated prefixes of features to leave out (after a reader's prefix: "
+                    "`arith.,letter.` fits the models without issue 58's features, for a before/after on the same candidates; "
+                    "never with --out)")
     a = ap.parse_args()
     dump = load(a.candidates)
+    if a.drop_features:
+        if a.out:
+            sys.exit("--drop-features is for measuring: it writes no model (--out)")
+        drop_features(dump, a.drop_features.split(","))
     unchecked = None
     if a.unchecked:
         unchecked = {(r["set"], r["receipt"]): r for r in load(a.unchecked)}
@@ -690,6 +697,25 @@ def main():
         with open(a.examples, "w") as f:
             f.write(examples_json(examples, names, kept))
         print(f"wrote {a.examples}", file=sys.stderr)
+
+
+def drop_features(receipts, prefixes):
+    """Leave out every feature whose name (after a reader's prefix) starts with one of `prefixes`,
+    from FEATURES and from every candidate."""
+    for field, names in list(FEATURES.items()):
+        keep = [i for i, n in enumerate(names)
+                if not any(n.split(".", 1)[-1].startswith(p) or n.startswith(p) for p in prefixes)]
+        FEATURES[field] = [names[i] for i in keep]
+        # Candidates read by Tesseract alone in a dump of both (a PDF's text layer) carry its block only.
+        width = names.index("inTesseract") if "inTesseract" in names else None
+        for r in receipts:
+            for c in r["candidates"]:
+                if c["field"] != field:
+                    continue
+                if len(c["features"]) == len(names):
+                    c["features"] = [c["features"][i] for i in keep]
+                elif width is not None and len(c["features"]) == width:
+                    c["features"] = [c["features"][i] for i in keep if i < width]
 
 
 def items_only(dump, unchecked, names, modes, a, say, lines):
