@@ -21,6 +21,7 @@ import Foundation
 ///   sales tax; GST was 6 % until 2018), JPY 10, INR 28 (GST's top slab), IDR 12 (PPN), THB 7,
 ///   ZAR 15, each the country's revenue authority's published rate.
 /// - Any other or unknown currency 27: the highest standard VAT rate anywhere in Europe (Hungary).
+/// The table with its sources and each rate's share of the gross: docs/tax-ceilings.md (change both together).
 package enum TaxCeilings {
     /// The highest rate (percent) the country of `currency` charges; 27 when unknown.
     package static func highestRate(currency: String?) -> Decimal {
