@@ -1561,6 +1561,360 @@ def uk_garage_vat_analysis(rng: random.Random):
 
 
 # ----------------------------------------------------------------------------------------------
+# Documents that are not till receipts (issue 58): insurers' payment confirmations, the DVLA's and
+# councils' letters and e-mails, garage and parts invoices, parking apps, a fuel card's statement.
+# Each prints an addressee beside its sender, and most an amount for a period (an annual premium, a
+# balance brought forward) beside what is paid now.
+
+
+def letter(cols: int = 56, size: int = 22) -> Receipt:
+    return Receipt(cols=cols, size=size, family="sans", margin=3.0)
+
+
+def email_head(r: Receipt, sender: str, to: str, subject: str, sent: str) -> None:
+    r.text(f"From: {sender}", "s")
+    r.text(f"To: {to}", "s")
+    r.text(f"Sent: {sent}", "s")
+    r.text(f"Subject: {subject}", "b")
+    r.rule("_")
+    r.space(0.4)
+
+
+def uk_insurer_deposit_letter(rng: random.Random):
+    """An insurer's letter confirming a deposit: the letterhead, the addressee's block under it,
+    the annual premium, the deposit paid today and the monthly instalments to come, and "… is a
+    trading name of …" at the foot."""
+    premium, deposit = D("3458.64"), D("518.80")
+    monthly = m((premium - deposit) / 10)
+    r = letter()
+    r.text("Larkfield Direct", "T")
+    r.text("PO Box 418, Bexhill-on-Sea TN39 3LW   Tel 0330 019 4471", "s")
+    r.space(0.8)
+    r.text("Mr Arjun Kowalski")
+    r.text("14 Elm Grove")
+    r.text("Leicester")
+    r.text("LE2 3FD")
+    r.space(0.6)
+    r.text("12 March 2025")
+    r.text(f"Policy number  LKD/{rng.randint(1000000, 9999999)}")
+    r.space(0.4)
+    r.text("Dear Mr Kowalski,")
+    r.text("Thank you for your payment. Your car insurance is now in place.")
+    r.space(0.4)
+    r.lr("Annual premium", gbp(premium))
+    r.lr("Deposit paid today", gbp(deposit), "b")
+    r.lr("10 monthly instalments of", gbp(monthly))
+    r.space(0.4)
+    r.text("Your premium includes Insurance Premium Tax at the current rate.", "s")
+    r.text("Yours sincerely,")
+    r.text("Customer Services")
+    r.space(0.6)
+    r.text("Larkfield Direct is a trading name of Larkfield Insurance Company Limited.", "s")
+    r.text("Registered in England No. 04127791.", "s")
+    img = thermal(r.render(paper=254, ink=22), rng, sigma=1.5, blur=0.4)
+    items = [Item("Deposit paid today", "1", num(deposit), deposit)]
+    return img, Truth("Larkfield Direct", date(2025, 3, 12), deposit, None, "GBP", "Insurance", items,
+                      "12 March 2025", num(deposit))
+
+
+def uk_insurer_payment_email(rng: random.Random):
+    """An insurer's e-mail confirming a monthly instalment: the From, To and Subject rows, the
+    annual premium and the balance left beside the amount paid today."""
+    premium, paid = D("1240.08"), D("103.34")
+    r = letter(cols=58, size=22)
+    email_head(r, "Wrenfield Insurance <payments@wrenfield-insurance.co.uk>", "jo.okafor@example.com",
+               "Your payment has been received", "Tue 03/06/2025 10:14")
+    r.text("Wrenfield Insurance", "H")
+    r.text("Dear Ms Okafor,")
+    r.text("We have received your monthly payment for your motor policy.")
+    r.space(0.4)
+    r.lr("Policy number", f"WMP-{rng.randint(100000, 999999)}")
+    r.lr("Payment date", "3 June 2025")
+    r.lr("Annual premium", gbp(premium))
+    r.lr("Instalment paid", gbp(paid), "b")
+    r.lr("Remaining balance", gbp(premium - paid * 2))
+    r.space(0.4)
+    r.text("Kind regards,")
+    r.text("The Wrenfield payments team")
+    r.text("Wrenfield Insurance is a trading name of Wrenfield Underwriting Ltd.", "s")
+    img = r.render(paper=255, ink=24)
+    items = [Item("Instalment paid", "1", num(paid), paid)]
+    return img, Truth("Wrenfield Insurance", date(2025, 6, 3), paid, None, "GBP", "Insurance", items,
+                      "3 June 2025", num(paid))
+
+
+def uk_insurer_renewal_paid(rng: random.Random):
+    """An insurer's renewal confirmation printed as a letter with the addressee at the top left and
+    the insurer's letterhead under it, the premium paid in full with its IPT."""
+    net = D(rng.randint(52000, 68000)) / 100
+    ipt = m(net * D("0.12"))
+    total = net + ipt
+    r = letter(cols=54, size=23)
+    r.text("Ms Helen Brackley")
+    r.text("3 Saxon Close")
+    r.text("Ipswich IP4 2RT")
+    r.space(0.6)
+    r.text("Ashcombe Motor Insurance", "T")
+    r.text("Ashcombe House, 60 Princes Street, Ipswich IP1 1RJ", "s")
+    r.space(0.6)
+    r.text("Renewal payment confirmation", "H")
+    r.lr("Date", "19/05/2025")
+    r.lr("Vehicle", "Kia Ceed  AF70 PLX")
+    r.lr("Premium", gbp(net))
+    r.lr("Insurance Premium Tax", gbp(ipt))
+    r.lr("Total paid", gbp(total), "B")
+    r.space(0.4)
+    r.text("Paid in full by debit card. No further payments are due.", "s")
+    img = thermal(r.render(paper=253, ink=22), rng, sigma=2.0, blur=0.5)
+    return img, Truth("Ashcombe Motor Insurance", date(2025, 5, 19), total, ipt, "GBP", "Insurance",
+                      [Item("Premium", "1", num(net), net)], "19/05/2025", num(total))
+
+
+def uk_dvla_email(rng: random.Random):
+    """The DVLA's e-mail: vehicle tax set up, the amount taken, a reference."""
+    total = D("195.00")
+    r = letter(cols=58, size=22)
+    email_head(r, "DVLA <vehicle.tax@notifications.dvla.gov.uk>", "s.mensah@example.com",
+               "Vehicle tax confirmation", "21 January 2025 16:02")
+    r.text("Vehicle tax confirmation", "H")
+    r.text("Dear Samuel Mensah,")
+    r.text("You have successfully taxed your vehicle.")
+    r.space(0.4)
+    r.lr("Vehicle registration", "LR67 DHX")
+    r.lr("Tax starts", "1 February 2025")
+    r.lr("Length of tax", "12 months")
+    r.lr("Payment date", "21 January 2025")
+    r.lr("Amount paid", gbp(total), "b")
+    r.lr("Reference", f"{rng.randint(10**9, 10**10 - 1)}")
+    r.space(0.4)
+    r.text("Keep this e-mail as your receipt. Do not reply.", "s")
+    img = r.render(paper=255, ink=20)
+    return img, Truth("DVLA", date(2025, 1, 21), total, None, "GBP", "Vehicle Tax", [], "21 January 2025", num(total))
+
+
+def uk_dvla_letter(rng: random.Random):
+    """The DVLA's letter: the agency's name and address at the top, the keeper's block, six months'
+    tax paid beside the twelve months' rate."""
+    total, annual = D("107.25"), D("195.00")
+    r = letter(cols=54, size=23)
+    r.text("DVLA", "T")
+    r.text("Driver and Vehicle Licensing Agency, Swansea SA99 1AR", "s")
+    r.space(0.6)
+    r.text("MRS P NWOSU")
+    r.text("7 ASHBY ROAD")
+    r.text("DERBY")
+    r.text("DE1 2GH")
+    r.space(0.6)
+    r.text("Vehicle tax receipt", "H")
+    r.lr("Date of issue", "08/04/2025")
+    r.lr("Registration number", "DE19 KTV")
+    r.lr("Period", "6 months from 1 April 2025")
+    r.lr("Annual rate", gbp(annual))
+    r.lr("Amount paid", gbp(total), "B")
+    r.space(0.4)
+    r.text("Vehicle tax is not subject to VAT.", "s")
+    img = thermal(r.render(paper=254, ink=18), rng, sigma=1.5, blur=0.4)
+    return img, Truth("DVLA", date(2025, 4, 8), total, None, "GBP", "Vehicle Tax", [], "08/04/2025", num(total))
+
+
+def uk_council_pcn_receipt(rng: random.Random):
+    """A council's receipt for a penalty charge paid at the discount: the penalty, the discounted
+    amount and the amount paid, the addressee's block."""
+    penalty, paid = D("70.00"), D("35.00")
+    r = letter(cols=54, size=23)
+    r.text("Leighton Borough Council", "T")
+    r.text("Parking Services, Civic Offices, Leighton LT3 9ZA", "s")
+    r.space(0.6)
+    r.text("Mr D Hughes")
+    r.text("41 Mill Street")
+    r.text("Leighton LT2 7QF")
+    r.space(0.6)
+    r.text("Penalty Charge Notice - payment receipt", "H")
+    r.lr("PCN number", f"LB{rng.randint(10000000, 99999999)}")
+    r.lr("Vehicle", "LT66 ZRM")
+    r.lr("Payment received on", "27 Feb 2025")
+    r.lr("Penalty charge", gbp(penalty))
+    r.lr("Reduced if paid within 14 days", gbp(paid))
+    r.lr("Amount paid", gbp(paid), "B")
+    r.space(0.4)
+    r.text("This penalty charge is now closed. No VAT is charged.", "s")
+    img = r.render(paper=255, ink=22)
+    return img, Truth("Leighton Borough Council", date(2025, 2, 27), paid, None, "GBP", "Other", [], "27 Feb 2025", num(paid))
+
+
+def uk_council_permit_email(rng: random.Random):
+    """A council's e-mail for a resident's parking permit."""
+    total = D("65.00")
+    r = letter(cols=58, size=22)
+    email_head(r, "Ashdown District Council <parking@ashdown.gov.uk>", "priya.r@example.com",
+               "Your resident parking permit", "14/07/2025 09:31")
+    r.text("Dear Mrs Raman,")
+    r.text("Thank you for applying for a resident parking permit.")
+    r.space(0.4)
+    r.lr("Permit zone", "Zone C - Orchard Road")
+    r.lr("Vehicle", "KY20 OPD")
+    r.lr("Valid", "15/07/2025 to 14/07/2026")
+    r.lr("Amount charged", gbp(total), "b")
+    r.lr("Paid by", "Visa debit")
+    r.space(0.4)
+    r.text("Yours sincerely,")
+    r.text("Parking Services")
+    img = r.render(paper=255, ink=24)
+    return img, Truth("Ashdown District Council", date(2025, 7, 14), total, None, "GBP", "Other", [], "14/07/2025", num(total))
+
+
+def uk_garage_invoice_customer(rng: random.Random):
+    """A garage's A4-style invoice: the customer's block above the garage's name, parts and labour,
+    the net, the VAT and the total (net 229.46, VAT 45.89, total 275.35), the garage's trading name
+    at the foot."""
+    lines = [("Front brake discs (pair)", D(1), D("96.40")), ("Front brake pads", D(1), D("48.06")), ("Labour (hrs)", D("1.25"), D("68.00"))]
+    items = [Item(d, str(q), num(p), m(q * p)) for d, q, p in lines]
+    net = sum((i.amount for i in items), D(0))
+    vat = m(net * D("0.20"))
+    total = net + vat
+    r = letter(cols=54, size=23)
+    r.text("Invoice to:", "b")
+    r.text("Mr S Patel")
+    r.text("22 Lenton Boulevard")
+    r.text("Nottingham NG7 2BY")
+    r.space(0.6)
+    r.text("Fernside Garage", "T")
+    r.text("Unit 4, Trent Works, Nottingham NG2 3HQ   VAT Reg GB 238 5521 09", "s")
+    r.space(0.4)
+    r.lr(f"INVOICE {rng.randint(20000, 29999)}", "Date 09/01/2025", "b")
+    r.lr("Vehicle Ford Fiesta  NG16 RKO", "Mileage 71,226")
+    r.rule()
+    for (d, q, p), it in zip(lines, items):
+        r.row([(d, 0, "l"), (str(q), 36, "r"), (num(it.amount), 54, "r")])
+    r.rule()
+    r.lr("Net", gbp(net))
+    r.lr("VAT 20%", gbp(vat))
+    r.lr("Invoice total", gbp(total), "B")
+    r.space(0.4)
+    r.text("Paid with thanks by card.", "s")
+    r.text("Fernside Garage is a trading name of R & K Fern Ltd, registered in England 07733120.", "s")
+    img = thermal(r.render(paper=253, ink=22), rng, sigma=2.0, blur=0.5)
+    return img, Truth("Fernside Garage", date(2025, 1, 9), total, vat, "GBP", "Maintenance", items, "09/01/2025", num(total))
+
+
+def uk_tyre_invoice(rng: random.Random):
+    """A tyre fitter's invoice: two tyres fitted, a VAT line of its own and a summary row of rate,
+    net, VAT and gross (83.83 with 13.97 of VAT)."""
+    lines = [("Tyre 195/65 R15 91H", D(2), D("29.43")), ("Fitting and balancing", D(2), D("5.50"))]
+    items = [Item(d, str(q), num(p), m(q * p)) for d, q, p in lines]
+    net = sum((i.amount for i in items), D(0))
+    vat = m(net * D("0.20"))
+    total = net + vat
+    r = Receipt(cols=42, size=25)
+    r.center("QUICKGRIP TYRES", "T")
+    r.center("88 London Road, Reading RG1 5AP")
+    r.center("VAT No GB 302 7718 44")
+    r.rule("=")
+    r.lr(f"Invoice {rng.randint(3000, 3999)}", "11/11/2024")
+    r.text("Customer: Mr T Adeyemi")
+    r.rule()
+    for (d, q, p), it in zip(lines, items):
+        r.lr(f"{q} x {d}", num(it.amount))
+    r.rule()
+    r.lr("Goods", num(net))
+    r.lr("VAT", num(vat))
+    r.lr("TOTAL", gbp(total), "B")
+    r.rule()
+    r.row([("Rate", 0, "l"), ("Net", 18, "r"), ("VAT", 29, "r"), ("Gross", 42, "r")], "s")
+    r.row([("20%", 0, "l"), (num(net), 18, "r"), (num(vat), 29, "r"), (num(total), 42, "r")], "s")
+    r.center("Paid by card - thank you", "b")
+    img = thermal(r.render(paper=251), rng)
+    return img, Truth("Quickgrip Tyres", date(2024, 11, 11), total, vat, "GBP", "Maintenance", items, "11/11/2024", num(total))
+
+
+def uk_parts_invoice(rng: random.Random):
+    """A motor factor's parts invoice to an account customer: the customer's block, the goods, VAT,
+    the invoice total, and the account's balance brought forward beside it."""
+    lines = [("Oil filter", D(1), D("6.80")), ("Engine oil 5W-30 5L", D(1), D("32.50")), ("Wiper blades (pair)", D(1), D("14.90"))]
+    items = [Item(d, str(q), num(p), m(q * p)) for d, q, p in lines]
+    net = sum((i.amount for i in items), D(0))
+    vat = m(net * D("0.20"))
+    total = net + vat
+    r = letter(cols=50, size=23)
+    r.text("PARTSLINE MOTOR FACTORS", "T")
+    r.text("14 Kelvin Way, Crawley RH10 9SE   VAT GB 415 9920 36", "s")
+    r.space(0.5)
+    r.text("Sold to:", "b")
+    r.text("Mr B Okonjo")
+    r.text("Account 30177")
+    r.space(0.4)
+    r.lr(f"Invoice PL{rng.randint(100000, 999999)}", "Date 02.12.2024")
+    r.rule()
+    for (d, q, p), it in zip(lines, items):
+        r.lr(d, num(it.amount))
+    r.rule()
+    r.lr("Goods", num(net))
+    r.lr("VAT @ 20%", num(vat))
+    r.lr("Invoice total", gbp(total), "B")
+    r.lr("Amount paid", gbp(total))
+    r.space(0.3)
+    r.lr("Account balance brought forward", gbp(D("412.35")))
+    img = thermal(r.render(paper=252, ink=24), rng, sigma=2.0, blur=0.5)
+    return img, Truth("Partsline Motor Factors", date(2024, 12, 2), total, vat, "GBP", "Maintenance", items, "02.12.2024", num(total))
+
+
+def us_parking_app(rng: random.Random):
+    """A US parking app's receipt (a screenshot): the parking, the city's parking tax of 25 % on
+    it and the total, the app's name and the garage's."""
+    parking = D("16.00")
+    tax = m(parking * D("0.25"))
+    total = parking + tax
+    r = Receipt(cols=40, size=28, family="sans", margin=2.0)
+    r.text("ParkEase", "T")
+    r.text("Parking receipt", "H")
+    r.text("Lot 14, Mission & 5th, San Francisco CA 94103", "s")
+    r.space(0.5)
+    r.lr("Date", "03/14/2025")
+    r.lr("Entered", "8:02 AM")
+    r.lr("Exited", "5:47 PM")
+    r.rule()
+    r.lr("Parking", usd(parking))
+    r.lr("City parking tax (25%)", usd(tax))
+    r.lr("Total", usd(total), "B")
+    r.rule()
+    r.text(f"Charged to Mastercard ending {card_digits(rng)}", "s")
+    img = r.render(paper=255, ink=20)
+    return img, Truth("ParkEase", date(2025, 3, 14), total, tax, "USD", "Other", [Item("Parking", "1", num(parking), parking)],
+                      "03/14/2025", num(total))
+
+
+def uk_fuel_card_statement(rng: random.Random):
+    """A fuel card's monthly statement: the account holder's block, the balance brought forward and
+    the payment received, the month's fuel, its VAT, and the amount due."""
+    fills = [("04/03 Shell Wetherby", D("78.40")), ("13/03 BP Harrogate", D("84.15")), ("26/03 Esso Leeds", D("82.63"))]
+    items = [Item(d, "1", num(a), a) for d, a in fills]
+    total = sum((i.amount for i in items), D(0))
+    vat = vat_included(total, 20)
+    r = letter(cols=54, size=22)
+    r.text("Fuelwise", "T")
+    r.text("Fuelwise Card Services, PO Box 77, Leeds LS1 9FW", "s")
+    r.space(0.5)
+    r.text("Northern Cabs Ltd")
+    r.text("5 Station Yard")
+    r.text("Leeds LS11 5QR")
+    r.space(0.5)
+    r.text("Monthly statement", "H")
+    r.lr("Statement date", "31/03/2025")
+    r.lr("Account", f"FW{rng.randint(100000, 999999)}")
+    r.lr("Balance brought forward", gbp(D("312.40")))
+    r.lr("Payment received, thank you", "-" + gbp(D("312.40")))
+    r.rule()
+    for d, a in fills:
+        r.lr(d, num(a))
+    r.rule()
+    r.lr("VAT included", gbp(vat))
+    r.lr("Amount due", gbp(total), "B")
+    r.text("Collected by Direct Debit on 14/04/2025.", "s")
+    img = r.render(paper=255, ink=22)
+    return img, Truth("Fuelwise", date(2025, 3, 31), total, vat, "GBP", "Fuel", items, "31/03/2025", num(total))
+
+
+# ----------------------------------------------------------------------------------------------
 # Long receipts (TestReceipts/long/): longer than a phone's photo, so photographed in two or three
 # overlapping pictures, top to bottom, as people do. Each receipt is there whole (a flat scan in one
 # picture, NAME.jpg) and in pictures (NAME-2-1.jpg, NAME-2-2.jpg: two; NAME-3-1.jpg …: three), each
@@ -1750,6 +2104,19 @@ SPECS = [
     Spec("us-gas-store-photo", us_gas_store_photo, "photo: US gas + store items, tax on the taxable items alone", "jpeg", "jpg", {"rgb": True, "quality": 85}),
     Spec("uk-garage-vat-analysis", uk_garage_vat_analysis, "UK garage: VAT codes, MOT outside scope, VAT analysis with the 0% row first", "png", "png", {"dpi": (203, 203)}),
     Spec("uk-ev-charging", uk_ev_charging, "UK charging e-receipt: kWh x price, incl. VAT on the total's row", "webp", "webp", {"quality": 90, "method": 6}),
+    # Documents that are not till receipts (issue 58).
+    Spec("uk-insurer-deposit-letter", uk_insurer_deposit_letter, "insurer's letter: annual premium, deposit paid today, trading name", "png", "png", {}),
+    Spec("uk-insurer-payment-email", uk_insurer_payment_email, "insurer's e-mail: instalment paid beside premium and balance", "png", "png", {}),
+    Spec("uk-insurer-renewal-paid", uk_insurer_renewal_paid, "insurer's letter: addressee above the letterhead, premium + IPT", "jpeg", "jpg", {"quality": 88, "dpi": (200, 200)}),
+    Spec("uk-dvla-email", uk_dvla_email, "DVLA e-mail: vehicle tax amount paid", "png", "png", {}),
+    Spec("uk-dvla-letter", uk_dvla_letter, "DVLA letter: keeper's block, 6 months paid beside the annual rate", "jpeg", "jpg", {"quality": 88, "dpi": (200, 200)}),
+    Spec("uk-council-pcn-receipt", uk_council_pcn_receipt, "council letter: penalty charge paid at the discount", "png", "png", {}),
+    Spec("uk-council-permit-email", uk_council_permit_email, "council e-mail: resident parking permit", "png", "png", {}),
+    Spec("uk-garage-invoice-customer", uk_garage_invoice_customer, "garage invoice: customer block first, net + VAT = total", "jpeg", "jpg", {"quality": 88, "dpi": (200, 200)}),
+    Spec("uk-tyre-invoice", uk_tyre_invoice, "tyre fitter's invoice: VAT line and rate/net/VAT/gross row", "png", "png", {"dpi": (203, 203)}),
+    Spec("uk-parts-invoice", uk_parts_invoice, "parts invoice: sold-to block, balance brought forward", "jpeg", "jpg", {"quality": 88, "dpi": (200, 200)}),
+    Spec("us-parking-app", us_parking_app, "US parking app: city parking tax 25%", "png", "png", {}),
+    Spec("uk-fuel-card-statement", uk_fuel_card_statement, "fuel-card statement: balance b/f, payment, amount due", "png", "png", {}),
 ]
 
 

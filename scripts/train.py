@@ -50,6 +50,11 @@ C = 0.5
 # receipt marks it as a tax (one of these features is 1): a receipt may print no tax.
 TAX_FLOOR = 0.5
 SHOWS_TAX = ["onTaxRow", "rateFits", "totalLessSubtotal"]
+# Issue 58: a chosen total or tax with one of these features (in either reading's block) is named
+# in analysis.review whatever its probability: the printed amounts contradict it
+# (CandidateProposer.contradictionFeatures: cash tendered, or the arithmetic closing on another
+# amount; a tax above the country's ceiling, the total, the net, or not what the printed rate gives).
+CONTRADICTS = {"total": ["arith.contradicted"], "tax": ["arith.implausible"]}
 # Each field's feature names, in the order candidates carry their values, and the readers whose
 # candidates they are: the dump's header.
 FEATURES = {}
@@ -237,6 +242,16 @@ def shows(features):
     return any(features[names.index(n)] == 1 for n in names if n.split(".")[-1] in SHOWS_TAX)
 
 
+def contradicted(field, features):
+    """Whether the printed amounts contradict a chosen candidate (CONTRADICTS), as
+    LearnedModel.contradicts decides."""
+    if features is None or field not in CONTRADICTS:
+        return False
+    names = FEATURES[field]
+    return any(features[i] == 1 for i, n in enumerate(names)
+               if any(n == c or n.endswith("." + c) for c in CONTRADICTS[field]))
+
+
 def taken(r, p, winner):
     """Whether the analyzer gives the tax the model chose: the rules found a tax, the model is at
     least TAX_FLOOR sure, or the receipt marks the amount as a tax."""
@@ -255,15 +270,16 @@ def as_shipped(receipts, held, field, i):
 
 
 def tax_review(r, p, winner):
-    """(whether the receipt prints a tax, the probability its tax is judged by), as Choice.learned
-    decides: a tax given, or any amount marked as a tax, means the receipt prints one; where it
-    prints one and no tax is given, the probability is 0 (flagged by any threshold)."""
+    """(whether the receipt prints a tax, the probability its tax is judged by, whether the printed
+    amounts contradict the tax given), as Choice.learned decides: a tax given, or any amount marked
+    as a tax, means the receipt prints one; where it prints one and no tax is given, the probability
+    is 0 (flagged by any threshold)."""
     cands = [c for c in r["candidates"] if c["field"] == "tax"]
     if not cands or winner is None:
-        return False, 1.0
+        return False, 1.0, False
     given = taken(r, p, winner)
     prints = given or any(shows(c["features"]) for c in cands)
-    return prints, (p if given else 0.0)
+    return prints, (p if given else 0.0), given and contradicted("tax", winner)
 
 
 def out_of_fold_taxes(receipts, k):
@@ -283,14 +299,16 @@ def out_of_fold_taxes(receipts, k):
 TAX_GRID = [x / 100 for x in range(0, 100, 5)]
 
 
-def choose_thresholds(receipts, held, target, taxes=None):
-    """Lowest (t_total, t_date) on a grid keeping unflagged receipts right on every known total and
-    date at least `target` of the time in every family, with as many unflagged as that allows;
-    then, with `taxes` (receipt index -> tax_review(...)), the lowest t_tax keeping the known tax
-    of the receipts still unflagged that print one right at least `target` of the time (a printed
-    tax as sure as the total and the date; t_tax 0 without `taxes`). Returns (unflagged,
+def choose_thresholds(receipts, held, target, taxes=None, tax_threshold=False):
+    """The lowest (t_total, t_date, t_tax) on a grid keeping unflagged receipts right on every known
+    total, date and tax at least `target` of the time in every family (SROIE, WildReceipt), with as
+    many unflagged as that allows (issue 58: the tax counts in what unflagged receipts must have
+    right). `taxes` (receipt index -> tax_review(...), out of fold) gives the tax's rightness as
+    shipped and its contradiction flags; with `tax_threshold`, a receipt printing a tax is flagged
+    too when its tax is less likely right than t_tax (else t_tax is 0). A total or tax the printed
+    amounts contradict (CONTRADICTS) flags its receipt at any threshold. Returns (unflagged,
     t_total, t_date, t_tax, {family: (receipts, unflagged, right on every known total, date and
-    tax)}), or None when no (t_total, t_date) reaches the target."""
+    tax)}), or None when no thresholds reach the target."""
     fams = sorted({r["family"] for r in receipts if r["family"] in ("SROIE", "WildReceipt")})
     ids = [i for i, r in enumerate(receipts) if r["family"] in fams and (r["known"].get("total") or r["known"].get("date"))]
     if not ids:
@@ -304,58 +322,64 @@ def choose_thresholds(receipts, held, target, taxes=None):
 
     pt, rt = column("total")
     pd, rd = column("date")
-    right = rt & rd
+    # A total the printed amounts contradict flags its receipt, known or not.
+    ct = np.array([i in held["total"] and contradicted("total", held["total"][i][2]) for i in ids])
+    taxes = taxes or {}
+    prints = np.array([taxes.get(i, (False, 1.0, False))[0] for i in ids])
+    px = np.array([taxes.get(i, (False, 1.0, False))[1] for i in ids])
+    cx = np.array([taxes.get(i, (False, 1.0, False))[2] for i in ids])
+    known = np.array([bool(receipts[i]["known"].get("tax")) for i in ids])
+    rx = np.array([bool(known[k]) and i in held["tax"] and as_shipped(receipts, held, "tax", i) for k, i in enumerate(ids)])
+    right = rt & rd & (rx | ~known)
     members = {f: np.array([receipts[i]["family"] == f for i in ids]) for f in fams}
+    M = np.array([members[f] for f in fams], dtype=float)          # families x receipts
+    tds = np.array([x / 100 for x in range(0, 100, 2)])
 
-    def stats(unflagged, right):
+    def stats(unflagged):
         return {f: (int(m.sum()), int((unflagged & m).sum()), int((unflagged & m & right).sum())) for f, m in members.items()}
 
     best = None
-    for tt in [x / 100 for x in range(0, 100)]:
-        ft = pt < tt
-        for td in [x / 100 for x in range(0, 100, 2)]:
-            unflagged = ~(ft | (pd < td))
-            st = stats(unflagged, right)
-            if all(un == 0 or ok / un >= target for _, un, ok in st.values()):
-                share = sum(un for _, un, _ in st.values())
-                if best is None or share > best[0]:
-                    best = (share, tt, td)
+    for tx in (TAX_GRID if tax_threshold else [0.0]):
+        fx = prints & (px < tx) | cx | ct
+        for tt in [x / 100 for x in range(0, 100)]:
+            base = ~(fx | (pt < tt))
+            U = base[None, :] & (pd[None, :] >= tds[:, None])          # td x receipts
+            un = U.astype(float) @ M.T                                  # td x families
+            ok = (U & right[None, :]).astype(float) @ M.T
+            fine = np.all((un == 0) | (ok >= target * un - 1e-9), axis=1)
+            if not fine.any():
+                continue
+            shares = un.sum(axis=1)
+            k = int(np.argmax(np.where(fine, shares, -1)))
+            if best is None or shares[k] > best[0]:
+                best = (shares[k], tt, float(tds[k]), tx)
     if best is None:
         return None
-    _, tt, td = best
-    unflagged = ~((pt < tt) | (pd < td))
-    tx = 0.0
-    if taxes is not None:
-        prints = np.array([taxes.get(i, (False, 1.0))[0] for i in ids])
-        px = np.array([taxes.get(i, (False, 1.0))[1] for i in ids])
-        known = np.array([bool(receipts[i]["known"].get("tax")) for i in ids])
-        rx = np.array([bool(known[k]) and i in held["tax"] and as_shipped(receipts, held, "tax", i) for k, i in enumerate(ids)])
-        for tx in TAX_GRID:
-            kept = unflagged & ~(prints & (px < tx)) & known
-            if kept.sum() == 0 or (kept & rx).sum() / kept.sum() >= target:
-                break
-        unflagged = unflagged & ~(prints & (px < tx))
-        right = right & (rx | ~known)
-    return int(unflagged.sum()), tt, td, tx, stats(unflagged, right)
+    _, tt, td, tx = best
+    unflagged = ~((pt < tt) | (pd < td) | (prints & (px < tx)) | cx | ct)
+    return int(unflagged.sum()), tt, td, tx, stats(unflagged)
 
 
 def flagged(r, probs, i, tt, td, tx=None):
     """(flagged, total and date right, total, date and tax right) for receipt i under thresholds, as
     the analyzer flags it:
-    a missing vendor, total or date, a total or date less likely right than its threshold, or a
-    printed tax less likely right than its threshold (`tx`; none taken where one is printed)."""
+    a missing vendor, total or date, a total or date less likely right than its threshold, a
+    printed tax less likely right than its threshold (`tx`; none taken where one is printed), or a
+    total or tax the printed amounts contradict."""
     flag = not any(c["field"] == "vendor" for c in r["candidates"])
     right = True
     for field, t in (("total", tt), ("date", td)):
         has = any(c["field"] == field for c in r["candidates"])
         p, rt = probs[field].get(i, (0.0, False))[:2]
         flag = flag or not has or p < t
+        if field == "total" and i in probs[field]:
+            flag = flag or probs[field][i][2]
         if r["known"].get(field):
             right = right and rt
     with_tax = right
     if i in probs.get("tax", {}):
-        p, rt, prints, p_review = probs["tax"][i]
-        flag = flag or tx is not None and prints and p_review < tx
+        p, rt, prints, p_review, contra = probs["tax"][i]
+        flag = flag or tx is not None and prints and p_review < tx or contra
         if r["known"].get("tax"):
             with_tax = with_tax and rt
     elif r["known"].get("tax"):
@@ -367,12 +391,12 @@ def nested_review(receipts, k, target, tax=True):
     """needsReview judged honestly: for each outer fold (grouped by shop), the rankers, their
     calibration and the thresholds are all chosen on the other folds alone, then applied to it.
     Returns receipt index -> (flagged, total and date right, total, date and tax right); `tax`: the
-    tax has a threshold too (else only its rightness is counted)."""
+    tax has a threshold too (its contradictions flag either way)."""
     out = {}
     for train, test in folds(np.arange(len(receipts)), [r["group"] for r in receipts], k):
         part = [receipts[i] for i in train]
         inner = {f: held_out(part, f, k, 0) for f in ("total", "date", "tax")}
-        best = choose_thresholds(part, inner, target, out_of_fold_taxes(part, k) if tax else None)
+        best = choose_thresholds(part, inner, target, out_of_fold_taxes(part, k), tax)
         tt, td, tx = (best[1], best[2], best[3]) if best else (1.01, 1.01, 1.01)
         rest = [receipts[i] for i in test]
         probs = {}
@@ -384,12 +408,12 @@ def nested_review(receipts, k, target, tax=True):
                 if (best := scored(ranker, cal, cands)) is None:
                     continue
                 right = bool(cands[best[0]]["right"])
+                winner = np.array(cands[best[0]]["features"], dtype=float)
                 if field == "tax":
-                    winner = np.array(cands[best[0]]["features"], dtype=float)
-                    prints, p_review = tax_review(r, best[1], winner)
-                    probs[field][j] = (best[1], right and taken(r, best[1], winner), prints, p_review)
+                    prints, p_review, contra = tax_review(r, best[1], winner)
+                    probs[field][j] = (best[1], right and taken(r, best[1], winner), prints, p_review, contra)
                 else:
-                    probs[field][j] = (best[1], right)
+                    probs[field][j] = (best[1], right, contradicted(field, winner))
         for j, r in enumerate(rest):
             if r["known"].get("total") or r["known"].get("date"):
                 out[int(test[j])] = flagged(r, probs, j, tt, td, tx if tax else None)
@@ -614,8 +638,15 @@ def main():
     ap.add_argument("--items-only", action="store_true",
                     help="fit the line items' model alone: the other fields' parameters, review thresholds and "
                     "versions in --out are kept as they are (make train-items)")
+    ap.add_argument("--drop-features", help="comma-separated prefixes of features to leave out (after a reader's prefix: "
+                    "`arith.,letter.` fits the models without issue 58's features, for a before/after on the same candidates; "
+                    "never with --out)")
     a = ap.parse_args()
     dump = load(a.candidates)
+    if a.drop_features:
+        if a.out:
+            sys.exit("--drop-features is for measuring: it writes no model (--out)")
+        drop_features(dump, a.drop_features.split(","))
     unchecked = None
     if a.unchecked:
         unchecked = {(r["set"], r["receipt"]): r for r in load(a.unchecked)}
@@ -666,6 +697,25 @@ def main():
         with open(a.examples, "w") as f:
             f.write(examples_json(examples, names, kept))
         print(f"wrote {a.examples}", file=sys.stderr)
+
+
+def drop_features(receipts, prefixes):
+    """Leave out every feature whose name (after a reader's prefix) starts with one of `prefixes`,
+    from FEATURES and from every candidate."""
+    for field, names in list(FEATURES.items()):
+        keep = [i for i, n in enumerate(names)
+                if not any(n.split(".", 1)[-1].startswith(p) or n.startswith(p) for p in prefixes)]
+        FEATURES[field] = [names[i] for i in keep]
+        # Candidates read by Tesseract alone in a dump of both (a PDF's text layer) carry its block only.
+        width = names.index("inTesseract") if "inTesseract" in names else None
+        for r in receipts:
+            for c in r["candidates"]:
+                if c["field"] != field:
+                    continue
+                if len(c["features"]) == len(names):
+                    c["features"] = [c["features"][i] for i in keep]
+                elif width is not None and len(c["features"]) == width:
+                    c["features"] = [c["features"][i] for i in keep if i < width]
 
 
 def items_only(dump, unchecked, names, modes, a, say, lines):
@@ -767,8 +817,8 @@ def train_mode(receipts, a, say):
     """Held-out figures of one model (printed with `say`), then the model fitted on every receipt:
     (version, fitted parameters per field, review thresholds, held-out probabilities)."""
     held = {f: held_out(receipts, f, a.folds, a.seed) for f in FIELDS}
-    taxes = out_of_fold_taxes(receipts, a.folds) if a.review_tax else None
-    best = choose_thresholds(receipts, held, a.target, taxes)
+    taxes = out_of_fold_taxes(receipts, a.folds)
+    best = choose_thresholds(receipts, held, a.target, taxes, a.review_tax)
     # Judged on the checked candidates: a receipt the analyzer leaves unchecked is one its total
     # flags, whatever its date reads.
     nested = nested_review(receipts, a.folds, a.target, a.review_tax)
@@ -824,7 +874,7 @@ def train_mode(receipts, a, say):
         thresholds = {"total": tt, "date": td}
         if tx > 0:
             thresholds["tax"] = tx
-        what = "total, date and tax" if a.review_tax else "total and date"
+        what = "total, date and tax"
         say(f"needsReview thresholds (chosen on held-out folds, target {a.target * 100:.0f}%): total < {tt:.2f}, date < {td:.2f}"
             + (f", tax < {tx:.2f} where the receipt prints a tax" if a.review_tax else ""))
         say("(the table below applies them to the probabilities they were chosen on; the nested table after it is the held-out result)")

@@ -153,12 +153,13 @@ public struct HeuristicAnalyzer: ReceiptAnalyzer {
             choice.total = choice.total ?? neural.total?.value
             choice.date = choice.date ?? neural.date?.date
         }
+        choice.lineItems = PartPayment.items(choice.lineItems, total: choice.total, rows: reading.rows)
         var confidence = choice.confidence
-        let review = ReviewDecision.fields(choice)
         let vendor = choice.vendor
         let finalCategory = vendor == rulesVendor?.name ? category
             : CategoryClassifier.forTaxonomy(options.taxonomy).classify(reading.document, vendor: vendor)
         confidence.category = finalCategory.confidence
+        let review = ReviewDecision.fields(choice, currency: currency.code, categoryConfidence: finalCategory.confidence)
         var analysis = ReceiptAnalysis(vendor: vendor, date: choice.date, total: choice.total, tax: choice.tax,
                                        currency: currency.code, category: finalCategory.name,
                                        lineItems: choice.lineItems,

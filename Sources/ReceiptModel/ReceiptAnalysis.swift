@@ -15,11 +15,12 @@ public struct ReceiptAnalysis: Sendable, Equatable {
     public var category: String?
     public var lineItems: [LineItem]
     public var confidence: FieldConfidence
-    /// The fields a person should look at (`total`, `date`, `vendor`, `tax`), in that order, then
-    /// why a receipt of several pictures may be wrong as a whole (`pictures`: two of them share
-    /// no row, so they may be different receipts; `lineItems`: its items add up to far from its
-    /// total): empty when `confidence.needsReview` is false; a person checks these, not the whole
-    /// receipt.
+    /// The fields a person should look at (`total`, `date`, `vendor`, `tax`, `category`), in that
+    /// order, then why a receipt of several pictures may be wrong as a whole (`pictures`: two of
+    /// them share no row, so they may be different receipts; `lineItems`: its items add up to far
+    /// from its total). `confidence.needsReview` is true when it names the total, the date, the tax
+    /// or such a reason, or the vendor is missing: a vendor read but unsure, or a category nothing
+    /// on the receipt named, is named without asking for a review.
     public var review: [String] = []
     /// Name of the analyzer that produced this (`heuristic`, `gemini`, …).
     public var analyzer: String
@@ -53,18 +54,24 @@ public struct ReceiptAnalysis: Sendable, Equatable {
     }
 
     /// The fields a review can name, in the order `review` lists them.
-    public static let reviewableFields = ["total", "date", "vendor", "tax"]
+    public static let reviewableFields = ["total", "date", "vendor", "tax", "category"]
+
+    /// The fields that, named, mark the receipt as needing review: what the expense claims.
+    public static let blockingFields: Set<String> = ["total", "date", "tax"]
 
     /// What else a review can name, after the fields: a receipt of several pictures whose pictures
-    /// share no row (`pictures`) or whose items add up to far from its total (`lineItems`).
+    /// share no row (`pictures`) or whose items add up to far from its total (`lineItems`). Each
+    /// marks the receipt as needing review.
     public static let reviewReasons = ["pictures", "lineItems"]
 
     /// Marks `fields` (and `reviewReasons`) for a person's look (in `reviewableFields`' order,
-    /// then `reviewReasons`', each once) and sets `confidence.needsReview` to whether there are any.
+    /// then `reviewReasons`', each once) and sets `confidence.needsReview`: a total, date or tax
+    /// named, a reason named, or no vendor at all.
     public mutating func flag(_ fields: some Sequence<String>) {
         let wanted = Set(fields)
         review = (Self.reviewableFields + Self.reviewReasons).filter(wanted.contains)
-        confidence.needsReview = !review.isEmpty
+        confidence.needsReview = review.contains(where: { Self.blockingFields.contains($0) || Self.reviewReasons.contains($0) })
+            || review.contains("vendor") && vendor == nil
     }
 
     /// For a receipt of several pictures (`pictures` in `details`): its pictures (from 1) in runs

@@ -31,7 +31,12 @@ import Testing
     static let floors: [String: [String: Double]] = [
         "sroie": ["vendor": 81, "date": 98, "total": 95, "currency": 98],
         "wildreceipt": ["vendor": 70.5, "date": 95.4, "total": 91.9, "tax": 89.5, "currency": 90],
-        "TestReceipts": ["vendor": 100, "date": 100, "total": 100, "tax": 100, "currency": 100, "category": 100],
+        // TestReceipts grew from 36 to 48 on 2026-12-05 with issue 58's letters and invoices (DVLA, council
+        // and insurers' letters and e-mails, garage and parts invoices, a fuel-card statement): measured
+        // with main's model carried onto the new features at weight 0, before `make train` refits it,
+        // vendor 95.8 (46/48), date 100, total 95.8 (46/48), tax 100 (39/39); floors a receipt under.
+        // Raise them after the refit.
+        "TestReceipts": ["vendor": 93.5, "date": 100, "total": 93.5, "tax": 97, "currency": 100, "category": 100],
         // TestReceipts/long: three long receipts, each whole and in 2 or 3 overlapping photos (issue 49).
         "long": ["vendor": 100, "date": 100, "total": 100, "tax": 100, "currency": 100, "category": 100],
     ]
@@ -44,7 +49,10 @@ import Testing
     /// 91.9 %, 67.7 %; TestReceipts 100 % of 36, all right. Shares about two points under, rightness
     /// a receipt under (held out: docs/learned-model.md).
     static let reviewFloors: [String: (share: Double, right: Double, withTax: Double, vendor: Double)] = [
-        "sroie": (83, 97, 97, 84), "wildreceipt": (56, 95, 90, 65), "TestReceipts": (97, 100, 100, 100),
+        // TestReceipts (48 since issue 58; the same measurement as its field floors): 87.5 % unflagged (42/48),
+        // every unflagged receipt right on its total, date and tax (42/42: the two wrong totals are flagged),
+        // vendor 95.2 % (40/42). Right and right-with-the-tax stay at 100: issue 58's promise.
+        "sroie": (83, 97, 97, 84), "wildreceipt": (56, 95, 90, 65), "TestReceipts": (85, 100, 100, 92),
         // TestReceipts/long (issue 49): 100 % unflagged and right with the tax and vendor on 2026-11-28 (debug build, both readers).
         "long": (85, 100, 100, 100),
     ]

@@ -43,6 +43,12 @@ package struct Reading {
         lineItems = isPartial ? [] : LineItemParser.parse(rows)
         let itemSum = !lineItems.isEmpty ? lineItems.compactMap(\.amount).reduce(0, +) : nil
         total = TotalFinder.find(rows, lineItemSum: itemSum)
+        // A letter's amount paid or due now is its total, not an annual premium or a balance
+        // brought forward (issue 58).
+        if !isPartial, LetterParts.isLetter(document), let paid = LetterParts.paidNow(rows), paid.value != total?.value {
+            total = TotalFinding(value: paid.value, confidence: 0.7, labelStrength: 7, crossChecked: false,
+                                 score: max(total?.score ?? 0, 10) + 1)
+        }
         firstTotal = total
         currency = isPartial ? nil : whole ? CurrencyDetector.detect(document, amounts: rows) : detected
         date = isPartial ? nil : DateFinder.find(document, orderHint: dateOrderHint, defaultOrder: options.dateOrder, today: options.today ?? .today())

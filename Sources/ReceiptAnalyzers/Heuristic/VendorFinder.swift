@@ -51,6 +51,11 @@ package enum VendorFinder {
     private static let postcodePattern = Pattern(#"\b\d{5}\b|\b[A-Z]{1,2}\d[A-Z\d]?\s+\d[A-Z]{2}\b"#, caseInsensitive: false)
 
     package static func find(_ document: ReceiptDocument, rows amountRows: [AmountLine]? = nil) -> VendorFinding? {
+        // A letter's or an e-mail's sender, as a person reads it: the From of an e-mail, the trading
+        // name a letter states (issue 58); never the addressee (`headerRows` leaves that block out).
+        if let sender = LetterParts.emailSender(document) ?? LetterParts.tradingName(document) {
+            return VendorFinding(name: sender, confidence: 0.8)
+        }
         let found = findInHeader(document, rows: amountRows)
         // "THANK YOU FOR SHOPPING AT KOHL'S", "The Meijer Team appreciates your business": the store
         // names itself at the foot when its logo above was not read as text. The legal name of a
@@ -117,8 +122,11 @@ package enum VendorFinder {
     private static func headerRows(_ document: ReceiptDocument, rows amountRows: [AmountLine]?) -> [ReceiptLine] {
         let amountRows = amountRows ?? AmountLine.build(document)
         let end = amountRows.first(where: { !$0.amounts.isEmpty && $0.line.index >= 3 })?.line.index ?? document.lines.count
-        let header = Array(document.lines.prefix(min(end, 14)))
-        return header.isEmpty ? Array(document.lines.prefix(8)) : header
+        // An addressee's block (a name with a title and its address, `Invoice to:` and the
+        // customer) is never the sender (issue 58).
+        let addressee = LetterParts.addresseeRows(document)
+        let header = Array(document.lines.prefix(min(end, 14))).filter { !addressee.contains($0.index) }
+        return header.isEmpty ? Array(document.lines.prefix(8)).filter { !addressee.contains($0.index) } : header
     }
 
     /// Every header row that may be the name (what `findInHeader` weighs, before it joins rows

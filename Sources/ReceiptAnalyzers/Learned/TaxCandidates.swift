@@ -18,6 +18,9 @@ struct TaxContext {
     let bases: Set<Decimal>
     /// The rates the country of the receipt's currency charges (`StandardTaxRates`).
     let standardRates: [Decimal]
+    /// What the printed amounts say of each other, and the receipt's currency (its ceiling).
+    let arithmetic: ReceiptArithmetic
+    let currency: String?
 }
 
 /// One amount as a candidate for the tax.
@@ -73,7 +76,7 @@ extension CandidateProposer {
         Feature("fromTop") { $0.place.fromTop },
         Feature("readConfidence") { $0.place.readConfidence },
         Feature("amounts") { log1p(Double($0.receipt.values.count)) },
-    ]
+    ] + arithmeticTaxFeatures
 
     /// Every amount for the tax, with the rules' finding (`finding`) and the chosen total: how its
     /// row is labelled, whether a printed rate explains it (the base a subtotal, the total or an
@@ -90,13 +93,16 @@ extension CandidateProposer {
             }
         }
         if let finding, finding.value >= 0, !values.contains(finding.value) { values.append(finding.value) }
+        // Several tax rows, a VAT table's rows: their sum, printed or not (issue 58).
+        let arithmetic = ReceiptArithmetic(reading)
+        for sum in arithmetic.taxes where sum > 0 && !values.contains(sum) && total.map({ sum < $0 }) ?? true { values.append(sum) }
         guard let largest = values.max() else { return [] }
         let subtotals = amounts(rows) { $0.role == .subtotal }
         let receipt = TaxContext(
             rows: rows, pick: finding, total: total, lastIndex: max(1, reading.document.lines.last?.index ?? 1),
             values: values, largest: largest, rates: rows.compactMap(\.rate).filter { $0 > 0 && $0 < 30 },
             subtotals: subtotals, bases: Set(subtotals + [total].compactMap { $0 } + amounts(rows) { $0.rate != nil }),
-            standardRates: StandardTaxRates.rates(currency: currency))
+            standardRates: StandardTaxRates.rates(currency: currency), arithmetic: arithmetic, currency: currency)
         return values.map { value in
             let evidence = TaxEvidence(value: value, receipt: receipt, place: Placement(value, rows: rows, lastIndex: receipt.lastIndex))
             return Candidate(field: .tax, value: value.moneyString, features: taxFeatures.values(evidence))

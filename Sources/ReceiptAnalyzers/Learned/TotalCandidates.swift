@@ -15,6 +15,12 @@ struct TotalContext {
     let subtotals: [Decimal], taxes: [Decimal], cash: [Decimal], change: [Decimal], payments: [Decimal]
     let itemsSum: Decimal?
     let rounded: [(total: Decimal, rounded: Decimal)]
+    /// What the printed amounts say of each other (`ReceiptArithmetic`), and each candidate's
+    /// support among them.
+    let arithmetic: ReceiptArithmetic
+    let bestSupport: Int
+    /// What a letter's rows say its amounts are (`LetterAmounts`).
+    let letter: LetterAmounts
 
     init(_ reading: Reading, positive: [Decimal]) {
         rows = reading.rows
@@ -32,6 +38,9 @@ struct TotalContext {
         let items = reading.lineItems.compactMap(\.amount)
         itemsSum = items.isEmpty ? nil : items.reduce(0, +)
         rounded = CandidateProposer.roundedPairs(rows, lines: lines)
+        arithmetic = ReceiptArithmetic(reading)
+        bestSupport = positive.map(arithmetic.support).max() ?? 0
+        letter = LetterAmounts(reading)
     }
 }
 
@@ -109,7 +118,7 @@ extension CandidateProposer {
             guard let last = e.place.lastRow else { return 0 }
             return e.receipt.rows.contains { $0.line.index > last && $0.role.totalStrength > e.strength && !$0.amounts.isEmpty }.feature
         },
-    ]
+    ] + arithmeticTotalFeatures + letterTotalFeatures
 
     /// Every positive amount the reading holds (and the rules' and further passes' totals) as a
     /// total candidate.
@@ -118,6 +127,9 @@ extension CandidateProposer {
         for row in reading.rows { for token in row.amounts where !values.contains(token.value) { values.append(token.value) } }
         if let pick = reading.total, !values.contains(pick.value) { values.append(pick.value) }
         for other in reading.otherTotals where !values.contains(other.value) { values.append(other.value) }
+        // What cash less change leaves, printed or not (issue 58: the total of a receipt whose total
+        // row was not read).
+        for implied in ReceiptArithmetic(reading).implied where !values.contains(implied) { values.append(implied) }
         let positive = values.filter { $0 > 0 }
         guard !positive.isEmpty else { return [] }
         let receipt = TotalContext(reading, positive: positive)

@@ -23,6 +23,8 @@ struct VendorEvidence {
     let elsewhere: [NameElsewhere]
     /// The other names proposed from the same reading, by their letters and digits.
     let others: [String]
+    /// Who sent the document and who it is addressed to, when it is a letter or an e-mail.
+    var letter = LetterNames()
 
     var letters: String { vendor.name.filter(\.isLetter) }
     var key: String { NameMatching.normalized(vendor.name) }
@@ -86,7 +88,7 @@ extension CandidateProposer {
         Feature("postcode") { e in postcode.matches(e.vendor.name).feature },
         Feature("readAgain") { ($0.check == .same).feature },
         Feature("readOtherwise") { ($0.check == .other).feature },
-    ]
+    ] + letterVendorFeatures
 
     /// A US ZIP code, a UK postcode, a four- or five-digit European postcode before a word: a city
     /// line ("1000 Bruxelles", "Boston MA 02110"), not a name.
@@ -120,9 +122,11 @@ extension CandidateProposer {
             return !key.isEmpty && seen.insert(key).inserted
         }
         let keys = unique.map { NameMatching.normalized($0.0.name) }
+        let letter = LetterNames(document)
         return unique.map { finding, source in
-            let evidence = VendorEvidence(vendor: finding, source: source, lines: lines, lastIndex: lastIndex, medianHeight: medianHeight,
+            var evidence = VendorEvidence(vendor: finding, source: source, lines: lines, lastIndex: lastIndex, medianHeight: medianHeight,
                                           check: source == .pick ? check : .none, elsewhere: elsewhere, others: keys)
+            evidence.letter = letter
             return Candidate(field: .vendor, value: finding.name, features: vendorFeatures.values(evidence))
         }
     }

@@ -85,7 +85,7 @@ package struct Choice {
             case .total:
                 choice.total = Decimal(string: best.value)
                 choice.confidence.total = p
-                if model.flagsReview(field, probability: p) { flagged.append("total") }
+                if model.flagsReview(field, probability: p) || model.contradicts(best) { flagged.append("total") }
             case .date:
                 choice.date = CalendarDate(iso: best.value)
                 choice.confidence.date = p
@@ -93,6 +93,7 @@ package struct Choice {
             case .vendor:
                 choice.vendor = best.value
                 choice.confidence.vendor = p
+                if p < ReviewDecision.vendorBelow { flagged.append("vendor") }
             case .tax:
                 // A VAT table of several rates: the model chooses one amount, one rate's share at
                 // best; the rules' sum of the table's rows is the tax.
@@ -113,6 +114,7 @@ package struct Choice {
                     choice.tax = amount
                     choice.confidence.tax = p
                     taxProbability = p
+                    if model.contradicts(best) { flagged.append("tax") }
                 }
             case .item:
                 break

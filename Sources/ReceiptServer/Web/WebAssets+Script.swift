@@ -422,7 +422,7 @@ extension WebAssets {
             const then = touch ? "tap a field to correct it, then Confirm." : "check the fields, then Enter.";
             $("#status").textContent = expense.status === "confirmed" ? `Confirmed${by}.`
               : readOnly ? "You may view this receipt, not change it."
-              : toCheck.length > 0 ? `Needs review: check the ${listed(toCheck.map((k) => FIELDS.find((f) => f.key === k).label.toLowerCase()))}${touch ? "; tap a field to correct it, then Confirm." : ", then Enter."}`
+              : toCheck.length > 0 ? `${expense.needsReview ? "Needs review" : "Drafted"}: check the ${listed(toCheck.map((k) => FIELDS.find((f) => f.key === k).label.toLowerCase()))}${touch ? "; tap a field to correct it, then Confirm." : ", then Enter."}`
               : expense.needsReview ? `Needs review: ${then}` : `Drafted: ${touch ? "tap a field to correct it" : "check, then Enter"}.`;
             setUpSplit(id, record, expense);
             // On a phone nothing is focused: its keyboard would cover the picture.

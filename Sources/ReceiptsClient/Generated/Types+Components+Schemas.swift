@@ -138,15 +138,16 @@ extension Components {
                 case date = "date"
                 case vendor = "vendor"
                 case tax = "tax"
+                case category = "category"
                 case pictures = "pictures"
                 case lineItems = "lineItems"
             }
-            /// The fields a person should look at (total, date, vendor, tax, in that order), then why a receipt of several pictures may be different receipts (pictures: two of them share no row; lineItems: its items add up to far from its total; POST /v1/receipts/{id}/split makes a receipt of each picture); empty when confidence.needsReview is false
+            /// The fields a person should look at (total, date, vendor, tax, category, in that order), then why a receipt of several pictures may be different receipts (pictures: two of them share no row; lineItems: its items add up to far from its total; POST /v1/receipts/{id}/split makes a receipt of each picture); confidence.needsReview is true when it names the total, the date, the tax, pictures or lineItems, or no vendor was read (an unsure vendor or category is named without it)
             ///
             ///
             /// - Remark: Generated from `#/components/schemas/Analysis/review`.
             public typealias ReviewPayload = [Components.Schemas.Analysis.ReviewPayloadPayload]
-            /// The fields a person should look at (total, date, vendor, tax, in that order), then why a receipt of several pictures may be different receipts (pictures: two of them share no row; lineItems: its items add up to far from its total; POST /v1/receipts/{id}/split makes a receipt of each picture); empty when confidence.needsReview is false
+            /// The fields a person should look at (total, date, vendor, tax, category, in that order), then why a receipt of several pictures may be different receipts (pictures: two of them share no row; lineItems: its items add up to far from its total; POST /v1/receipts/{id}/split makes a receipt of each picture); confidence.needsReview is true when it names the total, the date, the tax, pictures or lineItems, or no vendor was read (an unsure vendor or category is named without it)
             ///
             ///
             /// - Remark: Generated from `#/components/schemas/Analysis/review`.
@@ -303,7 +304,7 @@ extension Components {
             ///   - category:
             ///   - lineItems:
             ///   - confidence:
-            ///   - review: The fields a person should look at (total, date, vendor, tax, in that order), then why a receipt of several pictures may be different receipts (pictures: two of them share no row; lineItems: its items add up to far from its total; POST /v1/receipts/{id}/split makes a receipt of each picture); empty when confidence.needsReview is false
+            ///   - review: The fields a person should look at (total, date, vendor, tax, category, in that order), then why a receipt of several pictures may be different receipts (pictures: two of them share no row; lineItems: its items add up to far from its total; POST /v1/receipts/{id}/split makes a receipt of each picture); confidence.needsReview is true when it names the total, the date, the tax, pictures or lineItems, or no vendor was read (an unsure vendor or category is named without it)
             ///   - analyzer:
             ///   - pictures: A receipt photographed in several pictures: each picture in order, the pixels its words are in, and (from the second on) the rows it was found to share with the one above (0: none, it was put below it whole)
             ///   - sources: The words each field was read from (vendor, date, total, tax, currency), each with its box [x, y, width, height] in the pixels of the image OCR ran on (imageWidth × imageHeight; for a PDF, its pages one below the other at one scale, as wide as the widest)
