@@ -109,6 +109,38 @@ import Testing
         #expect(CTCDecoder.words(plain).count == 1)
     }
 
+    /// `rec-top.onnx`'s three values a column (best probability, best class, space probability)
+    /// decode to the characters, probabilities and half-seen spaces the full scores decode to.
+    @Test func theBestClassPerColumnDecodesAsTheFullScores() {
+        let winners = [1, 1, 0, 0, 0, 2, 0, 3, 3, 0, 4, 5, 0, 2]
+        var values = Self.probabilities(winners)
+        values[3 * Self.classes.count + 6] = 0.25
+        values[4 * Self.classes.count + 6] = 0.3
+        values[7 * Self.classes.count + 3] = 0.7
+        let top = winners.indices.flatMap { column -> [Float] in
+            let row = Array(values[(column * Self.classes.count)..<((column + 1) * Self.classes.count)])
+            let best = row.indices.max { row[$0] < row[$1] }!
+            return [row[best], Float(best), row[Self.classes.count - 1]]
+        }
+        let full = values.withUnsafeBufferPointer { CTCDecoder.decode($0, columns: winners.count, classes: Self.classes) }
+        let fromTop = top.withUnsafeBufferPointer { CTCDecoder.decode(top: $0, columns: winners.count, classes: Self.classes) }
+        #expect(fromTop == full)
+        #expect(fromTop.map(\.text).joined() == "20/6:0" && fromTop[1].spaceBefore == 0.3)
+    }
+
+    /// With packing, crops narrower than the 320 px floor share input rows that stay within it;
+    /// without it, each crop is a row of its own.
+    @Test func shortCropsShareRowsWithinTheFloor() {
+        var configuration = NeuralConfiguration(directory: "", recognizerPacking: true, recognizerPackingGap: 32)
+        let widths = [400, 160, 120, 96, 64, 48]
+        let packed = TextRecognizer(classes: Self.classes, configuration: configuration).rows(widths)
+        #expect(packed.map { $0.crops.map(\.index) } == [[0], [1, 2], [3, 4, 5]])
+        #expect(packed.map(\.width) == [400, 312, 272])
+        #expect(packed[1].crops.map(\.offset) == [0, 192] && packed[2].crops.map(\.offset) == [0, 128, 224])
+        configuration.recognizerPacking = false
+        #expect(TextRecognizer(classes: Self.classes, configuration: configuration).rows(widths).count == widths.count)
+    }
+
     @Test func characterColumnsMapToWordBoxes() {
         // A box 200×20 at (100, 50), upright; crop 160 wide in columns of 8 pixels (20 columns).
         let box = TextBox(center: Point(200, 60), width: 200, height: 20, angle: 0, score: 1)

@@ -158,6 +158,35 @@ struct NeuralReaderTests {
         #expect(header.requestsMade <= 2 * (try NeuralTestSupport.engine().threads) && header.requestsMade >= 1)
     }
 
+    /// The recognizer `make neural` post-processes (`rec-top.onnx`: each column's best class, its
+    /// probability and the space's, taken inside the graph) reads what the published `rec.onnx`
+    /// reads, whose 18,708 probabilities a column the reader took the same three values from.
+    @Test func theTopClassRecognizerReadsWhatTheFullScoresRead() async throws {
+        var published = NeuralModelSet.ppocrV4DetectorV6SmallRecognizer
+        published.recognizer = .init("rec.onnx", sha256: "6f327246b50388f3c176ae304bd95767ea6dc0c9ae92153ef8cbe210b3c14884",
+                                     folder: NeuralModelSet.ppocrV6Small.name)
+        #expect(try NeuralTestSupport.models().configuration.modelSet.recognizer.name == "rec-top.onnx", "the default reads the post-processed recognizer")
+        let models = try NeuralModels(configuration: NeuralConfiguration(directory: NeuralTestSupport.directory, modelSet: published),
+                                      streams: 1, logger: TestSupport.logger)
+        let engine = try OCREngine(threads: 1, neural: models, logger: TestSupport.logger)
+        let names = ["uk-fuel-diesel.png", "us-diner.jpg", "photo-us-gas-station.jpg"]
+        let fromPublished = try await engine.withRunning { engine in
+            var readings: [OCRResult] = []
+            for name in names {
+                let path = ReceiptsCLI.testReceipt(name)
+                readings.append(try await engine.session(imageData: try Data(contentsOf: URL(fileURLWithPath: path)), file: path).neuralReading())
+            }
+            return readings
+        }
+        for (name, full) in zip(names, fromPublished) {
+            let top = try await NeuralTestSupport.session(name).neuralReading()
+            #expect(top.wordCount > 10)
+            #expect(top.text == full.text, "\(name)")
+            let confidences = { (r: OCRResult) in r.lines.flatMap { $0.words.map(\.confidence) } }
+            #expect(zip(confidences(top), confidences(full)).allSatisfy { abs($0 - $1) < 0.01 }, "\(name)")
+        }
+    }
+
     /// The header band (the rows above the first priced row) is read again by the header's model
     /// set, whose rows take the page set's place there; the rows below are the page set's.
     @Test func theHeaderBandIsReadAgainByTheHeaderSet() async throws {

@@ -48,6 +48,31 @@ package enum CTCDecoder {
         return characters
     }
 
+    /// The characters of one line from a post-processed recognizer's output (`rec-top.onnx`, see
+    /// scripts/install-neural): `columns × 3` values, column by column — the best class's
+    /// probability, the best class (a float), the space class's probability. Decoded exactly as
+    /// `decode` decodes the full probabilities those three values were taken from.
+    package static func decode(top values: UnsafeBufferPointer<Float>, columns: Int, classes: [String],
+                               validColumns: Int? = nil) -> [CTCCharacter] {
+        var characters: [CTCCharacter] = []
+        var previous = -1
+        var space: Float = 0
+        let hasSpace = classes.last == " "
+        for column in 0..<min(columns, validColumns ?? columns) {
+            let row = column * 3
+            let best = Int(values[row + 1])
+            guard best >= 0 && best < classes.count else { continue }
+            if best != 0 && best != previous {
+                characters.append(CTCCharacter(classes[best], column: column, probability: values[row], spaceBefore: space))
+                space = 0
+            } else if best == 0, hasSpace {
+                space = max(space, values[row + 2])
+            }
+            previous = best
+        }
+        return characters
+    }
+
     /// The line's words: split at spaces the recognizer read, and between two characters where it
     /// half saw one — the space class reached `spaceProbability` in the columns between them, which
     /// are wider apart than the line's usual step — or where the gap is much wider than the usual

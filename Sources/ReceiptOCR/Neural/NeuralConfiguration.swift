@@ -36,12 +36,17 @@ public struct NeuralConfiguration: Sendable, Equatable {
     /// RSS by a tenth but changed the padding, and so the readings, and the held-out unflagged
     /// shares fell (docs/neural-reader.md); `--rec-batch-width` sets it.
     public var recognizerBatchWidth: Int
+    /// Read crops narrower than `recognizerMinimumWidth` side by side in shared input rows
+    /// (`TextRecognizer.rows`) instead of padding each to that width.
+    public var recognizerPacking: Bool
+    /// Pixels between two crops sharing an input row.
+    public var recognizerPackingGap: Int
     /// Feed the models the page in gray (replicated to three channels) even when it is in colour.
     public var grayInput: Bool
 
     public init(directory: String, modelSet: NeuralModelSet = .ppocrV4DetectorV6SmallRecognizer, headerModelSet: NeuralModelSet? = nil, detectorMinimumSide: Int = 736,
                 detectorMaximumSide: Int = 2000, detectorMaximumPixels: Int = 800_000, batchSize: Int = 8, recognizerMinimumWidth: Int = 320, recognizerBatchWidth: Int = .max,
-                grayInput: Bool = false) {
+                recognizerPacking: Bool = false, recognizerPackingGap: Int = 32, grayInput: Bool = false) {
         self.directory = directory
         self.modelSet = modelSet
         self.headerModelSet = headerModelSet
@@ -51,6 +56,8 @@ public struct NeuralConfiguration: Sendable, Equatable {
         self.batchSize = batchSize
         self.recognizerMinimumWidth = recognizerMinimumWidth
         self.recognizerBatchWidth = recognizerBatchWidth
+        self.recognizerPacking = recognizerPacking
+        self.recognizerPackingGap = recognizerPackingGap
         self.grayInput = grayInput
     }
 

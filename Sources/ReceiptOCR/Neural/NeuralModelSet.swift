@@ -35,6 +35,9 @@ public struct NeuralModelSet: Sendable, Equatable {
     /// A short name (`ppocr-v4`), also the folder the files are in.
     public var name: String
     public var detector: File
+    /// The recognizer as `make neural` post-processes it (`rec-top.onnx`): per output column the
+    /// best class, its probability and the space class's probability, instead of every class's
+    /// probability (the pinned `rec.onnx` beside it answers those; the reader reads either).
     public var recognizer: File
     /// The recognizer's characters, one a line; class 0 is CTC's blank and the last class a space.
     public var characters: File
@@ -69,7 +72,7 @@ public struct NeuralModelSet: Sendable, Equatable {
     public static let ppocrV4 = NeuralModelSet(
         name: "ppocr-v4",
         detector: File("det.onnx", sha256: "d2a7720d45a54257208b1e13e36a8479894cb74155a5efe29462512d42f49da9"),
-        recognizer: File("rec.onnx", sha256: "48fc40f24f6d2a207a2b1091d3437eb3cc3eb6b676dc3ef9c37384005483683b"),
+        recognizer: File("rec-top.onnx", sha256: "d47fb71c7a305eaf37de6348c620e2a7617801761675efeda264b3cf6ff49fca"),
         characters: File("dict.txt", sha256: "a1c84d9bdb9ab29043c58896224d32941783eb821629618416dcb08f12886492"),
         detectorNormalization: .half, detectorThreshold: 0.3, boxThreshold: 0.5, unclipRatio: 1.6, dilate: true)
 
@@ -78,7 +81,7 @@ public struct NeuralModelSet: Sendable, Equatable {
     public static let ppocrV6Tiny = NeuralModelSet(
         name: "ppocr-v6-tiny",
         detector: File("det.onnx", sha256: "193bab7a04fca699a6c82e6abb5b81bdb28177f0abd4062552b04908dafb19f8"),
-        recognizer: File("rec.onnx", sha256: "9ef676d6ed3c88256a2d92c640c44f25b0c40947e111b14b8be8f594091563e6"),
+        recognizer: File("rec-top.onnx", sha256: "8228f28617f065f56082876092faa3b1cf387333dfd9de23781a412f8b569c6e"),
         characters: File("dict.txt", sha256: "c5cbe34ef40c29c4df07ed012bf96569cb69a2d2a01a07027e9f13cb832bd9cd"),
         detectorNormalization: .imageNet, detectorThreshold: 0.2, boxThreshold: 0.4, unclipRatio: 1.4, dilate: false)
 
@@ -88,7 +91,7 @@ public struct NeuralModelSet: Sendable, Equatable {
     public static let ppocrV6Small = NeuralModelSet(
         name: "ppocr-v6-small",
         detector: File("det.onnx", sha256: "090f04abcd9d9a7498bc4ebf677e4cb9bdce1fe4197ddb7e529f1ef44e1ff94f"),
-        recognizer: File("rec.onnx", sha256: "6f327246b50388f3c176ae304bd95767ea6dc0c9ae92153ef8cbe210b3c14884"),
+        recognizer: File("rec-top.onnx", sha256: "2beb8068c07834c2be347186cf7c9f6c30fed55bc0f00b86a2aa12caa677d531"),
         characters: File("dict.txt", sha256: "b5f2bfe2bdd9448429e3e82b51c789775d9b42f2403d082b00662eb77e401c5d"),
         detectorNormalization: .half, detectorThreshold: 0.3, boxThreshold: 0.5, unclipRatio: 1.6, dilate: true)
 
@@ -96,7 +99,7 @@ public struct NeuralModelSet: Sendable, Equatable {
     public static let ppocrV4DetectorV6SmallRecognizer = NeuralModelSet(
         name: "ppocr-v4-det-v6-small-rec",
         detector: File("det.onnx", sha256: ppocrV4.detector.sha256, folder: ppocrV4.name),
-        recognizer: File("rec.onnx", sha256: ppocrV6Small.recognizer.sha256, folder: ppocrV6Small.name),
+        recognizer: File("rec-top.onnx", sha256: ppocrV6Small.recognizer.sha256, folder: ppocrV6Small.name),
         characters: File("dict.txt", sha256: ppocrV6Small.characters.sha256, folder: ppocrV6Small.name),
         detectorNormalization: .half, detectorThreshold: 0.3, boxThreshold: 0.5, unclipRatio: 1.6, dilate: true)
 

@@ -36,6 +36,9 @@ package struct NeuralReader: Sendable {
         package var detection: Duration = .zero
         package var recognition: Duration = .zero
         package var boxes = 0
+        /// The recognizer's input: its crops' widths and what it was given with their padding, in pixels.
+        package var cropWidth = 0
+        package var paddedWidth = 0
         /// The header band read again (detection and recognition), when it was.
         package var header: Duration = .zero
     }
@@ -51,6 +54,7 @@ package struct NeuralReader: Sendable {
         let boxes = try detector.detect(page, request: requests.detector)
         timing.detection = clock.now - start
         timing.boxes = boxes.count
+        (timing.cropWidth, timing.paddedWidth) = recognizer.inputWidths(of: boxes)
         start = clock.now
         let texts = try recognizer.recognize(boxes, in: page, request: requests.recognizer())
         timing.recognition = clock.now - start

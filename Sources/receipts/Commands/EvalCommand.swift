@@ -406,6 +406,8 @@ struct EvalCommand: AsyncParsableCommand {
             + (configuration.recognizerBatchWidth == Int.max ? "" : " \(configuration.recognizerBatchWidth)")
             // No header set (as before it existed) is left out too.
             + (configuration.headerReading.map { " header \($0.name) rows \(configuration.headerRows)" } ?? "")
+            // Short crops read side by side (not before it existed) are another reading.
+            + (configuration.recognizerPacking ? " packed \(configuration.recognizerPackingGap)" : "")
         var hash: UInt64 = 14_695_981_039_346_656_037
         for byte in settings.utf8 { hash = (hash ^ UInt64(byte)) &* 1_099_511_628_211 }
         let name = configuration.modelSet.name + (configuration.headerReading.map { "+\($0.name)-header" } ?? "")

@@ -47,8 +47,9 @@ struct OCRCommand: AsyncParsableCommand {
                 if reader != .tesseract {
                     let (result, stages) = try await session.neuralReadingTimed()
                     if timing {
-                        let line = String(format: "neural: detection %.3f s, recognition %.3f s, %d boxes, header %.3f s\n",
-                                          stages.detection.seconds, stages.recognition.seconds, stages.boxes, stages.header.seconds)
+                        let line = String(format: "neural: detection %.3f s, recognition %.3f s, %d boxes, header %.3f s, crops %d px wide, padded %d px\n",
+                                          stages.detection.seconds, stages.recognition.seconds, stages.boxes, stages.header.seconds,
+                                          stages.cropWidth, stages.paddedWidth)
                         FileHandle.standardError.write(Data(line.utf8))
                     }
                     readings.append(("neural", result))

@@ -35,6 +35,12 @@ struct NeuralOptions: ParsableArguments {
     @Option(name: .customLong("rec-batch-width"), help: ArgumentHelp("Most crop width (rows × padded width) the neural recognizer reads at once; its working memory grows with it.", visibility: .hidden))
     var recognizerBatchWidth = NeuralConfiguration(directory: "").recognizerBatchWidth
 
+    @Option(name: .customLong("rec-pack"), help: ArgumentHelp("Read short crops side by side in one recognizer input row (yes or no).", visibility: .hidden))
+    var packing = NeuralConfiguration(directory: "").recognizerPacking ? "yes" : "no"
+
+    @Option(name: .customLong("rec-pack-gap"), help: ArgumentHelp("Pixels between two crops sharing a recognizer input row.", visibility: .hidden))
+    var packingGap = NeuralConfiguration(directory: "").recognizerPackingGap
+
     @Flag(name: .customLong("neural-gray"), help: ArgumentHelp("Give the neural reader the page in gray even when it is in colour.", visibility: .hidden))
     var gray = false
 
@@ -48,6 +54,8 @@ struct NeuralOptions: ParsableArguments {
         guard detectorMaximumSide >= 32, detectorMinimumSide >= 32 else { throw ValidationError("--det-max-side and --det-min-side must be at least 32.") }
         guard batchSize > 0 else { throw ValidationError("--rec-batch must be positive.") }
         guard recognizerBatchWidth > 0 else { throw ValidationError("--rec-batch-width must be positive.") }
+        guard packing == "yes" || packing == "no" else { throw ValidationError("--rec-pack must be yes or no.") }
+        guard packingGap >= 0 else { throw ValidationError("--rec-pack-gap must not be negative.") }
     }
 
     /// Flag > `RECEIPTS_NEURAL_DIR` > beside the executable.
@@ -61,7 +69,8 @@ struct NeuralOptions: ParsableArguments {
                                    detectorMinimumSide: detectorMinimumSide, detectorMaximumSide: detectorMaximumSide,
                                    detectorMaximumPixels: detectorMaximumPixels,
                                    batchSize: batchSize, recognizerMinimumWidth: recognizerMinimumWidth,
-                                   recognizerBatchWidth: recognizerBatchWidth, grayInput: gray)
+                                   recognizerBatchWidth: recognizerBatchWidth, recognizerPacking: packing == "yes",
+                                   recognizerPackingGap: packingGap, grayInput: gray)
     }
 
     /// The networks, compiled for `streams` OCR threads; a one-line error and exit code 2 when the
