@@ -63,9 +63,16 @@ package struct LearnedModel: Sendable {
         var review: [LearnedField: Double] = [:]
         for field in LearnedField.allCases {
             guard let f = fieldsJSON[field.rawValue] else { continue }
-            let entries = f["features"]?.arrayValue ?? []
+            var entries = f["features"]?.arrayValue ?? []
+            let expected = CandidateProposer.features(for: field, readers: readers)
+            // Parameters fitted before the memory of shops' block: its features weigh nothing until
+            // `make train` fits them (the model chooses as it did).
+            let memory = CandidateProposer.memoryFeatures(field)
+            if entries.compactMap({ $0["name"]?.stringValue }) == Array(expected.dropLast(memory.count)), !memory.isEmpty {
+                entries += memory.map { .object([("name", .string($0)), ("mean", .number("0")), ("scale", .number("1")), ("weight", .number("0"))]) }
+            }
             let names = entries.compactMap { $0["name"]?.stringValue }
-            guard names == CandidateProposer.features(for: field, readers: readers) else {
+            guard names == expected else {
                 throw ReceiptError(.configuration, "learned model \(version): the \(field.rawValue) features differ from this build's; run make train")
             }
             func numbers(_ key: String) -> [Double] { entries.compactMap { $0[key]?.doubleValue } }
