@@ -95,12 +95,10 @@ package enum TaxIdFinder {
             let part = token.trimmingCharacters(in: CharacterSet(charactersIn: ":.,;()[]"))
             guard part.contains(where: { $0.isNumber }) || (joined.isEmpty && part.count <= 3 && part.allSatisfy(\.isLetter)) else { break }
             joined += part
-            for scheme in schemes {
-                if let value = scheme.normalize(joined) {
-                    // A longer reading of a number with check digits wins over a shorter one of its form only.
-                    if best == nil || scheme.hasChecksum || !best!.1.hasChecksum { best = (value, scheme) }
-                }
-            }
+            // Of the schemes that read it, one whose check digits pass first, else the first listed;
+            // a longer reading of the number replaces a shorter one of a scheme without check digits.
+            let readings = schemes.compactMap { scheme in scheme.normalize(joined).map { ($0, scheme) } }
+            if let pick = readings.first(where: { $0.1.hasChecksum }) ?? readings.first { best = pick }
             if best?.1.hasChecksum == true { return best }
         }
         return best

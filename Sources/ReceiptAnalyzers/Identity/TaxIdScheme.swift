@@ -49,7 +49,8 @@ package struct TaxIdScheme: Sendable {
         let s = strip(raw, prefix: "FR")
         guard s.count == 11, s.suffix(9).allSatisfy(\.isASCIIDigit), let siren = Int(s.suffix(9)), luhn(String(s.suffix(9))) else { return nil }
         if let key = Int(s.prefix(2)) { return key == (12 + 3 * (siren % 97)) % 97 ? "FR" + s : nil }
-        return "FR" + s  // a key of letters (new numbers): its form only
+        // A key of letters (new numbers): its form only, and only written with its country.
+        return strip(raw, prefix: "").hasPrefix("FR") && s.prefix(2).allSatisfy(\.isLetter) ? "FR" + s : nil
     }
 
     static let itVAT = TaxIdScheme(name: "IT VAT", hasChecksum: true) { raw in

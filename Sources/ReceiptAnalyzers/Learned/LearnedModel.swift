@@ -21,10 +21,12 @@ package struct LearnedModel: Sendable {
         /// Platt scaling: p = σ(a·score + b·margin + c).
         package var calibration: [Double]
 
+        /// The score of a candidate's features; features it lacks at the end (a candidate proposed
+        /// without the memory of shops' block) count as 0, as with nothing remembered.
         package func score(_ features: [Double]) -> Double {
             var s = intercept
             for i in weights.indices {
-                s += weights[i] * (features[i] - mean[i]) / scale[i]
+                s += weights[i] * ((i < features.count ? features[i] : 0) - mean[i]) / scale[i]
             }
             return s
         }
