@@ -64,11 +64,15 @@ public struct HeuristicAnalyzer: ReceiptAnalyzer {
             .read(input, options: options)
         // The neural reader's reading, beside Tesseract's: weighed with it, not read again.
         let neural = input.neural.map { Reading(ocr: $0, options: options) }
+        // What identifies the shop, and what the memory of shops recalls of it (Identity/).
+        let shop = ShopReading(reading, neural: neural, options: options)
+        let recall = try await ShopMemoryStage.recall(input.memory, keys: ShopMemoryStage.lookupKeys(shop.keys(printedName: nil), readings: shop.readings))
+        let memory = MemoryContext(recall: recall, readings: shop.readings)
         // The checks read no amounts: these candidates serve both the plan and the choice. (They are
         // proposed whenever models are in use, also for readers no model is shipped for yet: what
         // `make train` learns from.)
         let propose = models != nil || proposesCandidates
-        let totals = propose ? Self.totals(reading, neural) : []
+        let totals = propose ? CandidateProposer.withMemory(Self.totals(reading, neural), .total, memory, readers: input.readers) : []
         var checks = Checks()
         if let reader = input.reader {
             if CheckPlan.wanted(options.checks, model: model, totals: totals) {
@@ -78,7 +82,7 @@ public struct HeuristicAnalyzer: ReceiptAnalyzer {
             reading.vendor = await NameMending.mend(reading.vendor, with: reader)
         }
         var analysis = result(reading, neural: neural, totals: totals, checks: checks, model: model,
-                              propose: propose, options: options)
+                              propose: propose, options: options, shop: shop, memory: memory, readers: input.readers)
         analysis.ocrPasses = input.reader?.passesRead
         return analysis
     }
@@ -112,15 +116,18 @@ public struct HeuristicAnalyzer: ReceiptAnalyzer {
 
     private func analyze(_ reading: Reading, options: AnalysisOptions) -> ReceiptAnalysis {
         let propose = models != nil || proposesCandidates
-        return result(reading, neural: nil, totals: propose ? CandidateProposer.totals(reading) : [], checks: Checks(),
-                      model: models?[.tesseract], propose: propose, options: options)
+        let totals = propose ? CandidateProposer.withMemory(CandidateProposer.totals(reading), .total, .none, readers: .tesseract) : []
+        return result(reading, neural: nil, totals: totals, checks: Checks(), model: models?[.tesseract], propose: propose,
+                      options: options, shop: ShopReading(reading, neural: nil, options: options),
+                      memory: MemoryContext(recall: nil, readings: [reading]), readers: .tesseract)
     }
 
     /// The last stages: the tax, currency and category, the candidates and the choice among them,
     /// the review decision, and the analysis. `reading` is the first reading (Tesseract's, or the
     /// neural reader's alone); `neural` the neural reader's beside Tesseract's.
     private func result(_ reading: Reading, neural: Reading?, totals: [Candidate], checks: Checks, model: LearnedModel?,
-                        propose: Bool, options: AnalysisOptions) -> ReceiptAnalysis {
+                        propose: Bool, options: AnalysisOptions, shop: ShopReading, memory: MemoryContext,
+                        readers: ReaderChoice) -> ReceiptAnalysis {
         func tax(_ reading: Reading) -> TaxFinding? {
             TaxFinder.find(reading.rows, total: reading.total?.value)
                 ?? reading.otherRows.lazy.compactMap { TaxFinder.find($0, total: reading.total?.value) }.first
@@ -143,6 +150,10 @@ public struct HeuristicAnalyzer: ReceiptAnalyzer {
                 proposed = FieldCandidates(tesseract: proposed, neural: second, totals: totals,
                                            items: CandidateProposer.items(tesseract: reading, neural: neural))
             }
+            // The memory of shops' block, and its shops among the vendors (the totals have theirs).
+            proposed.date = CandidateProposer.withMemory(proposed.date, .date, memory, readers: readers)
+            proposed.vendor = CandidateProposer.withMemory(proposed.vendor, .vendor, memory, readers: readers)
+            proposed.tax = CandidateProposer.withMemory(proposed.tax, .tax, memory, readers: readers)
             candidates = proposed
         }
         if let model, let candidates {
@@ -154,6 +165,7 @@ public struct HeuristicAnalyzer: ReceiptAnalyzer {
             choice.date = choice.date ?? neural.date?.date
         }
         choice.lineItems = PartPayment.items(choice.lineItems, total: choice.total, rows: reading.rows)
+        if model == nil || candidates == nil, let remembered = ShopMemoryStage.rulesVendor(memory.recall) { choice.vendor = remembered }
         var confidence = choice.confidence
         let vendor = choice.vendor
         let finalCategory = vendor == rulesVendor?.name ? category
@@ -166,6 +178,12 @@ public struct HeuristicAnalyzer: ReceiptAnalyzer {
                                        confidence: confidence, analyzer: name)
         analysis.flag(review)
         analysis.candidates = candidates.map { Array($0.all.joined()) + $0.items.map(\.candidate) } ?? []
+        // What identifies the shop, how it prints its fields, and what its memory settles.
+        let printed = ShopMemoryStage.chosenShop(vendor, memory.recall) == nil ? vendor : rulesVendor?.name
+        analysis.identity = shop.identity
+        analysis.shopKeys = shop.keys(printedName: printed)
+        analysis.layout = memory.layout(totals: candidates?.total ?? [], chosenTotal: choice.total, dates: candidates?.date ?? [])
+        ShopMemoryStage.settle(&analysis, recall: memory.recall, taxes: candidates?.tax ?? [], currencyRead: currencyFinding != nil)
         return analysis
     }
 }

@@ -26,6 +26,9 @@ public struct AnalysisInput: Sendable {
     public var reader: (any PageReader)?
     /// The image bytes, for analyzers that send the image itself.
     public var imageData: Data?
+    /// The memory of shops of the receipt's book (its owner's, group's or end user's): what the
+    /// person confirmed of the shops they go back to. Nil: the receipt is read from scratch.
+    public var memory: (any ShopMemory)?
 
     public init(source: String, ocr: OCRResult, neural: OCRResult? = nil, ocrIsNeural: Bool = false,
                 reader: (any PageReader)? = nil, imageData: Data? = nil) {

@@ -16,6 +16,14 @@ public struct GroundTruth: Sendable, Equatable {
     /// WildReceipt's `raw.Prod_price_value` (with `Prod_item_value` for the descriptions where
     /// both lists have one entry an item), TestReceipts' `lineItems`.
     public var items: [LabelledItem]?
+    /// The shop's phone numbers as labelled (WildReceipt's `raw.Tel_value`, TestReceipts'
+    /// `vendorPhone`); empty when not labelled.
+    public var phones: [String] = []
+    /// The time as labelled (WildReceipt's `raw.Time_value`, `14:03Num.`; TestReceipts' `time`).
+    public var time: String?
+    /// The shop's address as labelled (SROIE's `raw.address`, WildReceipt's `raw.Store_addr_value`
+    /// boxes joined, TestReceipts' `vendorAddress`).
+    public var address: String?
 
     public init(vendor: String? = nil, vendorAlternatives: [String] = [], date: CalendarDate? = nil,
                 total: Decimal? = nil, tax: Decimal? = nil, currency: String? = nil, category: String? = nil,
@@ -50,6 +58,13 @@ public struct GroundTruth: Sendable, Equatable {
         currency = json["currency"]?.stringValue?.uppercased()
         category = json["category"]?.stringValue
         items = GroundTruth.items(json)
+        let raw = json["raw"]
+        phones = (raw?["Tel_value"]?.arrayValue ?? []).compactMap(\.stringValue) + [json["vendorPhone"]?.stringValue].compactMap { $0 }
+        time = raw?["Time_value"]?.arrayValue?.first?.stringValue ?? json["time"]?.stringValue
+        address = raw?["address"]?.stringValue
+            ?? raw?["Store_addr_value"]?.arrayValue.map { $0.compactMap(\.stringValue).joined(separator: " ") }
+            ?? json["vendorAddress"]?.stringValue
+        if address?.isEmpty == true { address = nil }
     }
 
     /// The labelled items: TestReceipts' `lineItems` (an empty list is known: the receipt prints

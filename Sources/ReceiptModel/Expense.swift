@@ -58,7 +58,9 @@ public struct Expense: Sendable, Equatable, Identifiable {
     public static func draft(from analysis: ReceiptAnalysis, receiptId: UUID, taxonomy: Taxonomy,
                              id: UUID = UUID(), now: Date = Date()) -> Expense {
         let categoryName = analysis.category.flatMap { taxonomy.category(named: $0)?.name } ?? taxonomy.fallback
-        let pct = taxonomy.category(named: categoryName)?.taxDeductiblePercentage ?? 0
+        // The shop's own deduction, where its confirmations agree on one for this category.
+        let remembered = analysis.memory?.settles.contains("category") == true ? analysis.memory?.taxDeductiblePercentage : nil
+        let pct = remembered ?? taxonomy.category(named: categoryName)?.taxDeductiblePercentage ?? 0
         return Expense(id: id, receiptId: receiptId, date: analysis.date, amount: analysis.total,
                        currency: analysis.currency, taxAmount: analysis.tax, category: categoryName,
                        description: analysis.vendor ?? "", isTaxDeductible: pct > 0, taxDeductiblePercentage: pct,

@@ -34,6 +34,15 @@ public struct ReceiptAnalysis: Sendable, Equatable {
     public var ocrPasses: Int?
     /// How long the receipt took, set by the pipeline.
     public var timings: ReceiptTimings?
+    /// What identifies the shop, as printed: tax id, phone, web, address, store number, and the
+    /// purchase's time and receipt number (issue 57).
+    public var identity = ShopIdentity()
+    /// The keys the memory of shops knows the receipt's shop by (the record's `shop.keys`).
+    public var shopKeys = ShopKeys()
+    /// Which rows printed the likeliest totals and dates (the record's `shop.layout`).
+    public var layout = ShopLayout()
+    /// What the memory of shops recognised and settled (the record's `sources.vendor.memory`).
+    public var memory: MemoryUse?
 
     public init(
         vendor: String? = nil, date: CalendarDate? = nil, total: Decimal? = nil, tax: Decimal? = nil,
@@ -135,16 +144,32 @@ extension ReceiptAnalysis {
             ("tax", .money(tax, currency: currency)),
             ("currency", .optionalString(currency)),
             ("category", .optionalString(category)),
+        ] + identity.jsonPairs + [
             ("lineItems", .array(lineItems.map { $0.json(currency: currency) })),
-            ("confidence", confidence.json),
+            ("confidence", confidence.json(adding: identity.confidencePairs)),
             ("analyzer", .string(analyzer)),
             ("review", .array(review.map(JSONValue.string))),
         ]
         // One pass is the usual case and goes unsaid.
         if let ocrPasses, ocrPasses > 1 { pairs.append(("ocrPasses", .int(ocrPasses))) }
+        if !shopKeys.isEmpty || !layout.isEmpty {
+            pairs.append(("shop", .object([("keys", shopKeys.json), ("layout", layout.json)])))
+        }
         pairs.append(contentsOf: details)
+        if let memory { Self.put(memory, inSourcesOf: &pairs) }
         if let timings { pairs.append(("timings", timings.json)) }
         return .object(pairs)
+    }
+
+    /// `sources.vendor` as `{"memory": …, "words": […]}` (the vendor's words kept as they were
+    /// read), the `sources` object made when there is none.
+    private static func put(_ memory: MemoryUse, inSourcesOf pairs: inout [(String, JSONValue)]) {
+        var sources = pairs.first { $0.0 == "sources" }?.1.objectValue ?? []
+        let vendor = sources.first { $0.0 == "vendor" }?.1
+        let words = vendor?.arrayValue.map(JSONValue.array) ?? vendor?["words"] ?? .array([])
+        let entry = JSONValue.object([("memory", memory.json), ("words", words)])
+        if let i = sources.firstIndex(where: { $0.0 == "vendor" }) { sources[i].1 = entry } else { sources.append(("vendor", entry)) }
+        if let i = pairs.firstIndex(where: { $0.0 == "sources" }) { pairs[i].1 = .object(sources) } else { pairs.append(("sources", .object(sources))) }
     }
 
     /// Reads an `analysis` object (or a ground-truth file of the same shape, where amounts may be
@@ -162,8 +187,12 @@ extension ReceiptAnalysis {
         review = json["review"]?.arrayValue?.compactMap(\.stringValue) ?? []
         ocrPasses = json["ocrPasses"]?.doubleValue.map { Int($0) }
         timings = json["timings"].flatMap(ReceiptTimings.init(json:))
-        let known: Set = ["vendor", "date", "total", "tax", "currency", "category", "lineItems", "confidence", "review", "analyzer",
-                          "ocrPasses", "timings"]
+        identity = ShopIdentity(analysis: json)
+        shopKeys = ShopKeys(json: json["shop"]?["keys"])
+        layout = ShopLayout(json: json["shop"]?["layout"])
+        memory = MemoryUse(json: json["sources"]?["vendor"]?["memory"])
+        let known = Set(["vendor", "date", "total", "tax", "currency", "category", "lineItems", "confidence", "review", "analyzer",
+                         "ocrPasses", "timings", "shop", "vendorTaxIdScheme"] + ShopIdentity.fieldNames)
         details = (json.objectValue ?? []).filter { !known.contains($0.0) }
     }
 }
@@ -190,7 +219,10 @@ extension LineItem {
 }
 
 extension FieldConfidence {
-    public var json: JSONValue {
+    public var json: JSONValue { json(adding: []) }
+
+    /// The confidences with `more` after them (the identity fields').
+    public func json(adding more: [(String, JSONValue)]) -> JSONValue {
         .object([
             ("vendor", .double(vendor, digits: 2)),
             ("date", .double(date, digits: 2)),
@@ -199,7 +231,7 @@ extension FieldConfidence {
             ("currency", .double(currency, digits: 2)),
             ("category", .double(category, digits: 2)),
             ("needsReview", .bool(needsReview)),
-        ])
+        ] + more)
     }
 
     public init(json: JSONValue) {

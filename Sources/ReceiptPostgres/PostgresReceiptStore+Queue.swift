@@ -74,8 +74,8 @@ extension PostgresReceiptStore {
             guard let held = try await self.hold(id, holder, connection) else { return nil }
             var expense = work.expense
             expense.receiptId = id
-            expense.possibleDuplicateOf = try await Self.possibleDuplicate(of: expense, owner: held.owner, externalUser: held.externalUser,
-                                                                           connection, self.logger)
+            expense.possibleDuplicateOf = try await Self.possibleDuplicate(of: expense, work: work, owner: held.owner,
+                                                                           externalUser: held.externalUser, connection, self.logger)
             try await connection.query(PostgresRows.insertExpense(expense), logger: self.logger)
             let rows = try await connection.query("""
                 UPDATE receipts.receipt SET ocr_status = 'completed', ocr_result_json = \(work.analysis.json.serialized()),
@@ -94,19 +94,24 @@ extension PostgresReceiptStore {
         }
     }
 
-    /// The earliest other expense of the same owner (and end user) for the same purchase: same
-    /// vendor (ignoring case), date and total. Another user's purchase is never named.
-    private static func possibleDuplicate(of expense: Expense, owner: String, externalUser: String?,
+    /// The earliest other expense of the same owner (and end user) for the same purchase
+    /// (`PurchaseMatch`, as SQLite's). Another user's purchase is never named.
+    private static func possibleDuplicate(of expense: Expense, work: CompletedWork, owner: String, externalUser: String?,
                                           _ connection: PostgresConnection, _ logger: Logger) async throws -> UUID? {
-        let vendor = expense.description.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !vendor.isEmpty, let date = expense.date, let amount = expense.amount else { return nil }
-        return try await connection.query("""
-            SELECT e.id FROM receipts.expense e JOIN receipts.receipt r ON r.id = e.receipt_id
-            WHERE lower(trim(e.description)) = \(vendor.lowercased()) AND e.date = \(date.description)::date
-                AND e.amount = \(amount.plainString)::numeric AND e.receipt_id <> \(expense.receiptId)
+        guard let date = expense.date, let amount = expense.amount else { return nil }
+        let mine = PurchaseMatch.Side(vendor: expense.description, date: date, amount: amount, analysis: work.analysis, text: work.ocrText)
+        let rows = try await connection.query("""
+            SELECT e.id, e.description, r.ocr_result_json, r.ocr_text FROM receipts.expense e JOIN receipts.receipt r ON r.id = e.receipt_id
+            WHERE e.date = \(date.description)::date AND e.amount = \(amount.plainString)::numeric AND e.receipt_id <> \(expense.receiptId)
                 AND r.owner = \(owner) AND r.external_user IS NOT DISTINCT FROM \(externalUser)::text
-            ORDER BY e.last_modified, e.seq LIMIT 1
-            """, logger: logger).collect().first?.decode(UUID.self)
+            ORDER BY e.last_modified, e.seq LIMIT 50
+            """, logger: logger).collect()
+        for row in rows {
+            let (id, vendor, json, text) = try row.decode((UUID, String, String?, String?).self)
+            let analysis = json.flatMap { try? JSONValue.parse($0) }.map { ReceiptAnalysis(json: $0) }
+            if PurchaseMatch.same(mine, PurchaseMatch.Side(vendor: vendor, date: date, amount: amount, analysis: analysis, text: text)) { return id }
+        }
+        return nil
     }
 
     public func fail(id: UUID, holder: String, error: String, retryAt: Date?, now: Date) async throws -> Receipt? {

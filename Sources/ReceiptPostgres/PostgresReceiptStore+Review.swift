@@ -45,6 +45,8 @@ extension PostgresReceiptStore {
                     VALUES (\(e.id), \(now), \(author.user), \(author.token), \(changes.map(\.0)), \(confirming))
                     """, logger: self.logger)
             }
+            // What the expense, as a person left it, teaches the memory of shops (a draft: nothing).
+            try await Self.relearn(receiptId: current.receiptId, now: now, connection, self.logger)
             return json
         }
     }
@@ -81,6 +83,8 @@ extension PostgresReceiptStore {
                                    "receipt \(id.uuidString.lowercased()) has a confirmed expense (a person's record); delete it with force to remove both")
             }
             let image = try row.decode(String?.self)
+            // What its confirmation taught the memory of shops goes with it.
+            try await Self.forget(receiptId: id, connection, self.logger)
             // The expense (with its history) and idempotency keys go with it (ON DELETE CASCADE).
             try await connection.query("DELETE FROM receipts.receipt WHERE id = \(id)", logger: self.logger)
             guard let image else { return nil }

@@ -13,7 +13,7 @@ enum PostgresSchema {
 
     static let migrations: [(version: String, sql: String)] = [("v1", v1), ("v2", v2), ("v3", v3), ("v4", v4), ("v5", v5), ("v6", v6),
                                                                     ("v7-sign-in", v7SignIn), ("lists-as-queries", listsAsQueries),
-                                                                    ("pictures", pictures)]
+                                                                    ("pictures", pictures), ("shop-memory", shopMemory)]
 
     static var latestVersion: String { migrations.last!.version }
 
@@ -408,5 +408,47 @@ enum PostgresSchema {
             PRIMARY KEY (receipt_id, position)
         );
         CREATE INDEX receipt_picture_on_image_ref ON receipts.receipt_picture (image_ref)
+        """
+
+    /// The memory of shops (issue 57), as SQLite's `shop-memory`: a book's shops by the person's
+    /// name, what each confirmed receipt taught (gone with the receipt), and the keys each lesson or
+    /// import taught, looked up by book, kind and value.
+    static let shopMemory = """
+        CREATE TABLE receipts.shop_vendor (
+            id uuid PRIMARY KEY,
+            book text NOT NULL,
+            name text NOT NULL,
+            name_key text NOT NULL,
+            category text,
+            tax_deductible_percentage numeric,
+            imported boolean NOT NULL DEFAULT false,
+            created_at timestamptz NOT NULL,
+            updated_at timestamptz NOT NULL
+        );
+        CREATE UNIQUE INDEX shop_vendor_by_name ON receipts.shop_vendor (book, name_key);
+        CREATE TABLE receipts.shop_lesson (
+            receipt_id uuid PRIMARY KEY REFERENCES receipts.receipt (id) ON DELETE CASCADE,
+            seq bigserial NOT NULL,
+            vendor_id uuid NOT NULL REFERENCES receipts.shop_vendor (id) ON DELETE CASCADE,
+            taught_name text NOT NULL,
+            category text NOT NULL,
+            tax_deductible_percentage numeric NOT NULL,
+            currency text,
+            tax_rate numeric,
+            total_labels text[] NOT NULL DEFAULT '{}',
+            date_rows text[] NOT NULL DEFAULT '{}',
+            confirmed_at timestamptz NOT NULL
+        );
+        CREATE INDEX shop_lesson_by_vendor ON receipts.shop_lesson (vendor_id, confirmed_at);
+        CREATE TABLE receipts.shop_key (
+            book text NOT NULL,
+            kind text NOT NULL,
+            value text NOT NULL,
+            vendor_id uuid NOT NULL REFERENCES receipts.shop_vendor (id) ON DELETE CASCADE,
+            receipt_id uuid REFERENCES receipts.shop_lesson (receipt_id) ON DELETE CASCADE
+        );
+        CREATE INDEX shop_key_lookup ON receipts.shop_key (book, kind, value, vendor_id);
+        CREATE INDEX shop_key_by_vendor ON receipts.shop_key (vendor_id);
+        CREATE INDEX shop_key_by_receipt ON receipts.shop_key (receipt_id)
         """
 }

@@ -6,7 +6,7 @@ import ReceiptStorage
 /// Copies a SQLite store into PostgreSQL — users, groups and their members, API tokens (with the
 /// hash of their secret: they keep working), users' webhooks, then receipts with their statuses
 /// and ownership, drafted expenses (with corrections, who confirmed them and their history of
-/// changes), image bytes (every picture of a receipt photographed in several) — for a user who outgrows one machine. Idempotent: what was copied
+/// changes), image bytes (every picture of a receipt photographed in several), the memory of shops — for a user who outgrows one machine. Idempotent: what was copied
 /// before is skipped, so an interrupted copy is finished by running it again.
 public struct StoreCopier: Sendable {
     public struct Summary: Sendable, Equatable {
@@ -109,7 +109,20 @@ public struct StoreCopier: Sendable {
         for (expense, original) in duplicates {
             try await target.linkPossibleDuplicate(expense: expenseInTarget[expense] ?? expense, original: expenseInTarget[original] ?? original)
         }
+        try await copyShopMemory()
         return summary
+    }
+
+    /// The memory of shops: every book's shops, the lessons of the receipts copied and the keys
+    /// (read as an archive reads them). A shop the target remembers under the same name in the
+    /// same book takes in the source's lessons and keys.
+    private func copyShopMemory() async throws {
+        guard let vendors = ArchiveEntities.named("shop_vendors"), let lessons = ArchiveEntities.named("shop_lessons"),
+              let keys = ArchiveEntities.named("shop_keys") else { return }
+        try await target.importShopMemory(
+            vendors: try await source.values(of: vendors, fields: vendors.fields.map(\.name)),
+            lessons: try await source.values(of: lessons, fields: lessons.fields.map(\.name)),
+            keys: try await source.values(of: keys, fields: keys.fields.map(\.name)))
     }
 
     /// Each token's name and the SHA-256 of its secret (all that is kept of it), read as an

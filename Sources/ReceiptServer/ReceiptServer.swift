@@ -173,6 +173,8 @@ public final class ReceiptServer: Service, Sendable {
         ("GET", "/v1/expenses/{id}", .read), ("PATCH", "/v1/expenses/{id}", .review),
         ("POST", "/v1/analyze", .upload), ("POST", "/v1/inbound-email", .upload), ("GET", "/v1/me", .read),
         ("GET", "/v1/webhooks", .read), ("POST", "/v1/webhooks", .read), ("DELETE", "/v1/webhooks/{id}", .read),
+        ("GET", "/v1/vendors", .read), ("PATCH", "/v1/vendors/{id}", .review), ("POST", "/v1/vendors/{id}/merge", .review),
+        ("DELETE", "/v1/vendors/{id}", .review),
     ]
 
     /// The scope a token needs for the route `method` `path` (a route pattern, `/v1/receipts/{id}`);
@@ -267,6 +269,13 @@ public final class ReceiptServer: Service, Sendable {
             return try await self.removeWebhook(self.id(context, "webhook"), context)
         }
         v1.post("/inbound-email") { request, context in try await self.inboundEmail(request, context) }
+        v1.get("/vendors") { request, context in try await self.vendors(request, context) }
+        v1.patch("/vendors/:id") { request, context in try await self.changeVendor(request, context, self.id(context, "vendor")) }
+        v1.post("/vendors/:id/merge") { request, context in try await self.mergeVendor(request, context, self.id(context, "vendor")) }
+        v1.delete("/vendors/:id") { request, context in
+            _ = try QueryParameters(request, allowed: [])
+            return try await self.forgetVendor(context, self.id(context, "vendor"))
+        }
         return router
     }
 

@@ -7,7 +7,7 @@ import ReceiptModel
 /// Every read and change here takes a `Scope`: this is what a store implements, not what a request
 /// holds. Requests and commands use `store.scoped(to: principal)` (`ScopedStore`), whose methods
 /// take none; the queue's workers use `ReceiptQueueStore`.
-public protocol ReceiptStore: ReceiptQueueStore, ReceiptPictureStore {
+public protocol ReceiptStore: ReceiptQueueStore, ReceiptPictureStore, ShopMemoryStore {
     /// The database, for messages (`/home/me/.local/share/receipts/receipts.sqlite`).
     var location: String { get }
 

@@ -63,7 +63,7 @@ extension SQLiteReceiptStore {
             expense.receiptId = id
             let ownership = StoreRows.ownership(try Row.fetchOne(db, sql: "SELECT owner, groupName, externalUser, metadata FROM receipt WHERE id = ?",
                                                                  arguments: [idText])!)
-            expense.possibleDuplicateOf = try Self.possibleDuplicate(of: expense, ownership: ownership, db)
+            expense.possibleDuplicateOf = try Self.possibleDuplicate(of: expense, work: work, ownership: ownership, db)
             try StoreRows.insert(expense, db)
             try db.execute(sql: """
                 UPDATE receipt SET ocrStatus = 'completed', ocrResultJson = ?, ocrText = ?, analyzer = ?,
@@ -79,19 +79,23 @@ extension SQLiteReceiptStore {
         }
     }
 
-    /// The earliest other expense of the same owner (and end user) for the same purchase: same
-    /// vendor (ignoring case), date and total. Another user's purchase is never named.
-    private static func possibleDuplicate(of expense: Expense, ownership: Ownership, _ db: Database) throws -> UUID? {
-        let vendor = expense.description.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !vendor.isEmpty, let date = expense.date, let amount = expense.amount else { return nil }
-        let id = try String.fetchOne(db, sql: """
-            SELECT e.id FROM expense e JOIN receipt r ON r.id = e.receiptId
-            WHERE trim(e.description) = ? COLLATE NOCASE AND e.date = ? AND e.amount = ? AND e.receiptId != ?
-                AND r.owner = ? AND r.externalUser IS ?
-            ORDER BY e.lastModified, e.rowid LIMIT 1
-            """, arguments: [vendor, date.description, amount.plainString, StoreRows.text(expense.receiptId),
-                             ownership.owner, ownership.externalUser])
-        return id.flatMap(UUID.init(uuidString:))
+    /// The earliest other expense of the same owner (and end user) for the same purchase
+    /// (`PurchaseMatch`: the same date and total at the same shop, the same time and receipt
+    /// number where both print them). Another user's purchase is never named.
+    private static func possibleDuplicate(of expense: Expense, work: CompletedWork, ownership: Ownership, _ db: Database) throws -> UUID? {
+        guard let date = expense.date, let amount = expense.amount else { return nil }
+        let mine = PurchaseMatch.Side(vendor: expense.description, date: date, amount: amount, analysis: work.analysis, text: work.ocrText)
+        let rows = try Row.fetchAll(db, sql: """
+            SELECT e.id, e.description, r.ocrResultJson, r.ocrText FROM expense e JOIN receipt r ON r.id = e.receiptId
+            WHERE e.date = ? AND e.amount = ? AND e.receiptId != ? AND r.owner = ? AND r.externalUser IS ?
+            ORDER BY e.lastModified, e.rowid LIMIT 50
+            """, arguments: [date.description, amount.plainString, StoreRows.text(expense.receiptId), ownership.owner, ownership.externalUser])
+        for row in rows {
+            let analysis = (row["ocrResultJson"] as String?).flatMap { try? JSONValue.parse($0) }.map { ReceiptAnalysis(json: $0) }
+            let other = PurchaseMatch.Side(vendor: row["description"], date: date, amount: amount, analysis: analysis, text: row["ocrText"])
+            if PurchaseMatch.same(mine, other) { return StoreRows.uuid(row, "id") }
+        }
+        return nil
     }
 
     private static func holds(_ id: String, _ owner: String, _ db: Database) throws -> Bool {

@@ -40,6 +40,8 @@ extension SQLiteReceiptStore {
                     """, arguments: [StoreRows.text(e.id), now, author.user, author.token,
                                      JSONValue.array(changed.map { .string($0.field) }).serialized(), confirming])
             }
+            // What the expense, as a person left it, teaches the memory of shops (a draft: nothing).
+            try Self.relearn(receiptId: current.receiptId, now: now, db)
             return json
         }
     }
@@ -81,6 +83,8 @@ extension SQLiteReceiptStore {
                 throw ReceiptError(.invalidState, "receipt \(idText) has a confirmed expense (a person's record); delete it with force to remove both")
             }
             let image: String? = row["imagePath"]
+            // What its confirmation taught the memory of shops goes with it.
+            try Self.forget(receiptId: id, db)
             try db.execute(sql: "DELETE FROM idempotency_key WHERE receiptId = ?", arguments: [idText])
             try db.execute(sql: "DELETE FROM expense WHERE receiptId = ?", arguments: [idText])
             try db.execute(sql: "DELETE FROM receipt WHERE id = ?", arguments: [idText])

@@ -50,6 +50,11 @@ import GRDB
 ///   a row per picture (its position from 1, its file name, its SHA-256 and where its bytes are);
 ///   the first is also the receipt's `imagePath`, and the receipt's `contentHash` is the hash of
 ///   its pictures' hashes together. A receipt of one picture has no rows.
+/// - `shop-memory` (issue 57): the memory of shops, per book (a user's, a group's, a backend's end
+///   user's: `MemoryBook.key`). `shop_vendor` (a shop by the person's name, unique per book by
+///   `nameKey`; a category a person set; whether an import made it), `shop_lesson` (what a
+///   confirmed receipt taught: gone with its receipt) and `shop_key` (a key a lesson taught, or an
+///   import when `receiptId` is NULL; looked up by book, kind and value).
 ///
 /// Money is TEXT holding the exact decimal (`23.45`); receipt dates are TEXT `YYYY-MM-DD`
 /// calendar dates; timestamps are GRDB's UTC text `YYYY-MM-DD HH:MM:SS.SSS` (they sort as text).
@@ -57,7 +62,7 @@ package enum StoreSchema {
     /// The migrations in order: each a version and the SQL that makes it.
     private static let migrations = [("v1", v1), ("v2", v2), ("v3", v3), ("v4", v4), ("v5", v5), ("v6", v6),
                                      ("v7", v7), ("v8", v8), ("v9", v9), ("v10-sign-in", v10SignIn), ("lists-as-queries", listsAsQueries),
-                                     ("pictures", pictures)]
+                                     ("pictures", pictures), ("shop-memory", shopMemory)]
 
     package static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -470,5 +475,43 @@ package enum StoreSchema {
             PRIMARY KEY (receiptId, position)
         );
         CREATE INDEX receipt_picture_on_imagePath ON receipt_picture(imagePath);
+        """
+
+    package static let shopMemory = """
+        CREATE TABLE shop_vendor (
+            id TEXT PRIMARY KEY NOT NULL,
+            book TEXT NOT NULL,
+            name TEXT NOT NULL,
+            nameKey TEXT NOT NULL,
+            category TEXT,
+            taxDeductiblePercentage TEXT,
+            imported INTEGER NOT NULL DEFAULT 0,
+            createdAt TEXT NOT NULL,
+            updatedAt TEXT NOT NULL
+        );
+        CREATE UNIQUE INDEX shop_vendor_by_name ON shop_vendor(book, nameKey);
+        CREATE TABLE shop_lesson (
+            receiptId TEXT PRIMARY KEY NOT NULL REFERENCES receipt(id) ON DELETE CASCADE,
+            vendorId TEXT NOT NULL REFERENCES shop_vendor(id) ON DELETE CASCADE,
+            taughtName TEXT NOT NULL,
+            category TEXT NOT NULL,
+            taxDeductiblePercentage TEXT NOT NULL,
+            currency TEXT,
+            taxRate TEXT,
+            totalLabels TEXT NOT NULL DEFAULT '[]',
+            dateRows TEXT NOT NULL DEFAULT '[]',
+            confirmedAt TEXT NOT NULL
+        );
+        CREATE INDEX shop_lesson_by_vendor ON shop_lesson(vendorId, confirmedAt);
+        CREATE TABLE shop_key (
+            book TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            value TEXT NOT NULL,
+            vendorId TEXT NOT NULL REFERENCES shop_vendor(id) ON DELETE CASCADE,
+            receiptId TEXT REFERENCES shop_lesson(receiptId) ON DELETE CASCADE
+        );
+        CREATE INDEX shop_key_lookup ON shop_key(book, kind, value, vendorId);
+        CREATE INDEX shop_key_by_vendor ON shop_key(vendorId);
+        CREATE INDEX shop_key_by_receipt ON shop_key(receiptId);
         """
 }

@@ -13,7 +13,7 @@ struct Receipts: AsyncParsableCommand {
         subcommands: [ProcessCommand.self, OCRCommand.self, EvalCommand.self, ListCommand.self, ShowCommand.self, RetryCommand.self, SplitCommand.self,
                       DeleteCommand.self, ExpensesCommand.self, ExpenseCommand.self, ExportCommand.self, WatchCommand.self,
                       ServeCommand.self, WorkerCommand.self, UserCommand.self, GroupCommand.self, TokenCommand.self, WebhooksCommand.self,
-                      StoreCommand.self, MailCommand.self]
+                      StoreCommand.self, MailCommand.self, VendorsCommand.self]
     )
 
     /// `receipts --version`. The HTTP API's version is the `/v1` in its paths.

@@ -17,7 +17,7 @@ import ReceiptStorage
              try db.tableExists("receipt") && db.tableExists("expense"),
              try String.fetchOne(db, sql: "PRAGMA journal_mode"))
         }
-        #expect(versions == ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10-sign-in", "lists-as-queries", "pictures"])
+        #expect(versions == ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10-sign-in", "lists-as-queries", "pictures", "shop-memory"])
         #expect(tables)
         #expect(mode == "wal")
     }
@@ -85,7 +85,7 @@ import ReceiptStorage
         let versions = try await DatabaseQueue(path: path).read { db in
             try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY rowid")
         }
-        #expect(versions == ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10-sign-in", "lists-as-queries", "pictures"])
+        #expect(versions == ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10-sign-in", "lists-as-queries", "pictures", "shop-memory"])
     }
 
     /// v5: an API token made before scopes existed keeps doing everything (admin), with no expiry,

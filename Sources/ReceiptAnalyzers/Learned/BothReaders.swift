@@ -12,9 +12,10 @@ extension CandidateProposer {
     /// readings say together.
     package static func features(for field: LearnedField, readers: ReaderChoice) -> [String] {
         let own = features(for: field)
-        guard readers == .both else { return own }
+        // The memory of shops' block comes last, whatever the readers (MemoryCandidates.swift).
+        guard readers == .both else { return own + memoryFeatures(field) }
         return own.map { "tesseract." + $0 } + ["inTesseract"] + own.map { "neural." + $0 } + ["inNeural"]
-            + agreementFeatures(field)
+            + agreementFeatures(field) + memoryFeatures(field)
     }
 
     /// What the two readings say of a value together: both propose it; both readings' rules pick it

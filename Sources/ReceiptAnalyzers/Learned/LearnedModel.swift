@@ -21,10 +21,12 @@ package struct LearnedModel: Sendable {
         /// Platt scaling: p = σ(a·score + b·margin + c).
         package var calibration: [Double]
 
+        /// The score of a candidate's features; features it lacks at the end (a candidate proposed
+        /// without the memory of shops' block) count as 0, as with nothing remembered.
         package func score(_ features: [Double]) -> Double {
             var s = intercept
             for i in weights.indices {
-                s += weights[i] * (features[i] - mean[i]) / scale[i]
+                s += weights[i] * ((i < features.count ? features[i] : 0) - mean[i]) / scale[i]
             }
             return s
         }
@@ -63,9 +65,16 @@ package struct LearnedModel: Sendable {
         var review: [LearnedField: Double] = [:]
         for field in LearnedField.allCases {
             guard let f = fieldsJSON[field.rawValue] else { continue }
-            let entries = f["features"]?.arrayValue ?? []
+            var entries = f["features"]?.arrayValue ?? []
+            let expected = CandidateProposer.features(for: field, readers: readers)
+            // Parameters fitted before the memory of shops' block: its features weigh nothing until
+            // `make train` fits them (the model chooses as it did).
+            let memory = CandidateProposer.memoryFeatures(field)
+            if entries.compactMap({ $0["name"]?.stringValue }) == Array(expected.dropLast(memory.count)), !memory.isEmpty {
+                entries += memory.map { .object([("name", .string($0)), ("mean", .number("0")), ("scale", .number("1")), ("weight", .number("0"))]) }
+            }
             let names = entries.compactMap { $0["name"]?.stringValue }
-            guard names == CandidateProposer.features(for: field, readers: readers) else {
+            guard names == expected else {
                 throw ReceiptError(.configuration, "learned model \(version): the \(field.rawValue) features differ from this build's; run make train")
             }
             func numbers(_ key: String) -> [Double] { entries.compactMap { $0[key]?.doubleValue } }

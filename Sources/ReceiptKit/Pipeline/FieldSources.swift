@@ -26,6 +26,8 @@ public struct FieldSources: Sendable, Equatable {
         add("total", totalWords)
         if let tax = analysis.tax { add("tax", amountWords(tax, ocr.lines, labels: ["tax", "vat", "gst", "mwst", "tva", "hst"])) }
         if let currency = analysis.currency { add("currency", currencyWords(currency, ocr.lines, near: totalWords.first)) }
+        // What identifies the shop: the words the analyzer read each field from.
+        for (name, field) in analysis.identity.fields { if let field { add(name, field.words) } }
         return FieldSources(imageWidth: ocr.imageWidth, imageHeight: ocr.imageHeight, fields: fields)
     }
 

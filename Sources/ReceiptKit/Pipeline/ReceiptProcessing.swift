@@ -12,10 +12,14 @@ public protocol ReceiptProcessing: Sendable {
     /// The OCR engine the processor reads with, when it has one: `receipts serve` sizes
     /// `POST /v1/analyze` by its threads and pixel limit and reports whether it runs.
     var ocrEngine: OCREngine? { get }
+    /// The processor reading with the memory of shops of the receipt's book (issue 57): the queue's
+    /// workers read each receipt with its own book's. One that has no use for it returns itself.
+    func remembering(_ memory: (any ShopMemory)?) -> any ReceiptProcessing
 }
 
 extension ReceiptProcessing {
     public var ocrEngine: OCREngine? { nil }
+    public func remembering(_ memory: (any ShopMemory)?) -> any ReceiptProcessing { self }
 
     /// One picture is read as any receipt; a processor that cannot join pictures refuses several.
     public func process(pictures: [ReceiptPicture], displayPath: String) async throws -> ProcessedReceipt {

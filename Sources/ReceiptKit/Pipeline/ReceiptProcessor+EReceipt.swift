@@ -13,7 +13,9 @@ extension ReceiptProcessor {
             throw ReceiptError(.noText, file: displayPath, "no receipt in the message: no PDF or image attachment and no amounts in its text")
         }
         let ocr = eReceipt.reading()
-        var analysis = try await analyze(AnalysisInput(source: displayPath, ocr: ocr))
+        var input = AnalysisInput(source: displayPath, ocr: ocr)
+        input.memory = memory
+        var analysis = try await analyze(input)
         if let structured = eReceipt.structured { Self.apply(structured, to: &analysis) }
         let elapsed = Int((clock.now - start) / .milliseconds(1))
         analysis.timings = ReceiptTimings(ocrMs: 0, analysisMs: elapsed, totalMs: elapsed)

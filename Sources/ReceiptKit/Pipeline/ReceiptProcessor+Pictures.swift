@@ -87,8 +87,9 @@ extension ReceiptProcessor {
         }
         let neural = readers == .both ? join.join(readings.map(\.neural)) : nil
         let reader = readers == .neural ? nil : JoinedPageReader(sessions: sessions, join: join, maxPasses: maxPasses)
-        let input = AnalysisInput(source: displayPath, ocr: ocr, neural: neural, ocrIsNeural: readers == .neural,
+        var input = AnalysisInput(source: displayPath, ocr: ocr, neural: neural, ocrIsNeural: readers == .neural,
                                   reader: reader, imageData: readings[0].picture.data)
+        input.memory = memory
         var analysis = try await analyze(input)
         // Pictures of different receipts sent as one: flagged, naming why (issue 56).
         let reasons = PictureJoinReview.reasons(overlapRows: join.overlapRows, analysis: analysis)

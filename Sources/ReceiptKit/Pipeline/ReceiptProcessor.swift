@@ -17,6 +17,8 @@ public struct ReceiptProcessor: ReceiptProcessing {
     public let readers: ReaderChoice
     /// The budget as given (nil: the readers' default).
     private let givenMaxPasses: Int?
+    /// The memory of shops of the receipt being read (`remembering`): nil reads it from scratch.
+    public private(set) var memory: (any ShopMemory)?
 
     /// The engine must be running (`OCREngine.run()` in the same `ServiceGroup`, or `withRunning`).
     public init(engine: OCREngine, analyzer: any ReceiptAnalyzer, options: AnalysisOptions = AnalysisOptions(),
@@ -41,8 +43,19 @@ public struct ReceiptProcessor: ReceiptProcessing {
 
     /// A copy reading with `readers` (and their default budget, unless one was given).
     public func reading(with readers: ReaderChoice) -> ReceiptProcessor {
-        ReceiptProcessor(engine: engine, analyzer: analyzer, options: options, maxPasses: givenMaxPasses, readers: readers, logger: logger)
+        var copy = ReceiptProcessor(engine: engine, analyzer: analyzer, options: options, maxPasses: givenMaxPasses, readers: readers, logger: logger)
+        copy.memory = memory
+        return copy
     }
+
+    /// A copy that reads with `memory`, the memory of shops of the receipt's book.
+    public func withMemory(_ memory: (any ShopMemory)?) -> ReceiptProcessor {
+        var copy = self
+        copy.memory = memory
+        return copy
+    }
+
+    public func remembering(_ memory: (any ShopMemory)?) -> any ReceiptProcessing { withMemory(memory) }
 
     public func process(imageData: Data, displayPath: String) async throws -> ProcessedReceipt {
         // An e-mail's body (ReceiptMail), read without OCR: ReceiptProcessor+EReceipt.swift.
@@ -138,8 +151,10 @@ public struct ReceiptProcessor: ReceiptProcessing {
 
     private func input(ocr: OCRResult, neural: OCRResult?, session: OCRSession, imageData: Data, displayPath: String) -> AnalysisInput {
         // The neural reader alone reads the page once: Tesseract's further passes are not its to ask.
-        AnalysisInput(source: displayPath, ocr: ocr, neural: neural, ocrIsNeural: readers == .neural,
-                      reader: readers == .neural ? nil : session, imageData: imageData)
+        var input = AnalysisInput(source: displayPath, ocr: ocr, neural: neural, ocrIsNeural: readers == .neural,
+                                  reader: readers == .neural ? nil : session, imageData: imageData)
+        input.memory = memory
+        return input
     }
 
     /// The analyzer's answer for `input`; its errors name the receipt (`input.source`).

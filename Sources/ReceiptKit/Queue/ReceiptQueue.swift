@@ -243,7 +243,8 @@ final class ReceiptQueue: Sendable {
 
     /// Runs the processor while renewing the lease every third of its duration.
     private func processKeepingLease(_ pictures: [ReceiptPicture], receipt: Receipt, holder: String) async -> Swift.Result<ProcessedReceipt, Error> {
-        let processor = self.processor
+        // The receipt is read with what its book remembers of shops (its owner's, group's or end user's).
+        let processor = self.processor.remembering(store.memory(of: MemoryBook(receipt.ownership)))
         return await withTaskGroup(of: Swift.Result<ProcessedReceipt, Error>?.self) { group in
             group.addTask {
                 do {

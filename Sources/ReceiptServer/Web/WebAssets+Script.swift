@@ -416,6 +416,7 @@ extension WebAssets {
               input.addEventListener("focus", () => { highlight(field.key); if (input.select) input.select(); });
               input.addEventListener("input", () => row.classList.toggle("changed", input.value !== input.dataset.drafted));
               form.append(row);
+              if (field.key === "vendor") rememberedNote(row, input);
             }
             form.hidden = false;
             const by = expense.confirmedBy ? ` by ${expense.confirmedBy}` : "";
@@ -429,16 +430,44 @@ extension WebAssets {
             if (readOnly) document.body.dataset.readOnlyShown = "true"; else if (!touch) $(`#f-${toCheck[0] ?? "vendor"}`).focus();
           }
 
+          // The shop the memory recognised (sources.vendor.memory): how many of the person's
+          // confirmations taught it, and, for one who may change it, the name typed in the field
+          // kept for the receipts to come (PATCH /v1/vendors/{id}).
+          function rememberedNote(row, input) {
+            const memory = record.analysis?.sources?.vendor?.memory;
+            if (!memory || !memory.vendorId) return;
+            const n = memory.confirmations ?? 0;
+            const note = el("div", { class: "hint remembered", id: "remembered" },
+                            `remembered from ${n} receipt${n === 1 ? "" : "s"} you confirmed`);
+            if (!readOnly) {
+              const keep = el("button", { type: "button", id: "use-name", class: "link" }, "use this name from now on");
+              keep.addEventListener("click", async () => {
+                const name = input.value.trim();
+                if (name === "") { $("#status").className = "status error"; $("#status").textContent = "Type the name to use first."; return; }
+                const response = await api("PATCH", `/v1/vendors/${memory.vendorId}`, { name });
+                if (!response.ok) { $("#status").className = "status error"; $("#status").textContent = await problem(response); return; }
+                $("#status").className = "status ok";
+                $("#status").textContent = `“${name}” will be used for this shop from now on.`;
+              });
+              note.append(" · ", keep);
+            }
+            row.after(note);
+          }
+
+          // A field's words: sources[key] is their list, or, for a vendor the memory recognised,
+          // {"memory": …, "words": […]}.
+          const wordsOf = (sources, key) => Array.isArray(sources?.[key]) ? sources[key] : sources?.[key]?.words ?? [];
+
           // follow: show the page of a PDF the words are on (not when a page was turned by hand).
           function highlight(key, follow = true) {
             focused = key;
             const sources = record.analysis?.sources, boxes = $("#boxes");
             for (const layer of document.querySelectorAll(".boxes")) layer.replaceChildren();
-            if (!sources || !sources[key]) return;
+            if (!sources || wordsOf(sources, key).length === 0) return;
             // A receipt in several pictures: each word on the picture it was read from.
             if (sources.pictures) {
               let first = null;
-              for (const word of sources[key]) {
+              for (const word of wordsOf(sources, key)) {
                 const frame = document.querySelector(`.frame[data-picture="${word.picture}"]`), size = sources.pictures[word.picture - 1];
                 if (!frame || !size) continue;
                 const img = frame.querySelector("img");
@@ -464,7 +493,7 @@ extension WebAssets {
               $("#status").textContent = "The reader turned this picture: its words cannot be shown on it.";
               return;
             }
-            const placed = sources[key].map((word) => [word, onPage(word.box, sources)]);
+            const placed = wordsOf(sources, key).map((word) => [word, onPage(word.box, sources)]);
             if (follow && placed.length && !placed.some(([, p]) => p[0] === pageShown) && showPage(placed[0][1][0])) return;
             for (const [word, [n, x, y, w, h]] of placed) {
               if (n !== pageShown) continue;

@@ -143,6 +143,22 @@ public enum ArchiveEntities {
             .init("expenseId", .uuid), .init("at", .timestamp), .init("userName", .text), .init("tokenName", .text),
             .init("fields", .textList), .init("confirmed", .boolean),
         ], key: [], parents: [("expenseId", "expenses")]),
+        // The memory of shops (schema `shop-memory`): each book's shops, what each confirmed receipt
+        // taught (with its receipt), and the keys lessons and imports taught.
+        ArchiveEntity(name: "shop_vendors", fields: [
+            .init("id", .uuid), .init("book", .text), .init("name", .text), .init("nameKey", .text), .init("category", .text),
+            .init("taxDeductiblePercentage", .decimal), .init("imported", .boolean, missing: .bool(false)), .init("createdAt", .timestamp),
+            .init("updatedAt", .timestamp),
+        ], key: ["id"], alsoThere: [["book", "nameKey"]]),
+        ArchiveEntity(name: "shop_lessons", fields: [
+            .init("receiptId", .uuid), .init("vendorId", .uuid), .init("taughtName", .text), .init("category", .text),
+            .init("taxDeductiblePercentage", .decimal), .init("currency", .text), .init("taxRate", .decimal),
+            .init("totalLabels", .textList, missing: .array([])), .init("dateRows", .textList, missing: .array([])),
+            .init("confirmedAt", .timestamp),
+        ], key: ["receiptId"], parents: [("receiptId", "receipts"), ("vendorId", "shop_vendors")]),
+        ArchiveEntity(name: "shop_keys", fields: [
+            .init("book", .text), .init("kind", .text), .init("value", .text), .init("vendorId", .uuid), .init("receiptId", .uuid),
+        ], key: [], parents: [("vendorId", "shop_vendors"), ("receiptId", "shop_lessons")]),
         ArchiveEntity(name: "idempotency_keys", fields: [
             .init("owner", .text), .init("externalUser", .text, missing: .string("")), .init("key", .text), .init("fingerprint", .text),
             .init("receiptId", .uuid), .init("createdAt", .timestamp),

@@ -32,6 +32,9 @@ package enum SQLiteArchiveTables {
             (column, "(SELECT r.\(column) FROM receipt r WHERE r.id = {receiptId})")
         }),
         "expense_changes": .init(table: "expense_change", order: "id"),
+        "shop_vendors": .init(table: "shop_vendor"),
+        "shop_lessons": .init(table: "shop_lesson"),
+        "shop_keys": .init(table: "shop_key"),
         "idempotency_keys": .init(table: "idempotency_key"),
         "webhook_events": .init(table: "webhook_event"),
         "settings": .init(table: "store_setting"),

@@ -76,6 +76,83 @@ extension Components {
             public var currency: Swift.String?
             /// - Remark: Generated from `#/components/schemas/Analysis/category`.
             public var category: Swift.String?
+            /// The shop's VAT / GST / SST / ABN / EIN / SIRET / registration number (one that fails its scheme's check digits is not given)
+            ///
+            /// - Remark: Generated from `#/components/schemas/Analysis/vendorTaxId`.
+            public var vendorTaxId: Swift.String?
+            /// The scheme it was read as (GB VAT, MY GST, AU ABN…)
+            ///
+            /// - Remark: Generated from `#/components/schemas/Analysis/vendorTaxIdScheme`.
+            public var vendorTaxIdScheme: Swift.String?
+            /// The shop's phone, international (+60378051234) where the receipt's country is known
+            ///
+            /// - Remark: Generated from `#/components/schemas/Analysis/vendorPhone`.
+            public var vendorPhone: Swift.String?
+            /// The shop's web domain
+            ///
+            /// - Remark: Generated from `#/components/schemas/Analysis/vendorWeb`.
+            public var vendorWeb: Swift.String?
+            /// The address as printed
+            ///
+            /// - Remark: Generated from `#/components/schemas/Analysis/vendorAddress`.
+            public var vendorAddress: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/Analysis/storeNumber`.
+            public var storeNumber: Swift.String?
+            /// The purchase's time, HH:MM
+            ///
+            /// - Remark: Generated from `#/components/schemas/Analysis/time`.
+            public var time: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/Analysis/receiptNumber`.
+            public var receiptNumber: Swift.String?
+            /// What the memory of shops knows the receipt's shop by (keys: normalized tax id, phone, web, address, postcode, store number, printed name, header fingerprint) and on which rows the likeliest totals and dates were printed (layout)
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/Analysis/shop`.
+            public struct ShopPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/Analysis/shop/keys`.
+                public struct KeysPayload: Codable, Hashable, Sendable {
+                    /// A container of undocumented properties.
+                    public var additionalProperties: [String: Swift.String]
+                    /// Creates a new `KeysPayload`.
+                    ///
+                    /// - Parameters:
+                    ///   - additionalProperties: A container of undocumented properties.
+                    public init(additionalProperties: [String: Swift.String] = .init()) {
+                        self.additionalProperties = additionalProperties
+                    }
+                    public init(from decoder: any Swift.Decoder) throws {
+                        additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+                    }
+                    public func encode(to encoder: any Swift.Encoder) throws {
+                        try encoder.encodeAdditionalProperties(additionalProperties)
+                    }
+                }
+                /// - Remark: Generated from `#/components/schemas/Analysis/shop/keys`.
+                public var keys: Components.Schemas.Analysis.ShopPayload.KeysPayload?
+                /// - Remark: Generated from `#/components/schemas/Analysis/shop/layout`.
+                public var layout: OpenAPIRuntime.OpenAPIObjectContainer?
+                /// Creates a new `ShopPayload`.
+                ///
+                /// - Parameters:
+                ///   - keys:
+                ///   - layout:
+                public init(
+                    keys: Components.Schemas.Analysis.ShopPayload.KeysPayload? = nil,
+                    layout: OpenAPIRuntime.OpenAPIObjectContainer? = nil
+                ) {
+                    self.keys = keys
+                    self.layout = layout
+                }
+                public enum CodingKeys: String, CodingKey {
+                    case keys
+                    case layout
+                }
+            }
+            /// What the memory of shops knows the receipt's shop by (keys: normalized tax id, phone, web, address, postcode, store number, printed name, header fingerprint) and on which rows the likeliest totals and dates were printed (layout)
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/Analysis/shop`.
+            public var shop: Components.Schemas.Analysis.ShopPayload?
             /// - Remark: Generated from `#/components/schemas/Analysis/LineItemsPayload`.
             public struct LineItemsPayloadPayload: Codable, Hashable, Sendable {
                 /// - Remark: Generated from `#/components/schemas/Analysis/LineItemsPayload/description`.
@@ -205,7 +282,7 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/Analysis/pictures`.
             public var pictures: Components.Schemas.Analysis.PicturesPayload?
-            /// The words each field was read from (vendor, date, total, tax, currency), each with its box [x, y, width, height] in the pixels of the image OCR ran on (imageWidth × imageHeight; for a PDF, its pages one below the other at one scale, as wide as the widest)
+            /// The words each field was read from (vendor, date, total, tax, currency, and the identity fields vendorTaxId, vendorPhone, vendorWeb, vendorAddress, storeNumber, time, receiptNumber), each with its box [x, y, width, height] in the pixels of the image OCR ran on (imageWidth × imageHeight; for a PDF, its pages one below the other at one scale, as wide as the widest). When the memory of shops named the vendor, `vendor` is an object instead: `memory` says why (the shop's id and name, the keys that recognised it, those that point at another shop too, its confirmations, and the fields it settled) and `words` are the vendor's words as read.
             ///
             ///
             /// - Remark: Generated from `#/components/schemas/Analysis/sources`.
@@ -214,31 +291,123 @@ extension Components {
                 public var imageWidth: Swift.Int?
                 /// - Remark: Generated from `#/components/schemas/Analysis/sources/imageHeight`.
                 public var imageHeight: Swift.Int?
-                /// - Remark: Generated from `#/components/schemas/Analysis/sources/AdditionalPropertiesPayload`.
-                public struct AdditionalPropertiesPayloadPayload: Codable, Hashable, Sendable {
-                    /// - Remark: Generated from `#/components/schemas/Analysis/sources/AdditionalPropertiesPayload/text`.
-                    public var text: Swift.String?
-                    /// - Remark: Generated from `#/components/schemas/Analysis/sources/AdditionalPropertiesPayload/box`.
-                    public var box: [Swift.Int]?
-                    /// Creates a new `AdditionalPropertiesPayloadPayload`.
+                /// - Remark: Generated from `#/components/schemas/Analysis/sources/additionalProperties`.
+                public struct AdditionalPropertiesPayload: Codable, Hashable, Sendable {
+                    /// - Remark: Generated from `#/components/schemas/Analysis/sources/additionalProperties/value1`.
+                    public var value1: Components.Schemas.Words?
+                    /// - Remark: Generated from `#/components/schemas/Analysis/sources/additionalProperties/value2`.
+                    public struct Value2Payload: Codable, Hashable, Sendable {
+                        /// - Remark: Generated from `#/components/schemas/Analysis/sources/additionalProperties/value2/memory`.
+                        public struct MemoryPayload: Codable, Hashable, Sendable {
+                            /// - Remark: Generated from `#/components/schemas/Analysis/sources/additionalProperties/value2/memory/vendorId`.
+                            public var vendorId: Swift.String?
+                            /// - Remark: Generated from `#/components/schemas/Analysis/sources/additionalProperties/value2/memory/name`.
+                            public var name: Swift.String?
+                            /// - Remark: Generated from `#/components/schemas/Analysis/sources/additionalProperties/value2/memory/keys`.
+                            public var keys: [Swift.String]?
+                            /// - Remark: Generated from `#/components/schemas/Analysis/sources/additionalProperties/value2/memory/ambiguous`.
+                            public var ambiguous: [Swift.String]?
+                            /// - Remark: Generated from `#/components/schemas/Analysis/sources/additionalProperties/value2/memory/confirmations`.
+                            public var confirmations: Swift.Int?
+                            /// - Remark: Generated from `#/components/schemas/Analysis/sources/additionalProperties/value2/memory/settles`.
+                            public var settles: [Swift.String]?
+                            /// Creates a new `MemoryPayload`.
+                            ///
+                            /// - Parameters:
+                            ///   - vendorId:
+                            ///   - name:
+                            ///   - keys:
+                            ///   - ambiguous:
+                            ///   - confirmations:
+                            ///   - settles:
+                            public init(
+                                vendorId: Swift.String? = nil,
+                                name: Swift.String? = nil,
+                                keys: [Swift.String]? = nil,
+                                ambiguous: [Swift.String]? = nil,
+                                confirmations: Swift.Int? = nil,
+                                settles: [Swift.String]? = nil
+                            ) {
+                                self.vendorId = vendorId
+                                self.name = name
+                                self.keys = keys
+                                self.ambiguous = ambiguous
+                                self.confirmations = confirmations
+                                self.settles = settles
+                            }
+                            public enum CodingKeys: String, CodingKey {
+                                case vendorId
+                                case name
+                                case keys
+                                case ambiguous
+                                case confirmations
+                                case settles
+                            }
+                        }
+                        /// - Remark: Generated from `#/components/schemas/Analysis/sources/additionalProperties/value2/memory`.
+                        public var memory: Components.Schemas.Analysis.SourcesPayload.AdditionalPropertiesPayload.Value2Payload.MemoryPayload?
+                        /// - Remark: Generated from `#/components/schemas/Analysis/sources/additionalProperties/value2/words`.
+                        public var words: Components.Schemas.Words?
+                        /// Creates a new `Value2Payload`.
+                        ///
+                        /// - Parameters:
+                        ///   - memory:
+                        ///   - words:
+                        public init(
+                            memory: Components.Schemas.Analysis.SourcesPayload.AdditionalPropertiesPayload.Value2Payload.MemoryPayload? = nil,
+                            words: Components.Schemas.Words? = nil
+                        ) {
+                            self.memory = memory
+                            self.words = words
+                        }
+                        public enum CodingKeys: String, CodingKey {
+                            case memory
+                            case words
+                        }
+                    }
+                    /// - Remark: Generated from `#/components/schemas/Analysis/sources/additionalProperties/value2`.
+                    public var value2: Components.Schemas.Analysis.SourcesPayload.AdditionalPropertiesPayload.Value2Payload?
+                    /// Creates a new `AdditionalPropertiesPayload`.
                     ///
                     /// - Parameters:
-                    ///   - text:
-                    ///   - box:
+                    ///   - value1:
+                    ///   - value2:
                     public init(
-                        text: Swift.String? = nil,
-                        box: [Swift.Int]? = nil
+                        value1: Components.Schemas.Words? = nil,
+                        value2: Components.Schemas.Analysis.SourcesPayload.AdditionalPropertiesPayload.Value2Payload? = nil
                     ) {
-                        self.text = text
-                        self.box = box
+                        self.value1 = value1
+                        self.value2 = value2
                     }
-                    public enum CodingKeys: String, CodingKey {
-                        case text
-                        case box
+                    public init(from decoder: any Swift.Decoder) throws {
+                        var errors: [any Swift.Error] = []
+                        do {
+                            self.value1 = try decoder.decodeFromSingleValueContainer()
+                        } catch {
+                            errors.append(error)
+                        }
+                        do {
+                            self.value2 = try .init(from: decoder)
+                        } catch {
+                            errors.append(error)
+                        }
+                        try Swift.DecodingError.verifyAtLeastOneSchemaIsNotNil(
+                            [
+                                self.value1,
+                                self.value2
+                            ],
+                            type: Self.self,
+                            codingPath: decoder.codingPath,
+                            errors: errors
+                        )
+                    }
+                    public func encode(to encoder: any Swift.Encoder) throws {
+                        try encoder.encodeFirstNonNilValueToSingleValueContainer([
+                            self.value1
+                        ])
+                        try self.value2?.encode(to: encoder)
                     }
                 }
-                /// - Remark: Generated from `#/components/schemas/Analysis/sources/additionalProperties`.
-                public typealias AdditionalPropertiesPayload = [Components.Schemas.Analysis.SourcesPayload.AdditionalPropertiesPayloadPayload]
                 /// A container of undocumented properties.
                 public var additionalProperties: [String: Components.Schemas.Analysis.SourcesPayload.AdditionalPropertiesPayload]
                 /// Creates a new `SourcesPayload`.
@@ -288,7 +457,7 @@ extension Components {
                     try encoder.encodeAdditionalProperties(additionalProperties)
                 }
             }
-            /// The words each field was read from (vendor, date, total, tax, currency), each with its box [x, y, width, height] in the pixels of the image OCR ran on (imageWidth × imageHeight; for a PDF, its pages one below the other at one scale, as wide as the widest)
+            /// The words each field was read from (vendor, date, total, tax, currency, and the identity fields vendorTaxId, vendorPhone, vendorWeb, vendorAddress, storeNumber, time, receiptNumber), each with its box [x, y, width, height] in the pixels of the image OCR ran on (imageWidth × imageHeight; for a PDF, its pages one below the other at one scale, as wide as the widest). When the memory of shops named the vendor, `vendor` is an object instead: `memory` says why (the shop's id and name, the keys that recognised it, those that point at another shop too, its confirmations, and the fields it settled) and `words` are the vendor's words as read.
             ///
             ///
             /// - Remark: Generated from `#/components/schemas/Analysis/sources`.
@@ -302,12 +471,21 @@ extension Components {
             ///   - tax:
             ///   - currency:
             ///   - category:
+            ///   - vendorTaxId: The shop's VAT / GST / SST / ABN / EIN / SIRET / registration number (one that fails its scheme's check digits is not given)
+            ///   - vendorTaxIdScheme: The scheme it was read as (GB VAT, MY GST, AU ABN…)
+            ///   - vendorPhone: The shop's phone, international (+60378051234) where the receipt's country is known
+            ///   - vendorWeb: The shop's web domain
+            ///   - vendorAddress: The address as printed
+            ///   - storeNumber:
+            ///   - time: The purchase's time, HH:MM
+            ///   - receiptNumber:
+            ///   - shop: What the memory of shops knows the receipt's shop by (keys: normalized tax id, phone, web, address, postcode, store number, printed name, header fingerprint) and on which rows the likeliest totals and dates were printed (layout)
             ///   - lineItems:
             ///   - confidence:
             ///   - review: The fields a person should look at (total, date, vendor, tax, category, in that order), then why a receipt of several pictures may be different receipts (pictures: two of them share no row; lineItems: its items add up to far from its total; POST /v1/receipts/{id}/split makes a receipt of each picture); confidence.needsReview is true when it names the total, the date, the tax, pictures or lineItems, or no vendor was read (an unsure vendor or category is named without it)
             ///   - analyzer:
             ///   - pictures: A receipt photographed in several pictures: each picture in order, the pixels its words are in, and (from the second on) the rows it was found to share with the one above (0: none, it was put below it whole)
-            ///   - sources: The words each field was read from (vendor, date, total, tax, currency), each with its box [x, y, width, height] in the pixels of the image OCR ran on (imageWidth × imageHeight; for a PDF, its pages one below the other at one scale, as wide as the widest)
+            ///   - sources: The words each field was read from (vendor, date, total, tax, currency, and the identity fields vendorTaxId, vendorPhone, vendorWeb, vendorAddress, storeNumber, time, receiptNumber), each with its box [x, y, width, height] in the pixels of the image OCR ran on (imageWidth × imageHeight; for a PDF, its pages one below the other at one scale, as wide as the widest). When the memory of shops named the vendor, `vendor` is an object instead: `memory` says why (the shop's id and name, the keys that recognised it, those that point at another shop too, its confirmations, and the fields it settled) and `words` are the vendor's words as read.
             public init(
                 vendor: Swift.String? = nil,
                 date: Swift.String? = nil,
@@ -315,6 +493,15 @@ extension Components {
                 tax: Components.Schemas.Money? = nil,
                 currency: Swift.String? = nil,
                 category: Swift.String? = nil,
+                vendorTaxId: Swift.String? = nil,
+                vendorTaxIdScheme: Swift.String? = nil,
+                vendorPhone: Swift.String? = nil,
+                vendorWeb: Swift.String? = nil,
+                vendorAddress: Swift.String? = nil,
+                storeNumber: Swift.String? = nil,
+                time: Swift.String? = nil,
+                receiptNumber: Swift.String? = nil,
+                shop: Components.Schemas.Analysis.ShopPayload? = nil,
                 lineItems: Components.Schemas.Analysis.LineItemsPayload,
                 confidence: Components.Schemas.Analysis.ConfidencePayload,
                 review: Components.Schemas.Analysis.ReviewPayload? = nil,
@@ -328,6 +515,15 @@ extension Components {
                 self.tax = tax
                 self.currency = currency
                 self.category = category
+                self.vendorTaxId = vendorTaxId
+                self.vendorTaxIdScheme = vendorTaxIdScheme
+                self.vendorPhone = vendorPhone
+                self.vendorWeb = vendorWeb
+                self.vendorAddress = vendorAddress
+                self.storeNumber = storeNumber
+                self.time = time
+                self.receiptNumber = receiptNumber
+                self.shop = shop
                 self.lineItems = lineItems
                 self.confidence = confidence
                 self.review = review
@@ -342,6 +538,15 @@ extension Components {
                 case tax
                 case currency
                 case category
+                case vendorTaxId
+                case vendorTaxIdScheme
+                case vendorPhone
+                case vendorWeb
+                case vendorAddress
+                case storeNumber
+                case time
+                case receiptNumber
+                case shop
                 case lineItems
                 case confidence
                 case review
@@ -694,6 +899,191 @@ extension Components {
                 try encoder.encodeAdditionalProperties(additionalProperties)
             }
         }
+        /// A shop the caller's receipts remember
+        ///
+        /// - Remark: Generated from `#/components/schemas/Vendor`.
+        public struct Vendor: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/Vendor/id`.
+            public var id: Swift.String
+            /// The person's name for it
+            ///
+            /// - Remark: Generated from `#/components/schemas/Vendor/name`.
+            public var name: Swift.String
+            /// Whose memory it is in (a user's, a group's, a backend's end user's)
+            ///
+            /// - Remark: Generated from `#/components/schemas/Vendor/book`.
+            public struct BookPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/Vendor/book/kind`.
+                @frozen public enum KindPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                    case user = "user"
+                    case group = "group"
+                    case endUser = "endUser"
+                }
+                /// - Remark: Generated from `#/components/schemas/Vendor/book/kind`.
+                public var kind: Components.Schemas.Vendor.BookPayload.KindPayload?
+                /// - Remark: Generated from `#/components/schemas/Vendor/book/name`.
+                public var name: Swift.String?
+                /// - Remark: Generated from `#/components/schemas/Vendor/book/of`.
+                public var of: Swift.String?
+                /// Creates a new `BookPayload`.
+                ///
+                /// - Parameters:
+                ///   - kind:
+                ///   - name:
+                ///   - of:
+                public init(
+                    kind: Components.Schemas.Vendor.BookPayload.KindPayload? = nil,
+                    name: Swift.String? = nil,
+                    of: Swift.String? = nil
+                ) {
+                    self.kind = kind
+                    self.name = name
+                    self.of = of
+                }
+                public enum CodingKeys: String, CodingKey {
+                    case kind
+                    case name
+                    case of
+                }
+            }
+            /// Whose memory it is in (a user's, a group's, a backend's end user's)
+            ///
+            /// - Remark: Generated from `#/components/schemas/Vendor/book`.
+            public var book: Components.Schemas.Vendor.BookPayload
+            /// - Remark: Generated from `#/components/schemas/Vendor/category`.
+            public var category: Swift.String?
+            /// A person set the category (else its confirmations agree on it)
+            ///
+            /// - Remark: Generated from `#/components/schemas/Vendor/categorySet`.
+            public var categorySet: Swift.Bool?
+            /// - Remark: Generated from `#/components/schemas/Vendor/taxDeductiblePercentage`.
+            public var taxDeductiblePercentage: Swift.Double?
+            /// - Remark: Generated from `#/components/schemas/Vendor/currency`.
+            public var currency: Swift.String?
+            /// The tax rate (percent) its confirmations agree on
+            ///
+            /// - Remark: Generated from `#/components/schemas/Vendor/usualTaxRate`.
+            public var usualTaxRate: Swift.Double?
+            /// Confirmed receipts that taught it
+            ///
+            /// - Remark: Generated from `#/components/schemas/Vendor/receipts`.
+            public var receipts: Swift.Int
+            /// What it is recognised by, by kind (taxId, phone, web, address, postcode, storeNumber, name, header)
+            ///
+            /// - Remark: Generated from `#/components/schemas/Vendor/keys`.
+            public struct KeysPayload: Codable, Hashable, Sendable {
+                /// A container of undocumented properties.
+                public var additionalProperties: [String: [Swift.String]]
+                /// Creates a new `KeysPayload`.
+                ///
+                /// - Parameters:
+                ///   - additionalProperties: A container of undocumented properties.
+                public init(additionalProperties: [String: [Swift.String]] = .init()) {
+                    self.additionalProperties = additionalProperties
+                }
+                public init(from decoder: any Swift.Decoder) throws {
+                    additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+                }
+                public func encode(to encoder: any Swift.Encoder) throws {
+                    try encoder.encodeAdditionalProperties(additionalProperties)
+                }
+            }
+            /// What it is recognised by, by kind (taxId, phone, web, address, postcode, storeNumber, name, header)
+            ///
+            /// - Remark: Generated from `#/components/schemas/Vendor/keys`.
+            public var keys: Components.Schemas.Vendor.KeysPayload
+            /// - Remark: Generated from `#/components/schemas/Vendor/imported`.
+            public var imported: Swift.Bool?
+            /// - Remark: Generated from `#/components/schemas/Vendor/createdAt`.
+            public var createdAt: Foundation.Date?
+            /// - Remark: Generated from `#/components/schemas/Vendor/updatedAt`.
+            public var updatedAt: Foundation.Date?
+            /// Creates a new `Vendor`.
+            ///
+            /// - Parameters:
+            ///   - id:
+            ///   - name: The person's name for it
+            ///   - book: Whose memory it is in (a user's, a group's, a backend's end user's)
+            ///   - category:
+            ///   - categorySet: A person set the category (else its confirmations agree on it)
+            ///   - taxDeductiblePercentage:
+            ///   - currency:
+            ///   - usualTaxRate: The tax rate (percent) its confirmations agree on
+            ///   - receipts: Confirmed receipts that taught it
+            ///   - keys: What it is recognised by, by kind (taxId, phone, web, address, postcode, storeNumber, name, header)
+            ///   - imported:
+            ///   - createdAt:
+            ///   - updatedAt:
+            public init(
+                id: Swift.String,
+                name: Swift.String,
+                book: Components.Schemas.Vendor.BookPayload,
+                category: Swift.String? = nil,
+                categorySet: Swift.Bool? = nil,
+                taxDeductiblePercentage: Swift.Double? = nil,
+                currency: Swift.String? = nil,
+                usualTaxRate: Swift.Double? = nil,
+                receipts: Swift.Int,
+                keys: Components.Schemas.Vendor.KeysPayload,
+                imported: Swift.Bool? = nil,
+                createdAt: Foundation.Date? = nil,
+                updatedAt: Foundation.Date? = nil
+            ) {
+                self.id = id
+                self.name = name
+                self.book = book
+                self.category = category
+                self.categorySet = categorySet
+                self.taxDeductiblePercentage = taxDeductiblePercentage
+                self.currency = currency
+                self.usualTaxRate = usualTaxRate
+                self.receipts = receipts
+                self.keys = keys
+                self.imported = imported
+                self.createdAt = createdAt
+                self.updatedAt = updatedAt
+            }
+            public enum CodingKeys: String, CodingKey {
+                case id
+                case name
+                case book
+                case category
+                case categorySet
+                case taxDeductiblePercentage
+                case currency
+                case usualTaxRate
+                case receipts
+                case keys
+                case imported
+                case createdAt
+                case updatedAt
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/Words`.
+        public struct WordsPayload: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/Words/text`.
+            public var text: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/Words/box`.
+            public var box: [Swift.Int]?
+            /// Creates a new `WordsPayload`.
+            ///
+            /// - Parameters:
+            ///   - text:
+            ///   - box:
+            public init(
+                text: Swift.String? = nil,
+                box: [Swift.Int]? = nil
+            ) {
+                self.text = text
+                self.box = box
+            }
+            public enum CodingKeys: String, CodingKey {
+                case text
+                case box
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/Words`.
+        public typealias Words = [Components.Schemas.WordsPayload]
         /// - Remark: Generated from `#/components/schemas/Webhook`.
         public struct Webhook: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/Webhook/id`.

@@ -7935,4 +7935,1355 @@ public enum Operations {
             }
         }
     }
+    /// The shops the caller's receipts remember, by name
+    ///
+    /// What a person confirmed of the shops they go back to: each shop by the name they gave it, the keys it is recognised by (tax number, phone, web domain, address, postcode, store number, printed name, header), its category and how many confirmed receipts taught it. A user sees their own book and their groups'; a backend's end user (Receipts-External-User) that end user's. A new receipt from a remembered shop is drafted under the person's name for it.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/vendors`.
+    /// - Remark: Generated from `#/paths//v1/vendors/get(listVendors)`.
+    public enum ListVendors {
+        public static let id: Swift.String = "listVendors"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/vendors/GET/query`.
+            public struct Query: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/vendors/GET/query/limit`.
+                public var limit: Swift.Int?
+                /// The `next` of the previous page (404 when that shop is gone)
+                ///
+                /// - Remark: Generated from `#/paths/v1/vendors/GET/query/after`.
+                public var after: Swift.String?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - limit:
+                ///   - after: The `next` of the previous page (404 when that shop is gone)
+                public init(
+                    limit: Swift.Int? = nil,
+                    after: Swift.String? = nil
+                ) {
+                    self.limit = limit
+                    self.after = after
+                }
+            }
+            public var query: Operations.ListVendors.Input.Query
+            /// - Remark: Generated from `#/paths/v1/vendors/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                /// For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control characters, slashes, colons or commas). Any other token sending it is answered 403.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/vendors/GET/header/Receipts-External-User`.
+                public var receiptsExternalUser: Components.Parameters.ExternalUser?
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListVendors.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - receiptsExternalUser: For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control characters, slashes, colons or commas). Any other token sending it is answered 403.
+                ///   - accept:
+                public init(
+                    receiptsExternalUser: Components.Parameters.ExternalUser? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListVendors.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.receiptsExternalUser = receiptsExternalUser
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.ListVendors.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - query:
+            ///   - headers:
+            public init(
+                query: Operations.ListVendors.Input.Query = .init(),
+                headers: Operations.ListVendors.Input.Headers = .init()
+            ) {
+                self.query = query
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/vendors/GET/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/vendors/GET/responses/200/content/json`.
+                    public struct JsonPayload: Codable, Hashable, Sendable {
+                        /// - Remark: Generated from `#/paths/v1/vendors/GET/responses/200/content/json/vendors`.
+                        public var vendors: [Components.Schemas.Vendor]
+                        /// - Remark: Generated from `#/paths/v1/vendors/GET/responses/200/content/json/next`.
+                        public var next: Swift.String?
+                        /// Creates a new `JsonPayload`.
+                        ///
+                        /// - Parameters:
+                        ///   - vendors:
+                        ///   - next:
+                        public init(
+                            vendors: [Components.Schemas.Vendor],
+                            next: Swift.String? = nil
+                        ) {
+                            self.vendors = vendors
+                            self.next = next
+                        }
+                        public enum CodingKeys: String, CodingKey {
+                            case vendors
+                            case next
+                        }
+                    }
+                    /// - Remark: Generated from `#/paths/v1/vendors/GET/responses/200/content/application\/json`.
+                    case json(Operations.ListVendors.Output.Ok.Body.JsonPayload)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Operations.ListVendors.Output.Ok.Body.JsonPayload {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.ListVendors.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.ListVendors.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// A page of remembered shops
+            ///
+            /// - Remark: Generated from `#/paths//v1/vendors/get(listVendors)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.ListVendors.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.ListVendors.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error (RFC 9457)
+            ///
+            /// - Remark: Generated from `#/paths//v1/vendors/get(listVendors)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.Problem)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.Problem {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No token, or one unknown, revoked or expired
+            ///
+            /// - Remark: Generated from `#/paths//v1/vendors/get(listVendors)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error (RFC 9457)
+            ///
+            /// - Remark: Generated from `#/paths//v1/vendors/get(listVendors)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Problem)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Problem {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error (RFC 9457)
+            ///
+            /// - Remark: Generated from `#/paths//v1/vendors/get(listVendors)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.Problem)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.Problem {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Too much at once, or the token's rate limit reached; try again after Retry-After seconds
+            ///
+            /// - Remark: Generated from `#/paths//v1/vendors/get(listVendors)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.Busy)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.Busy {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The store cannot be reached now; try again after Retry-After seconds
+            ///
+            /// - Remark: Generated from `#/paths//v1/vendors/get(listVendors)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Unavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.Unavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case applicationProblemJson
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// Rename or re-categorize a remembered shop
+    ///
+    /// The name and the category hold for the receipts to come (a category of null lets the shop's confirmations decide again). With `applyToPast`, the expenses of the receipts that taught the shop are corrected to them too, each a correction kept in its history. Another user's shop is 404; a group's viewer may not change its shops (403); a name another shop of the same book has is 409 (merge them instead).
+    ///
+    ///
+    /// - Remark: HTTP `PATCH /v1/vendors/{id}`.
+    /// - Remark: Generated from `#/paths//v1/vendors/{id}/patch(changeVendor)`.
+    public enum ChangeVendor {
+        public static let id: Swift.String = "changeVendor"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/vendors/{id}/PATCH/path`.
+            public struct Path: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/vendors/{id}/PATCH/path/id`.
+                public var id: Components.Parameters.Id
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id:
+                public init(id: Components.Parameters.Id) {
+                    self.id = id
+                }
+            }
+            public var path: Operations.ChangeVendor.Input.Path
+            /// - Remark: Generated from `#/paths/v1/vendors/{id}/PATCH/header`.
+            public struct Headers: Sendable, Hashable {
+                /// For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control characters, slashes, colons or commas). Any other token sending it is answered 403.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/vendors/{id}/PATCH/header/Receipts-External-User`.
+                public var receiptsExternalUser: Components.Parameters.ExternalUser?
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ChangeVendor.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - receiptsExternalUser: For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control characters, slashes, colons or commas). Any other token sending it is answered 403.
+                ///   - accept:
+                public init(
+                    receiptsExternalUser: Components.Parameters.ExternalUser? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ChangeVendor.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.receiptsExternalUser = receiptsExternalUser
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.ChangeVendor.Input.Headers
+            /// - Remark: Generated from `#/paths/v1/vendors/{id}/PATCH/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/vendors/{id}/PATCH/requestBody/json`.
+                public struct JsonPayload: Codable, Hashable, Sendable {
+                    /// - Remark: Generated from `#/paths/v1/vendors/{id}/PATCH/requestBody/json/name`.
+                    public var name: Swift.String?
+                    /// One of the taxonomy's categories
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/vendors/{id}/PATCH/requestBody/json/category`.
+                    public var category: Swift.String?
+                    /// - Remark: Generated from `#/paths/v1/vendors/{id}/PATCH/requestBody/json/applyToPast`.
+                    public var applyToPast: Swift.Bool?
+                    /// Creates a new `JsonPayload`.
+                    ///
+                    /// - Parameters:
+                    ///   - name:
+                    ///   - category: One of the taxonomy's categories
+                    ///   - applyToPast:
+                    public init(
+                        name: Swift.String? = nil,
+                        category: Swift.String? = nil,
+                        applyToPast: Swift.Bool? = nil
+                    ) {
+                        self.name = name
+                        self.category = category
+                        self.applyToPast = applyToPast
+                    }
+                    public enum CodingKeys: String, CodingKey {
+                        case name
+                        case category
+                        case applyToPast
+                    }
+                    public init(from decoder: any Swift.Decoder) throws {
+                        let container = try decoder.container(keyedBy: CodingKeys.self)
+                        self.name = try container.decodeIfPresent(
+                            Swift.String.self,
+                            forKey: .name
+                        )
+                        self.category = try container.decodeIfPresent(
+                            Swift.String.self,
+                            forKey: .category
+                        )
+                        self.applyToPast = try container.decodeIfPresent(
+                            Swift.Bool.self,
+                            forKey: .applyToPast
+                        )
+                        try decoder.ensureNoAdditionalProperties(knownKeys: [
+                            "name",
+                            "category",
+                            "applyToPast"
+                        ])
+                    }
+                }
+                /// - Remark: Generated from `#/paths/v1/vendors/{id}/PATCH/requestBody/content/application\/json`.
+                case json(Operations.ChangeVendor.Input.Body.JsonPayload)
+            }
+            public var body: Operations.ChangeVendor.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            ///   - body:
+            public init(
+                path: Operations.ChangeVendor.Input.Path,
+                headers: Operations.ChangeVendor.Input.Headers = .init(),
+                body: Operations.ChangeVendor.Input.Body
+            ) {
+                self.path = path
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/vendors/{id}/PATCH/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/vendors/{id}/PATCH/responses/200/content/json`.
+                    public struct JsonPayload: Codable, Hashable, Sendable {
+                        /// - Remark: Generated from `#/paths/v1/vendors/{id}/PATCH/responses/200/content/json/vendor`.
+                        public var vendor: Components.Schemas.Vendor
+                        /// - Remark: Generated from `#/paths/v1/vendors/{id}/PATCH/responses/200/content/json/expensesCorrected`.
+                        public var expensesCorrected: Swift.Int
+                        /// Creates a new `JsonPayload`.
+                        ///
+                        /// - Parameters:
+                        ///   - vendor:
+                        ///   - expensesCorrected:
+                        public init(
+                            vendor: Components.Schemas.Vendor,
+                            expensesCorrected: Swift.Int
+                        ) {
+                            self.vendor = vendor
+                            self.expensesCorrected = expensesCorrected
+                        }
+                        public enum CodingKeys: String, CodingKey {
+                            case vendor
+                            case expensesCorrected
+                        }
+                    }
+                    /// - Remark: Generated from `#/paths/v1/vendors/{id}/PATCH/responses/200/content/application\/json`.
+                    case json(Operations.ChangeVendor.Output.Ok.Body.JsonPayload)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Operations.ChangeVendor.Output.Ok.Body.JsonPayload {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.ChangeVendor.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.ChangeVendor.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The shop as it is now, and how many past expenses were corrected
+            ///
+            /// - Remark: Generated from `#/paths//v1/vendors/{id}/patch(changeVendor)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.ChangeVendor.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.ChangeVendor.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error (RFC 9457)
+            ///
+            /// - Remark: Generated from `#/paths//v1/vendors/{id}/patch(changeVendor)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.Problem)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.Problem {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No token, or one unknown, revoked or expired
+            ///
+            /// - Remark: Generated from `#/paths//v1/vendors/{id}/patch(changeVendor)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error (RFC 9457)
+            ///
+            /// - Remark: Generated from `#/paths//v1/vendors/{id}/patch(changeVendor)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Problem)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Problem {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error (RFC 9457)
+            ///
+            /// - Remark: Generated from `#/paths//v1/vendors/{id}/patch(changeVendor)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.Problem)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.Problem {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error (RFC 9457)
+            ///
+            /// - Remark: Generated from `#/paths//v1/vendors/{id}/patch(changeVendor)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.Problem)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Components.Responses.Problem {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error (RFC 9457)
+            ///
+            /// - Remark: Generated from `#/paths//v1/vendors/{id}/patch(changeVendor)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.Problem)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            public var contentTooLarge: Components.Responses.Problem {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Too much at once, or the token's rate limit reached; try again after Retry-After seconds
+            ///
+            /// - Remark: Generated from `#/paths//v1/vendors/{id}/patch(changeVendor)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.Busy)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.Busy {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The store cannot be reached now; try again after Retry-After seconds
+            ///
+            /// - Remark: Generated from `#/paths//v1/vendors/{id}/patch(changeVendor)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Unavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.Unavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case applicationProblemJson
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// Forget a remembered shop
+    ///
+    /// The shop, its keys and what its receipts taught are forgotten; the receipts and expenses stay as they are. A later confirmation of a receipt from it teaches it anew.
+    ///
+    ///
+    /// - Remark: HTTP `DELETE /v1/vendors/{id}`.
+    /// - Remark: Generated from `#/paths//v1/vendors/{id}/delete(forgetVendor)`.
+    public enum ForgetVendor {
+        public static let id: Swift.String = "forgetVendor"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/vendors/{id}/DELETE/path`.
+            public struct Path: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/vendors/{id}/DELETE/path/id`.
+                public var id: Components.Parameters.Id
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id:
+                public init(id: Components.Parameters.Id) {
+                    self.id = id
+                }
+            }
+            public var path: Operations.ForgetVendor.Input.Path
+            /// - Remark: Generated from `#/paths/v1/vendors/{id}/DELETE/header`.
+            public struct Headers: Sendable, Hashable {
+                /// For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control characters, slashes, colons or commas). Any other token sending it is answered 403.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/vendors/{id}/DELETE/header/Receipts-External-User`.
+                public var receiptsExternalUser: Components.Parameters.ExternalUser?
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ForgetVendor.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - receiptsExternalUser: For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control characters, slashes, colons or commas). Any other token sending it is answered 403.
+                ///   - accept:
+                public init(
+                    receiptsExternalUser: Components.Parameters.ExternalUser? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ForgetVendor.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.receiptsExternalUser = receiptsExternalUser
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.ForgetVendor.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            public init(
+                path: Operations.ForgetVendor.Input.Path,
+                headers: Operations.ForgetVendor.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct NoContent: Sendable, Hashable {
+                /// Creates a new `NoContent`.
+                public init() {}
+            }
+            /// Forgotten
+            ///
+            /// - Remark: Generated from `#/paths//v1/vendors/{id}/delete(forgetVendor)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            case noContent(Operations.ForgetVendor.Output.NoContent)
+            /// Forgotten
+            ///
+            /// - Remark: Generated from `#/paths//v1/vendors/{id}/delete(forgetVendor)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            public static var noContent: Self {
+                .noContent(.init())
+            }
+            /// The associated value of the enum case if `self` is `.noContent`.
+            ///
+            /// - Throws: An error if `self` is not `.noContent`.
+            /// - SeeAlso: `.noContent`.
+            public var noContent: Operations.ForgetVendor.Output.NoContent {
+                get throws {
+                    switch self {
+                    case let .noContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "noContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error (RFC 9457)
+            ///
+            /// - Remark: Generated from `#/paths//v1/vendors/{id}/delete(forgetVendor)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.Problem)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.Problem {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No token, or one unknown, revoked or expired
+            ///
+            /// - Remark: Generated from `#/paths//v1/vendors/{id}/delete(forgetVendor)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error (RFC 9457)
+            ///
+            /// - Remark: Generated from `#/paths//v1/vendors/{id}/delete(forgetVendor)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Problem)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Problem {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error (RFC 9457)
+            ///
+            /// - Remark: Generated from `#/paths//v1/vendors/{id}/delete(forgetVendor)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.Problem)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.Problem {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Too much at once, or the token's rate limit reached; try again after Retry-After seconds
+            ///
+            /// - Remark: Generated from `#/paths//v1/vendors/{id}/delete(forgetVendor)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.Busy)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.Busy {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The store cannot be reached now; try again after Retry-After seconds
+            ///
+            /// - Remark: Generated from `#/paths//v1/vendors/{id}/delete(forgetVendor)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Unavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.Unavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case applicationProblemJson
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// Merge a remembered shop into another of the same owner
+    ///
+    /// What the shop was taught (its receipts' lessons and its keys) goes to `into`, and the shop is forgotten: two spellings of one shop become one.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/vendors/{id}/merge`.
+    /// - Remark: Generated from `#/paths//v1/vendors/{id}/merge/post(mergeVendor)`.
+    public enum MergeVendor {
+        public static let id: Swift.String = "mergeVendor"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/vendors/{id}/merge/POST/path`.
+            public struct Path: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/vendors/{id}/merge/POST/path/id`.
+                public var id: Components.Parameters.Id
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id:
+                public init(id: Components.Parameters.Id) {
+                    self.id = id
+                }
+            }
+            public var path: Operations.MergeVendor.Input.Path
+            /// - Remark: Generated from `#/paths/v1/vendors/{id}/merge/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                /// For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control characters, slashes, colons or commas). Any other token sending it is answered 403.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/vendors/{id}/merge/POST/header/Receipts-External-User`.
+                public var receiptsExternalUser: Components.Parameters.ExternalUser?
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.MergeVendor.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - receiptsExternalUser: For a token with the act-as scope: the end user of the backend the request acts for (1 to 64 characters, no control characters, slashes, colons or commas). Any other token sending it is answered 403.
+                ///   - accept:
+                public init(
+                    receiptsExternalUser: Components.Parameters.ExternalUser? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.MergeVendor.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.receiptsExternalUser = receiptsExternalUser
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.MergeVendor.Input.Headers
+            /// - Remark: Generated from `#/paths/v1/vendors/{id}/merge/POST/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/vendors/{id}/merge/POST/requestBody/json`.
+                public struct JsonPayload: Codable, Hashable, Sendable {
+                    /// - Remark: Generated from `#/paths/v1/vendors/{id}/merge/POST/requestBody/json/into`.
+                    public var into: Swift.String
+                    /// Creates a new `JsonPayload`.
+                    ///
+                    /// - Parameters:
+                    ///   - into:
+                    public init(into: Swift.String) {
+                        self.into = into
+                    }
+                    public enum CodingKeys: String, CodingKey {
+                        case into
+                    }
+                    public init(from decoder: any Swift.Decoder) throws {
+                        let container = try decoder.container(keyedBy: CodingKeys.self)
+                        self.into = try container.decode(
+                            Swift.String.self,
+                            forKey: .into
+                        )
+                        try decoder.ensureNoAdditionalProperties(knownKeys: [
+                            "into"
+                        ])
+                    }
+                }
+                /// - Remark: Generated from `#/paths/v1/vendors/{id}/merge/POST/requestBody/content/application\/json`.
+                case json(Operations.MergeVendor.Input.Body.JsonPayload)
+            }
+            public var body: Operations.MergeVendor.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            ///   - body:
+            public init(
+                path: Operations.MergeVendor.Input.Path,
+                headers: Operations.MergeVendor.Input.Headers = .init(),
+                body: Operations.MergeVendor.Input.Body
+            ) {
+                self.path = path
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/vendors/{id}/merge/POST/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/vendors/{id}/merge/POST/responses/200/content/json`.
+                    public struct JsonPayload: Codable, Hashable, Sendable {
+                        /// - Remark: Generated from `#/paths/v1/vendors/{id}/merge/POST/responses/200/content/json/vendor`.
+                        public var vendor: Components.Schemas.Vendor
+                        /// Creates a new `JsonPayload`.
+                        ///
+                        /// - Parameters:
+                        ///   - vendor:
+                        public init(vendor: Components.Schemas.Vendor) {
+                            self.vendor = vendor
+                        }
+                        public enum CodingKeys: String, CodingKey {
+                            case vendor
+                        }
+                    }
+                    /// - Remark: Generated from `#/paths/v1/vendors/{id}/merge/POST/responses/200/content/application\/json`.
+                    case json(Operations.MergeVendor.Output.Ok.Body.JsonPayload)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Operations.MergeVendor.Output.Ok.Body.JsonPayload {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.MergeVendor.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.MergeVendor.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The shop it was merged into, as it is now
+            ///
+            /// - Remark: Generated from `#/paths//v1/vendors/{id}/merge/post(mergeVendor)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.MergeVendor.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.MergeVendor.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error (RFC 9457)
+            ///
+            /// - Remark: Generated from `#/paths//v1/vendors/{id}/merge/post(mergeVendor)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.Problem)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.Problem {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No token, or one unknown, revoked or expired
+            ///
+            /// - Remark: Generated from `#/paths//v1/vendors/{id}/merge/post(mergeVendor)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error (RFC 9457)
+            ///
+            /// - Remark: Generated from `#/paths//v1/vendors/{id}/merge/post(mergeVendor)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Problem)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Problem {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error (RFC 9457)
+            ///
+            /// - Remark: Generated from `#/paths//v1/vendors/{id}/merge/post(mergeVendor)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.Problem)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.Problem {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error (RFC 9457)
+            ///
+            /// - Remark: Generated from `#/paths//v1/vendors/{id}/merge/post(mergeVendor)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.Problem)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            public var contentTooLarge: Components.Responses.Problem {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Too much at once, or the token's rate limit reached; try again after Retry-After seconds
+            ///
+            /// - Remark: Generated from `#/paths//v1/vendors/{id}/merge/post(mergeVendor)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.Busy)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.Busy {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The store cannot be reached now; try again after Retry-After seconds
+            ///
+            /// - Remark: Generated from `#/paths//v1/vendors/{id}/merge/post(mergeVendor)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Unavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.Unavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case applicationProblemJson
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
 }

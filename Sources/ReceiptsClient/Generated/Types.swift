@@ -172,6 +172,38 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `DELETE /v1/webhooks/{id}`.
     /// - Remark: Generated from `#/paths//v1/webhooks/{id}/delete(removeWebhook)`.
     func removeWebhook(_ input: Operations.RemoveWebhook.Input) async throws -> Operations.RemoveWebhook.Output
+    /// The shops the caller's receipts remember, by name
+    ///
+    /// What a person confirmed of the shops they go back to: each shop by the name they gave it, the keys it is recognised by (tax number, phone, web domain, address, postcode, store number, printed name, header), its category and how many confirmed receipts taught it. A user sees their own book and their groups'; a backend's end user (Receipts-External-User) that end user's. A new receipt from a remembered shop is drafted under the person's name for it.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/vendors`.
+    /// - Remark: Generated from `#/paths//v1/vendors/get(listVendors)`.
+    func listVendors(_ input: Operations.ListVendors.Input) async throws -> Operations.ListVendors.Output
+    /// Rename or re-categorize a remembered shop
+    ///
+    /// The name and the category hold for the receipts to come (a category of null lets the shop's confirmations decide again). With `applyToPast`, the expenses of the receipts that taught the shop are corrected to them too, each a correction kept in its history. Another user's shop is 404; a group's viewer may not change its shops (403); a name another shop of the same book has is 409 (merge them instead).
+    ///
+    ///
+    /// - Remark: HTTP `PATCH /v1/vendors/{id}`.
+    /// - Remark: Generated from `#/paths//v1/vendors/{id}/patch(changeVendor)`.
+    func changeVendor(_ input: Operations.ChangeVendor.Input) async throws -> Operations.ChangeVendor.Output
+    /// Forget a remembered shop
+    ///
+    /// The shop, its keys and what its receipts taught are forgotten; the receipts and expenses stay as they are. A later confirmation of a receipt from it teaches it anew.
+    ///
+    ///
+    /// - Remark: HTTP `DELETE /v1/vendors/{id}`.
+    /// - Remark: Generated from `#/paths//v1/vendors/{id}/delete(forgetVendor)`.
+    func forgetVendor(_ input: Operations.ForgetVendor.Input) async throws -> Operations.ForgetVendor.Output
+    /// Merge a remembered shop into another of the same owner
+    ///
+    /// What the shop was taught (its receipts' lessons and its keys) goes to `into`, and the shop is forgotten: two spellings of one shop become one.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/vendors/{id}/merge`.
+    /// - Remark: Generated from `#/paths//v1/vendors/{id}/merge/post(mergeVendor)`.
+    func mergeVendor(_ input: Operations.MergeVendor.Input) async throws -> Operations.MergeVendor.Output
 }
 
 /// Convenience overloads for operation inputs.
@@ -501,6 +533,74 @@ extension APIProtocol {
         try await removeWebhook(Operations.RemoveWebhook.Input(
             path: path,
             headers: headers
+        ))
+    }
+    /// The shops the caller's receipts remember, by name
+    ///
+    /// What a person confirmed of the shops they go back to: each shop by the name they gave it, the keys it is recognised by (tax number, phone, web domain, address, postcode, store number, printed name, header), its category and how many confirmed receipts taught it. A user sees their own book and their groups'; a backend's end user (Receipts-External-User) that end user's. A new receipt from a remembered shop is drafted under the person's name for it.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/vendors`.
+    /// - Remark: Generated from `#/paths//v1/vendors/get(listVendors)`.
+    public func listVendors(
+        query: Operations.ListVendors.Input.Query = .init(),
+        headers: Operations.ListVendors.Input.Headers = .init()
+    ) async throws -> Operations.ListVendors.Output {
+        try await listVendors(Operations.ListVendors.Input(
+            query: query,
+            headers: headers
+        ))
+    }
+    /// Rename or re-categorize a remembered shop
+    ///
+    /// The name and the category hold for the receipts to come (a category of null lets the shop's confirmations decide again). With `applyToPast`, the expenses of the receipts that taught the shop are corrected to them too, each a correction kept in its history. Another user's shop is 404; a group's viewer may not change its shops (403); a name another shop of the same book has is 409 (merge them instead).
+    ///
+    ///
+    /// - Remark: HTTP `PATCH /v1/vendors/{id}`.
+    /// - Remark: Generated from `#/paths//v1/vendors/{id}/patch(changeVendor)`.
+    public func changeVendor(
+        path: Operations.ChangeVendor.Input.Path,
+        headers: Operations.ChangeVendor.Input.Headers = .init(),
+        body: Operations.ChangeVendor.Input.Body
+    ) async throws -> Operations.ChangeVendor.Output {
+        try await changeVendor(Operations.ChangeVendor.Input(
+            path: path,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Forget a remembered shop
+    ///
+    /// The shop, its keys and what its receipts taught are forgotten; the receipts and expenses stay as they are. A later confirmation of a receipt from it teaches it anew.
+    ///
+    ///
+    /// - Remark: HTTP `DELETE /v1/vendors/{id}`.
+    /// - Remark: Generated from `#/paths//v1/vendors/{id}/delete(forgetVendor)`.
+    public func forgetVendor(
+        path: Operations.ForgetVendor.Input.Path,
+        headers: Operations.ForgetVendor.Input.Headers = .init()
+    ) async throws -> Operations.ForgetVendor.Output {
+        try await forgetVendor(Operations.ForgetVendor.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Merge a remembered shop into another of the same owner
+    ///
+    /// What the shop was taught (its receipts' lessons and its keys) goes to `into`, and the shop is forgotten: two spellings of one shop become one.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/vendors/{id}/merge`.
+    /// - Remark: Generated from `#/paths//v1/vendors/{id}/merge/post(mergeVendor)`.
+    public func mergeVendor(
+        path: Operations.MergeVendor.Input.Path,
+        headers: Operations.MergeVendor.Input.Headers = .init(),
+        body: Operations.MergeVendor.Input.Body
+    ) async throws -> Operations.MergeVendor.Output {
+        try await mergeVendor(Operations.MergeVendor.Input(
+            path: path,
+            headers: headers,
+            body: body
         ))
     }
 }

@@ -32,6 +32,15 @@ struct EvalCommand: AsyncParsableCommand {
             prints per folder each field's figure for the whole photos beside the pictures' (with \
             --ocr-cache, each cut's readings are kept too).
 
+            --replay reads each folder in order as one person who confirms each receipt with its \
+            truth, in a store of its own, so that the memory of shops learns as it does from people; \
+            each receipt is read with that memory and without it, and every field is scored on \
+            receipts from shops confirmed earlier (repeat) and on those seen first. --rename SUFFIX \
+            confirms each shop as "<printed name> SUFFIX", a naming no reading can produce, and has a \
+            second person replay the folder under the printed names (none of the first's naming may \
+            show on the second's receipts). --second-pictures N photographs the first N receipts of \
+            each folder again (cropped 3 %, turned 2°) and counts those caught as possibleDuplicateOf.
+
             --time-analyzer then times the heuristic analyzer alone on each receipt's first-pass OCR \
             result (in memory, no second passes, 5 rounds) and prints the median, p95 and mean per receipt.
             """)
@@ -65,6 +74,15 @@ struct EvalCommand: AsyncParsableCommand {
     @Flag(help: "Keep the rules' own picks and confidences (no learned model), for comparison.")
     var rulesOnly = false
 
+    @Flag(help: "Replay each folder in order as one person confirming each receipt with its truth, memory of shops on and off (see above).")
+    var replay = false
+
+    @Option(help: ArgumentHelp("With --replay: confirm each shop as \"<printed name> SUFFIX\" (e.g. \"(mine)\").", valueName: "SUFFIX"))
+    var rename: String?
+
+    @Option(help: ArgumentHelp("With --replay: photograph the first N receipts of each folder again and count those caught as duplicates.", valueName: "N"))
+    var secondPictures = 0
+
     @Flag(help: "Also print, per folder, how often receipts not flagged for review have the right total and date, and a reliability table of the total, date and vendor confidences.")
     var reliability = false
 
@@ -76,6 +94,12 @@ struct EvalCommand: AsyncParsableCommand {
         if folders.isEmpty && !corrections { throw ValidationError("give folders of labelled receipts, or --corrections to measure on the store") }
         if !folders.isEmpty && corrections { throw ValidationError("--corrections measures the store: give no folders with it") }
         if let cuts { _ = try Self.bands(cuts) }
+        if replay && (cuts != nil || corrections || timeAnalyzer || format == .json) {
+            throw ValidationError("--replay prints its own tables: give it without --cuts, --corrections, --time-analyzer or --format json")
+        }
+        if !replay && (rename != nil || secondPictures > 0) { throw ValidationError("--rename and --second-pictures go with --replay") }
+        if let rename, rename.trimmingCharacters(in: .whitespaces).isEmpty { throw ValidationError("--rename needs a suffix such as \"(mine)\"") }
+        if secondPictures < 0 { throw ValidationError("--second-pictures must be 0 or more") }
     }
 
     /// `0-62,38-100` → [(0, 0.62), (0.38, 1)]: at least two bands, each within 0–100 and not empty,
@@ -123,6 +147,10 @@ struct EvalCommand: AsyncParsableCommand {
             processor = ReceiptProcessor(engine: processor.engine, analyzer: rules, options: processor.options,
                                          maxPasses: processor.maxPasses, readers: processor.readers, logger: logger)
         }
+        if replay {
+            try await processor.engine.withRunning { _ in try await self.replay(sets, with: processor, logger: logger) }
+            return
+        }
         try await processor.engine.withRunning { _ in try await evaluate(sets, with: processor, logger: logger) }
     }
 
@@ -130,6 +158,7 @@ struct EvalCommand: AsyncParsableCommand {
         if let ocrCache { try FileManager.default.createDirectory(atPath: ocrCache, withIntermediateDirectories: true) }
 
         var reports: [FolderReport] = []
+        var identities: [IdentityScore] = []
         var cutReports: [FolderReport] = []
         // Of the cut readings, how many are flagged as pictures of different receipts (issue 56):
         // every one is a receipt's own pictures, so each is a false alarm.
@@ -144,6 +173,7 @@ struct EvalCommand: AsyncParsableCommand {
         for (folder, receipts) in sets {
             var scorer = EvaluationScorer(folder: (folder as NSString).lastPathComponent.isEmpty ? folder : folder)
             var cutScorer = EvaluationScorer(folder: folder)
+            var identity = IdentityScore()
             let progress = ProgressBar(total: receipts.count)
             let cacheDir = ocrCache.map { "\($0)/\(Self.cacheKey(folder))" }
             if let cacheDir { try? FileManager.default.createDirectory(atPath: cacheDir, withIntermediateDirectories: true) }
@@ -167,6 +197,7 @@ struct EvalCommand: AsyncParsableCommand {
                 for _ in 0..<pipeline.workers * 2 { startNext() }
                 for await (receipt, analysis, ocr, error, cut) in group {
                     scorer.add(file: receipt.name, truth: receipt.truth, analysis: analysis, error: error)
+                    identity.add(file: receipt.name, truth: receipt.truth, analysis: analysis)
                     if let cut {
                         cutScorer.add(file: receipt.name, truth: receipt.truth, analysis: cut.analysis, error: cut.error)
                         if let review = cut.analysis?.review {
@@ -186,6 +217,7 @@ struct EvalCommand: AsyncParsableCommand {
             progress.finish()
             count += receipts.count
             reports.append(scorer.report)
+            identities.append(identity)
             cutReports.append(cutScorer.report)
         }
         let elapsed = Date().timeIntervalSince(started)
@@ -208,12 +240,14 @@ struct EvalCommand: AsyncParsableCommand {
             }
             print(json.prettySerialized())
         case .text:
-            for report in reports {
+            for (report, identity) in zip(reports, identities) {
                 print(report.summaryLine)
+                if !identity.line.isEmpty { print(identity.line) }
                 if misses {
                     for miss in report.misses.sorted(by: { ($0.field.rawValue, $0.file) < ($1.field.rawValue, $1.file) }) {
                         print("  \(miss.field.rawValue)\t\(miss.file)\texpected \(miss.expected)\tgot \(miss.got)")
                     }
+                    for miss in identity.misses { print("  identity\t\(miss.file)\texpected \(miss.expected)\tgot \(miss.got)") }
                 }
             }
             if reliability { print(calibration.text) }

@@ -62,12 +62,20 @@ struct AuthorizationMatrixTests {
         // A webhook is its user's own: nobody else finds it, an administrator neither.
         "DELETE /v1/webhooks/{id}": Row(expected: [.owner: 204, .viewer: 404, .editor: 404, .other: 404, .admin: 404,
                                                    .service: 404, .endUser: 404]),
+        // The shops home's receipts remember (issue 57): its members and an administrator see them,
+        // its viewer may not change them, anyone else finds none.
+        "GET /v1/vendors": .list,
+        "PATCH /v1/vendors/{id}": .object(seen: 200, viewer: 403),
+        "DELETE /v1/vendors/{id}": .object(seen: 204, viewer: 403),
+        "POST /v1/vendors/{id}/merge": .object(seen: 200, viewer: 403),
     ]
 
     /// The cast's tokens and headers on one server.
     struct Cast: Sendable {
         let server: ServeCommandTests.Server
         let tokens: [String: String]
+        /// The store the server serves (for the CLI beside it).
+        var storeLocation = ""
 
         func headers(_ role: Role, _ extra: [String: String] = [:]) -> [String: String] {
             let user: String = switch role {
@@ -121,7 +129,7 @@ struct AuthorizationMatrixTests {
         tokens["svc"] = try await cli(["token", "create", "--name", "svc-token", "--user", "svc", "--scope", "admin,act-as"]).out
             .trimmingCharacters(in: .whitespacesAndNewlines)
         let server = try await ServeCommandTests.Server(store: store, arguments: ["--workers", "1"])
-        return Cast(server: server, tokens: tokens)
+        return Cast(server: server, tokens: tokens, storeLocation: store)
     }
 
     static var stores: [StoreKindArgument] { StoreKindArgument.available }
@@ -142,6 +150,7 @@ struct AuthorizationMatrixTests {
         #expect(broken["ocrStatus"]?.stringValue == "failed", "\(broken)")
         let failed = try #require(broken["receiptId"]?.stringValue)
         let image = try Data(contentsOf: URL(fileURLWithPath: ReceiptsCLI.testReceipt("us-diner.jpg")))
+        let vendor = try await freshVendor(cast, store: cast.storeLocation, dir: dir, tag: "listed")
 
         var cells = 0
         for (route, row) in Self.matrix.sorted(by: { $0.key < $1.key }) {
@@ -196,6 +205,17 @@ struct AuthorizationMatrixTests {
                 case ("POST", "/v1/webhooks"):
                     body = Data(#"{"url": "http://127.0.0.1:9/hook"}"#.utf8)
                     headers["Content-Type"] = "application/json"
+                case ("PATCH", "/v1/vendors/{id}"):
+                    path = "/v1/vendors/\(vendor)"
+                    body = Data(#"{"name": "Corner Shop (\#(role.rawValue))"}"#.utf8)
+                    headers["Content-Type"] = "application/json"
+                case ("DELETE", "/v1/vendors/{id}"):
+                    path = "/v1/vendors/\(try await freshVendor(cast, store: cast.storeLocation, dir: dir, tag: "\(route)-\(role)"))"
+                case ("POST", "/v1/vendors/{id}/merge"):
+                    // Each merge forgets a shop of its own, merged into the listed one.
+                    path = "/v1/vendors/\(try await freshVendor(cast, store: cast.storeLocation, dir: dir, tag: "\(route)-\(role)"))/merge"
+                    body = Data(#"{"into": "\#(vendor)"}"#.utf8)
+                    headers["Content-Type"] = "application/json"
                 case ("DELETE", "/v1/webhooks/{id}"):
                     let (status, made) = try await cast.json(.owner, "POST", "/v1/webhooks", body: Data(#"{"url": "http://127.0.0.1:9/a"}"#.utf8),
                                                              headers: ["Content-Type": "application/json"])
@@ -209,7 +229,8 @@ struct AuthorizationMatrixTests {
                 #expect(answer.status == expected, "\(kind) \(route) as \(role.rawValue): \(answer.status), not \(expected): \(String(decoding: answer.body, as: UTF8.self).prefix(300))")
                 if let sees = row.listSees {
                     let text = String(decoding: answer.body, as: UTF8.self)
-                    let needle = route.hasPrefix("GET /v1/expenses") ? (route.hasSuffix(".csv") ? id : expense) : id
+                    let needle = route.hasPrefix("GET /v1/expenses") ? (route.hasSuffix(".csv") ? id : expense)
+                        : route == "GET /v1/vendors" ? vendor : id
                     #expect(text.contains(needle) == sees.contains(role),
                             "\(kind) \(route) as \(role.rawValue): alice's \(needle) is \(text.contains(needle) ? "listed" : "missing")")
                 }
@@ -217,6 +238,15 @@ struct AuthorizationMatrixTests {
         }
         #expect(cells == Self.matrix.count * Role.allCases.count)
         print("authorization matrix on \(kind): \(Self.matrix.count) routes × \(Role.allCases.count) roles = \(cells) requests")
+
+        // A blank name is a 400 problem document, not a shop without a name.
+        let blank = try await cast.send(.owner, "PATCH", "/v1/vendors/\(vendor)", body: Data(#"{"name": "   "}"#.utf8),
+                                        headers: ["Content-Type": "application/json"])
+        #expect(blank.status == 400, "\(kind) a blank vendor name: \(blank.status)")
+        #expect(blank.headers.first { $0.key.lowercased() == "content-type" }?.value.hasPrefix("application/problem+json") == true,
+                "\(kind) a blank vendor name answers \(blank.headers)")
+        #expect((try? JSONValue.parse(blank.body))?["detail"]?.stringValue?.contains("name") == true,
+                "\(kind) a blank vendor name: \(String(decoding: blank.body, as: UTF8.self))")
         #expect(try await cast.server.stop())
     }
 
@@ -380,6 +410,20 @@ struct AuthorizationMatrixTests {
         let (status, record) = try await cast.json(.owner, "POST", "/v1/receipts?group=home&wait=\(wait)", body: body, headers: headers)
         #expect([200, 202].contains(status), "\(record)")
         return try #require(record["receiptId"]?.stringValue)
+    }
+
+    /// A shop remembered for home, alice's group, imported as a fleet's list of merchants would be
+    /// (`receipts vendors import --group home`): its id.
+    private func freshVendor(_ cast: Cast, store: String, dir: TemporaryDirectory, tag: String) async throws -> String {
+        let name = "Corner Shop " + tag.filter { $0.isLetter || $0.isNumber }
+        let csv = dir.url.appendingPathComponent("merchants-\(UUID().uuidString).csv")
+        try Data("name,category\n\(name),Other\n".utf8).write(to: csv)
+        let result = try await ReceiptsCLI.run(["vendors", "import", csv.path, "--group", "home", "--user", "alice", "--store", store])
+        #expect(result.status == 0, "receipts vendors import: \(result.err)")
+        let (status, page) = try await cast.json(.owner, "GET", "/v1/vendors?limit=500")
+        #expect(status == 200, "\(page)")
+        let found = page["vendors"]?.arrayValue?.first { $0["name"]?.stringValue == name }
+        return try #require(found?["id"]?.stringValue, "\(name) is not among alice's shops: \(page)")
     }
 
     /// The served document's operations are exactly the matrix's rows: a route added to the
