@@ -1,6 +1,7 @@
 # Quick start (Debian/Ubuntu; apt needs root or sudo):
 #   make run    install what is missing, build, and process TestReceipts/ into the default store
 #   make test   install what is missing and run the whole test suite
+#   make check  the fast tier between edits: unit, store and route tests (no end-to-end runs of the binary, no labelled sets)
 #   make test-analyzers   the analyzer unit tests alone, in seconds (no Tesseract, GRDB or PostgreSQL)
 #   make neural install the neural reader (OpenVINO runtime + PP-OCR models) into .build/neural
 #   make fuzz   the fuzz targets (libFuzzer + AddressSanitizer), FUZZ_SECONDS each (default 120); docs/hardening.md
@@ -33,7 +34,7 @@ export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH := 6
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 RECEIPTS := .build/release/receipts
 
-.PHONY: run test client-check test-analyzers test-sanitize fuzz soak deps neural build bench bench-store bench-mail bench-backup eval train train-items clean openapi
+.PHONY: run test check client-check test-analyzers test-sanitize fuzz soak deps neural build bench bench-store bench-mail bench-backup eval train train-items clean openapi
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -68,22 +69,24 @@ run: build
 # scripts/browser-test drives the review page in headless Chromium (selenium, pinned there too), on a
 # desktop and on a phone (mobile emulation), and saves the README's screenshots into docs/images; then
 # the phone again against `serve --tls-cert` (a certificate the test makes).
-# Tests that measure time (retry delays) and the accuracy gate (which keeps both cores busy with OCR
-# for a minute or two, making other tests' timers fire late) run on their own, after the rest.
+# scripts/test-suite runs the steps after the build and prints how long each took: the Swift tests
+# (from the test binary, not `swift test`, which loads the manifests again for each run), with the
+# accuracy gate beside them in a test process of its own (one `receipts eval`: it keeps the cores
+# busy while the other tests wait on servers and timers), then schemathesis, the browser tests and
+# the client build check. No test waits on the clock: each waits for an event or polls with a limit
+# that only guards against hanging, so a loaded machine makes the suite slower, never red.
+# Nothing a test starts outlives it, even killed with SIGKILL (Tests/TestLifeline, CLifeline).
 test: deps neural
 	python3 -m pip install -q -r scripts/requirements-test.txt
 	swift build --build-tests
-	# The pipeline's, queue's and watched folder's tests first, on their own (51 tests, 20 s): they
-	# wait on leases, timers and file events, and beside the rest (servers loading the neural
-	# reader, OCR processes, PostgreSQL; load average above 20 on two cores) they starved for minutes.
-	swift test --skip-build --filter 'ReceiptKitTests\.'
-	swift test --skip-build --skip 'ReceiptKitTests\.' --skip RemoteErrorTests --skip AccuracyGateTests
-	swift test --skip-build --filter RemoteErrorTests
-	scripts/schemathesis-serve .build/debug/receipts
-	scripts/browser-test .build/debug/receipts --screenshots docs/images
-	scripts/browser-test .build/debug/receipts --tls --only phone
-	scripts/client-build-check
-	swift test --skip-build --filter AccuracyGateTests
+	scripts/test-suite
+
+# The fast tier to run between edits: the unit, store and route tests (SQLite and PostgreSQL, the
+# OCR of single images), not the end-to-end tests of the binary (ReceiptsCLITests) nor anything
+# that reads a whole labelled set (the accuracy gate, the neural reader's eval of TestReceipts).
+check: deps neural
+	swift build --build-tests
+	scripts/test-suite --check
 
 # An app's package that depends on ReceiptsClient only (made in a temporary folder), built: fails when
 # that build compiles or links a server module (Tesseract, OpenVINO, SQLite, PostgreSQL, NIO…).

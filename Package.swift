@@ -252,9 +252,13 @@ let package = Package(
             // The OpenAPI document (GET /openapi.yaml), compiled in: see OpenAPIDocument.swift.
             resources: [.embedInCode("openapi.yaml")]
         ),
+        // A process that ends when another does (RECEIPTS_EXIT_WITH_PROCESS=<pid>, read at start by
+        // the executables): what a test or script sets, so that nothing it starts outlives it.
+        .target(name: "CLifeline"),
         .executableTarget(
             name: "receipts",
             dependencies: [
+                "CLifeline",
                 "ReceiptKit",
                 "ReceiptMail",
                 "ReceiptRemoteAnalyzers",
@@ -281,6 +285,7 @@ let package = Package(
         .executableTarget(
             name: "receipts-queue-helper",
             dependencies: [
+                "CLifeline",
                 "ReceiptKit",
                 "ReceiptPostgres",
                 .product(name: "Logging", package: "swift-log"),
@@ -292,9 +297,23 @@ let package = Package(
         // two plain targets used only by tests: TestHelpers (temporary folders, the real binary,
         // scripted pages: Foundation and the model only) and TestSupport (test doubles and
         // harnesses of the pipeline, the intake, PostgreSQL and remote servers).
+        // Test helper: runs a server the tests start (PostgreSQL, Dovecot) in a process group of its
+        // own that is killed when the test process ends, SIGKILL included (see its main.c).
+        .executableTarget(
+            name: "receipts-test-launcher",
+            dependencies: ["CLifeline"]
+        ),
+        // Before main, the test process starts to watch the process that started it (`swift test`)
+        // and names itself in RECEIPTS_EXIT_WITH_PROCESS for what it starts (test_lifeline.c).
+        .target(
+            name: "CTestLifeline",
+            dependencies: ["CLifeline"],
+            path: "Tests/TestLifeline"
+        ),
         .target(
             name: "TestHelpers",
             dependencies: [
+                "CTestLifeline",
                 "ReceiptModel",
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -334,7 +353,7 @@ let package = Package(
                 "CTesseract",
                 "COCRTuning",
                 "TestHelpers",
-                "TestSupport",
+                "TestSupport", "receipts-test-launcher",
                 "receipts",
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -350,18 +369,18 @@ let package = Package(
         ),
         .testTarget(
             name: "ReceiptPostgresTests",
-            dependencies: ["ReceiptKit", "ReceiptPostgres", "ReceiptServerStore", "TestHelpers", "TestSupport"]
+            dependencies: ["ReceiptKit", "ReceiptPostgres", "ReceiptServerStore", "TestHelpers", "TestSupport", "receipts-test-launcher"]
         ),
         .testTarget(
             name: "ReceiptRemoteAnalyzersTests",
-            dependencies: ["ReceiptKit", "ReceiptRemoteAnalyzers", "TestHelpers", "TestSupport", "receipts"]
+            dependencies: ["ReceiptKit", "ReceiptRemoteAnalyzers", "TestHelpers", "TestSupport", "receipts-test-launcher", "receipts"]
         ),
         .testTarget(
             name: "ReceiptKitTests",
             dependencies: [
                 "ReceiptKit",
                 "TestHelpers",
-                "TestSupport",
+                "TestSupport", "receipts-test-launcher",
                 "receipts-queue-helper",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -376,7 +395,7 @@ let package = Package(
                 "ReceiptMail",
                 "ReceiptPostgres",
                 "TestHelpers",
-                "TestSupport",
+                "TestSupport", "receipts-test-launcher",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -388,7 +407,7 @@ let package = Package(
                 "ReceiptServer",
                 "ReceiptServerStore",
                 "TestHelpers",
-                "TestSupport",
+                "TestSupport", "receipts-test-launcher",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -409,7 +428,7 @@ let package = Package(
                 "ReceiptMail",
                 "CTesseract",
                 "TestHelpers",
-                "TestSupport",
+                "TestSupport", "receipts-test-launcher",
                 "receipts",
                 "receipts-queue-helper",
                 "ReceiptsClient",
@@ -425,7 +444,7 @@ let package = Package(
 // target into one binary, so this package is cut down to the analyzers' layers (the model, the
 // analyzers, swift-log) and their tests: they build and run without Tesseract, GRDB or PostgreSQL.
 if Context.environment["RECEIPTS_TEST_LAYER"] == "analyzers" {
-    let kept: Set<String> = ["ReceiptModel", "ReceiptAnalyzers", "TestHelpers", "ReceiptAnalyzersTests"]
+    let kept: Set<String> = ["ReceiptModel", "ReceiptAnalyzers", "TestHelpers", "CTestLifeline", "CLifeline", "ReceiptAnalyzersTests"]
     package.targets.removeAll { !kept.contains($0.name) }
     package.products.removeAll { !kept.contains($0.name) }
 }

@@ -16,6 +16,7 @@
 //         submits the files (real images) to STORE without working on them, for workers elsewhere
 //
 // STORE is a SQLite path or a postgres:// URL. A file's bytes are its "receipt": `vendor;date;total`.
+import CLifeline
 import Foundation
 import Logging
 import ReceiptKit
@@ -43,6 +44,9 @@ func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("receipts-queue-helper: \(message)\n".utf8))
     exit(1)
 }
+
+// Ends with the test that started it (RECEIPTS_EXIT_WITH_PROCESS, as `receipts` does).
+_ = receipts_lifeline_from_environment()
 
 let arguments = CommandLine.arguments
 let logger = Logger(label: "queue-helper") { StreamLogHandler.standardError(label: $0) }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CLifeline
 import Foundation
 import ReceiptModel
 import ReceiptOCR
@@ -14,6 +15,11 @@ if (ProcessInfo.processInfo.environment["OMP_THREAD_LIMIT"] ?? "").isEmpty {
     execv("/proc/self/exe", CommandLine.unsafeArgv)
     // exec failed (no /proc): carry on; ReceiptKit logs a warning about the slower OCR.
 }
+
+// RECEIPTS_EXIT_WITH_PROCESS=<pid>: this process ends (SIGKILL) when that one does, however it
+// ends. What the tests and scripts set for every `receipts` they start, so that none outlives a
+// test run that is killed (CLifeline); read after the re-execution above, in the process that runs.
+_ = receipts_lifeline_from_environment()
 
 /// A usage error as every command prints it: `receipts: error: …` (as the commands' other errors
 /// start), then the usage of the command it is about; exit 2 (ArgumentParser's own code is 64).

@@ -37,6 +37,8 @@ enum ReceiptsCLI {
         var env = ProcessInfo.processInfo.environment
         for key in ["RECEIPTS_STORE", "GEMINI_API_KEY", "RECEIPTS_GEMINI_BASE_URL", "RECEIPTS_OPENAI_BASE_URL"] { env[key] = nil }
         env["RECEIPTS_READER"] = "tesseract"
+        // The binary ends when this test process does, even when it is killed (CLifeline).
+        env["RECEIPTS_EXIT_WITH_PROCESS"] = "\(getpid())"
         for (key, value) in extra { env[key] = value.isEmpty ? nil : value }
         return env
     }

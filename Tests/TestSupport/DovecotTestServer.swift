@@ -13,6 +13,10 @@ import Glibc
 /// (mail processes as the `dovecot` user when the tests run as root). Stopped by `stop()` and when
 /// the test process exits. Without Dovecot (Debian's dovecot-imapd, which `make test` installs),
 /// `available` is false and `unavailableReason` says why in one line.
+///
+/// Dovecot runs in the foreground (`-F`) under `receipts-test-launcher` (`LaunchedProcess`): it
+/// ends with the test process even when that is killed by SIGKILL. The certificates are made once
+/// per test process (two RSA keys) and shared by its servers.
 public final class DovecotTestServer: @unchecked Sendable {
     public static let user = "driver"
     public static let password = "imap-Secret-7Qx"
@@ -22,7 +26,7 @@ public final class DovecotTestServer: @unchecked Sendable {
     public let tlsPort: Int
     /// The CA that signed the server's certificate (PEM), for `--ca-file`.
     public let caFile: String
-    private let pidFile: String
+    private let process: LaunchedProcess
 
     public static let dovecotPath = "/usr/sbin/dovecot"
 
@@ -74,18 +78,7 @@ public final class DovecotTestServer: @unchecked Sendable {
             let me = String(cString: getpwuid(getuid())!.pointee.pw_name)
             (uid, gid, internalUser, loginUser) = ("\(getuid())", "\(getgid())", me, me)
         }
-        // A CA, and the server's certificate for 127.0.0.1 and localhost signed by it.
-        let ssl = folder.appendingPathComponent("ssl").path
-        try FileManager.default.createDirectory(atPath: ssl, withIntermediateDirectories: true)
-        try PostgresTestServer.run("/usr/bin/openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
-                                                        "-subj", "/CN=receipts test CA", "-keyout", "\(ssl)/ca.key", "-out", "\(ssl)/ca.pem"])
-        try PostgresTestServer.run("/usr/bin/openssl", ["req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1",
-                                                        "-keyout", "\(ssl)/server.key", "-out", "\(ssl)/server.csr"])
-        try "subjectAltName=IP:127.0.0.1,DNS:localhost\n".write(toFile: "\(ssl)/san.ext", atomically: true, encoding: .utf8)
-        try PostgresTestServer.run("/usr/bin/openssl", ["x509", "-req", "-in", "\(ssl)/server.csr", "-CA", "\(ssl)/ca.pem",
-                                                        "-CAkey", "\(ssl)/ca.key", "-CAcreateserial", "-days", "2",
-                                                        "-extfile", "\(ssl)/san.ext", "-out", "\(ssl)/server.pem"])
-        for file in ["ca.pem", "server.pem", "server.key"] { chmod("\(ssl)/\(file)", 0o644) }
+        let ssl = try certificates.get()
         try "\(user):{PLAIN}\(password)::::::\n".write(to: folder.appendingPathComponent("passwd"), atomically: true, encoding: .utf8)
         chmod(folder.appendingPathComponent("passwd").path, 0o644)
 
@@ -143,31 +136,56 @@ public final class DovecotTestServer: @unchecked Sendable {
             let path = folder.appendingPathComponent("dovecot.conf").path
             try configuration.write(toFile: path, atomically: true, encoding: .utf8)
             chmod(path, 0o644)
-            do {
-                // A port taken since it was picked fails here: another pair is tried.
-                try PostgresTestServer.run(dovecotPath, ["-c", path])
-            } catch {
-                lastError = error
-                continue
-            }
-            let server = DovecotTestServer(folder: folder, port: port, tlsPort: tlsPort, caFile: "\(ssl)/ca.pem",
-                                           pidFile: "\(f)/run/master.pid")
+            let process = try LaunchedProcess(dovecotPath, ["-F", "-c", path], logPath: "\(f)/dovecot.stderr")
+            let server = DovecotTestServer(folder: folder, port: port, tlsPort: tlsPort, caFile: "\(ssl)/ca.pem", process: process)
             lock.withLock {
                 if running.isEmpty { atexit { DovecotTestServer.stopAll() } }
                 running.append(server)
             }
-            try server.waitUntilListening()
+            do {
+                try server.waitUntilListening()
+            } catch let error as PortTaken {
+                // A port taken since it was picked: another pair is tried.
+                lastError = error
+                continue
+            }
             return server
         }
         throw lastError ?? PostgresTestServer.Failure(description: "Dovecot did not start")
     }
 
-    private init(folder: URL, port: Int, tlsPort: Int, caFile: String, pidFile: String) {
+    private init(folder: URL, port: Int, tlsPort: Int, caFile: String, process: LaunchedProcess) {
         self.folder = folder
         self.port = port
         self.tlsPort = tlsPort
         self.caFile = caFile
-        self.pidFile = pidFile
+        self.process = process
+    }
+
+    /// The test process's CA and the servers' certificate for 127.0.0.1 and localhost signed by it
+    /// (ca.pem, server.pem, server.key): made on first use, in a folder removed at exit.
+    private static let certificates = Result<String, Error> {
+        let ssl = FileManager.default.temporaryDirectory.appendingPathComponent("receipts-dovecot-ssl-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: ssl, withIntermediateDirectories: true)
+        chmod(ssl, 0o755)
+        atexit { for folder in DovecotTestServer.sslFolders.withLock({ $0 }) { try? FileManager.default.removeItem(atPath: folder) } }
+        sslFolders.withLock { $0.append(ssl) }
+        try PostgresTestServer.run("/usr/bin/openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+                                                        "-subj", "/CN=receipts test CA", "-keyout", "\(ssl)/ca.key", "-out", "\(ssl)/ca.pem"])
+        try PostgresTestServer.run("/usr/bin/openssl", ["req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1",
+                                                        "-keyout", "\(ssl)/server.key", "-out", "\(ssl)/server.csr"])
+        try "subjectAltName=IP:127.0.0.1,DNS:localhost\n".write(toFile: "\(ssl)/san.ext", atomically: true, encoding: .utf8)
+        try PostgresTestServer.run("/usr/bin/openssl", ["x509", "-req", "-in", "\(ssl)/server.csr", "-CA", "\(ssl)/ca.pem",
+                                                        "-CAkey", "\(ssl)/ca.key", "-CAcreateserial", "-days", "2",
+                                                        "-extfile", "\(ssl)/san.ext", "-out", "\(ssl)/server.pem"])
+        for file in ["ca.pem", "server.pem", "server.key"] { chmod("\(ssl)/\(file)", 0o644) }
+        return ssl
+    }
+    private static let sslFolders = NSLockedValue<[String]>([])
+
+    /// Dovecot exited before it listened, saying a port was taken.
+    struct PortTaken: Error, CustomStringConvertible {
+        var description: String
     }
 
     /// `imap://driver@127.0.0.1:PORT/FOLDER`
@@ -215,28 +233,34 @@ public final class DovecotTestServer: @unchecked Sendable {
             .flatMap { $0.dropFirst(8).split(separator: " ").compactMap { Int64($0) } }.sorted()
     }
 
+    /// Waits until Dovecot answers a login; the limit only guards against hanging. Dovecot exiting
+    /// first fails at once: with `PortTaken` when a port was taken, else with its log.
     private func waitUntilListening() throws {
-        let deadline = Date().addingTimeInterval(15 * testTimeScale)
+        let deadline = Date().addingTimeInterval(300 * testTimeScale)
         var last: Error?
         while Date() < deadline {
+            if !process.isRunning {
+                let log = ((try? String(contentsOf: folder.appendingPathComponent("dovecot.log"), encoding: .utf8)) ?? "") + process.logTail()
+                if log.contains("Address already in use") { throw PortTaken(description: String(log.suffix(600))) }
+                throw PostgresTestServer.Failure(description: "Dovecot exited (\(process.exitStatus ?? -1)): \(log.suffix(600))")
+            }
             do {
                 _ = try connection().status(of: "INBOX")
                 return
             } catch {
                 last = error
             }
-            usleep(100_000)
+            usleep(20_000)
         }
         let log = (try? String(contentsOf: folder.appendingPathComponent("dovecot.log"), encoding: .utf8)) ?? ""
         stop()
         throw PostgresTestServer.Failure(description: "Dovecot did not answer on 127.0.0.1:\(port) (\(last.map { "\($0)" } ?? "")): \(log.suffix(600))")
     }
 
+    /// Stops Dovecot (SIGTERM) and waits until it has ended.
     public func stop() {
-        guard let text = try? String(contentsOfFile: pidFile, encoding: .utf8), let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)) else { return }
-        kill(pid, SIGTERM)
-        for _ in 0..<50 where kill(pid, 0) == 0 { usleep(100_000) }
-        try? FileManager.default.removeItem(atPath: pidFile)
+        process.signal(SIGTERM)
+        if !process.waitUntilEnded() { kill(process.pid, SIGKILL) }
     }
 
     static func stopAll() {
