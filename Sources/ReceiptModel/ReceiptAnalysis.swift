@@ -144,12 +144,11 @@ extension ReceiptAnalysis {
             ("tax", .money(tax, currency: currency)),
             ("currency", .optionalString(currency)),
             ("category", .optionalString(category)),
-        ] + identity.jsonPairs + [
             ("lineItems", .array(lineItems.map { $0.json(currency: currency) })),
             ("confidence", confidence.json(adding: identity.confidencePairs)),
             ("analyzer", .string(analyzer)),
             ("review", .array(review.map(JSONValue.string))),
-        ]
+        ] + identity.jsonPairs  // after the fields records have always begun with, in that order
         // One pass is the usual case and goes unsaid.
         if let ocrPasses, ocrPasses > 1 { pairs.append(("ocrPasses", .int(ocrPasses))) }
         if !shopKeys.isEmpty || !layout.isEmpty {
