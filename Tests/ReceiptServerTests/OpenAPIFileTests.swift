@@ -41,7 +41,7 @@ import ReceiptKit
         #expect(try list(marked: "iso-4217") == Currency.codes + ["null"])
         #expect(file.contains("      pattern: \"\(Money.amountPattern)\"\n"), "MoneyInput's pattern is Money.amountPattern")
         let descriptionLimit = "maxLength: \(ExpenseCorrection.maximumDescriptionLength)"
-        #expect(file.components(separatedBy: descriptionLimit).count - 1 == 2, "description and vendor are limited to \(descriptionLimit)")
+        #expect(file.components(separatedBy: descriptionLimit).count - 1 == 3, "description, vendor and a shop's new name are limited to \(descriptionLimit)")
         #expect(file.contains("      maxProperties: \(Ownership.maxMetadataKeys)\n"))
         #expect(file.contains("      propertyNames: {minLength: 1, maxLength: \(Ownership.maxMetadataKey)}\n"))
         #expect(file.contains("          - {type: string, maxLength: \(Ownership.maxMetadataString)}\n"))
