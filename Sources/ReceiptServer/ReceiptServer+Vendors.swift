@@ -74,9 +74,17 @@ extension ReceiptServer {
                 throw Problem(.badRequest, "'\(name)' cannot be changed (only name, category, applyToPast)")
             }
         }
-        guard change != VendorChange() else { throw Problem(.badRequest, "give a name or a category to change") }
-        _ = try await changeableVendor(id, context)
+        guard !pairs.isEmpty else { throw Problem(.badRequest, "give a name or a category to change, or applyToPast") }
+        let current = try await changeableVendor(id, context)
         let mine = try scoped(context)
+        if change == VendorChange() {
+            // applyToPast alone: the shop stays as it is, and with true its name (and its category,
+            // when one is set) go to the expenses of the receipts that taught it.
+            let corrected = applyToPast
+                ? try await VendorHistory.apply(current, VendorChange(name: current.name, category: current.category.map { .some($0) }),
+                                                through: mine.records, taxonomy: taxonomy) : 0
+            return Self.json(JSONValue.object([("vendor", current.json), ("expensesCorrected", .int(corrected))]))
+        }
         let vendor: RememberedVendor
         do {
             vendor = try await mine.records.changeVendor(id: id, change)
