@@ -13,12 +13,15 @@ extension SQLiteReceiptStore {
     }
 
     static func recall(_ keys: [ShopKey], in book: MemoryBook, _ db: Database) throws -> ShopRecall {
-        let values = Array(repeating: "(?, ?)", count: keys.count).joined(separator: ", ")
+        // One equality per key, OR-ed: SQLite seeks shop_key_lookup once per key (book, kind,
+        // value). A row-value `(kind, value) IN (VALUES …)` seeks the book only and scans it: 65 ms
+        // a lookup at 100,000 keys against 0.03 ms (scripts/bench-memory).
+        let match = Array(repeating: "(kind = ? AND value = ?)", count: keys.count).joined(separator: " OR ")
         var arguments: StatementArguments = [book.key]
         for key in keys { arguments += [key.kind.rawValue, key.value] }
         let rows = try Row.fetchAll(db, sql: """
             SELECT DISTINCT kind, value, vendorId FROM shop_key
-            WHERE book = ? AND (kind, value) IN (VALUES \(values))
+            WHERE book = ? AND (\(match))
             """, arguments: arguments)
         var pairs: [(key: ShopKey, shop: UUID)] = []
         for row in rows {
