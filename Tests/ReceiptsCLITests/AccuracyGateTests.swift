@@ -52,7 +52,11 @@ import Testing
         // TestReceipts (48 since issue 58; the same measurement as its field floors): 87.5 % unflagged (42/48),
         // every unflagged receipt right on its total, date and tax (42/42: the two wrong totals are flagged),
         // vendor 95.2 % (40/42). Right and right-with-the-tax stay at 100: issue 58's promise.
-        "sroie": (83, 97, 97, 84), "wildreceipt": (56, 95, 90, 65), "TestReceipts": (85, 100, 100, 92),
+        // wildreceipt's share fell to 54.7 % on 2026-12-06 (from 58.5) with issues 56 and 58's review (pictures and
+        // items that do not add up, taxes above the country's ceiling, printed amounts that contradict the chosen
+        // ones), while its unflagged receipts grew righter: 98.3 % (from 96.8), 93.1 % with the tax (from 91.9).
+        // Share floor 56 → 52.5, rightness floors 95 → 96.5 and 90 → 91 (docs/experiments.md).
+        "sroie": (83, 97, 97, 84), "wildreceipt": (52.5, 96.5, 91, 65), "TestReceipts": (85, 100, 100, 92),
         // TestReceipts/long (issue 49): 100 % unflagged and right with the tax and vendor on 2026-11-28 (debug build, both readers).
         "long": (85, 100, 100, 100),
     ]
@@ -67,7 +71,9 @@ import Testing
     ]
 
     @Test(.enabled(if: sharedPresent, "../shared/receipts is absent: the accuracy gate needs the labelled receipts (sroie, wildreceipt)"),
-          .timeLimit(.minutes(25)))
+          // A guard against a hung eval only, not a speed test: beside the rest of the suite on two
+          // loaded cores the gate took 48 min (CI, 2026-12-05), alone about 12.
+          .timeLimit(.minutes(85)))
     func accuracyStaysAboveTheFloors() throws {
         let process = Process()
         process.executableURL = Self.binary
