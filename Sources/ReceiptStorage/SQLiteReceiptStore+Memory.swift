@@ -13,16 +13,20 @@ extension SQLiteReceiptStore {
     }
 
     static func recall(_ keys: [ShopKey], in book: MemoryBook, _ db: Database) throws -> ShopRecall {
-        // One equality per key, OR-ed: SQLite seeks shop_key_lookup once per key (book, kind,
-        // value). A row-value `(kind, value) IN (VALUES …)` seeks the book only and scans it: 65 ms
-        // a lookup at 100,000 keys against 0.03 ms (scripts/bench-memory).
-        let match = Array(repeating: "(kind = ? AND value = ?)", count: keys.count).joined(separator: " OR ")
-        var arguments: StatementArguments = [book.key]
-        for key in keys { arguments += [key.kind.rawValue, key.value] }
-        let rows = try Row.fetchAll(db, sql: """
-            SELECT DISTINCT kind, value, vendorId FROM shop_key
-            WHERE book = ? AND (\(match))
-            """, arguments: arguments)
+        // One seek of shop_key_lookup (book, kind, value) per key, UNION ALL-ed. Without statistics
+        // (a store is never ANALYZEd) SQLite seeks `book` alone for a row-value `IN (VALUES …)` or an
+        // OR of pairs and scans the book's keys: 65 ms a lookup at 100,000 keys (scripts/bench-memory).
+        // At most 400 keys a statement (SQLite's compound SELECT limit is 500).
+        var rows: [Row] = []
+        for start in stride(from: 0, to: keys.count, by: 400) {
+            let chunk = keys[start..<min(keys.count, start + 400)]
+            let one = "SELECT kind, value, vendorId FROM shop_key WHERE book = ? AND kind = ? AND value = ?"
+            var arguments: StatementArguments = []
+            for key in chunk { arguments += [book.key, key.kind.rawValue, key.value] }
+            rows += try Row.fetchAll(db, sql: "SELECT DISTINCT kind, value, vendorId FROM ("
+                                     + Array(repeating: one, count: chunk.count).joined(separator: " UNION ALL ") + ")",
+                                     arguments: arguments)
+        }
         var pairs: [(key: ShopKey, shop: UUID)] = []
         for row in rows {
             guard let kind = ShopKeyKind(rawValue: row["kind"]), let id = StoreRows.uuid(row, "vendorId") else { continue }
