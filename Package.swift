@@ -440,6 +440,17 @@ let package = Package(
     swiftLanguageModes: [.v6]
 )
 
+// The debug build (the one the tests run) compiles the reading and the analysis optimized: their
+// loops over pixels, boxes and candidates are what `receipts eval` spends its time in, and unoptimized
+// they made the accuracy gate several times slower. RECEIPTS_DEBUG_ONONE=1 builds them as the rest
+// (-Onone), for a debugger that steps through them.
+if Context.environment["RECEIPTS_DEBUG_ONONE"] != "1" {
+    let optimized: Set<String> = ["ReceiptOCR", "ReceiptAnalyzers"]
+    for target in package.targets where optimized.contains(target.name) {
+        target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-O"], .when(configuration: .debug))]
+    }
+}
+
 // `make test-analyzers`: the analyzer tests on their own. On Linux `swift test` links every test
 // target into one binary, so this package is cut down to the analyzers' layers (the model, the
 // analyzers, swift-log) and their tests: they build and run without Tesseract, GRDB or PostgreSQL.
