@@ -322,6 +322,7 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
+                "CTestLifeline",
                 "ReceiptKit",
                 "ReceiptMail",
                 "ReceiptRemoteAnalyzers",

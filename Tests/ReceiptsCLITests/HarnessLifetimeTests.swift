@@ -59,6 +59,29 @@ import Glibc
         var testDescription: String { rawValue }
     }
 
+    /// A server the tests launch inherits no descriptor of the test process but its standard ones.
+    /// Foundation's Process learns that a child ended when a socket only that child holds closes; a
+    /// launcher spawned in that instant on another thread kept a copy open as long as PostgreSQL
+    /// ran, and a `receipts --help` long ended was waited for until the run was killed (2026-12-06).
+    @Test func aLaunchedServerInheritsNoDescriptorOfTheTestProcess() throws {
+        var ends: [Int32] = [0, 0]
+        try #require(pipe(&ends) == 0)  // without O_CLOEXEC, as the socket Foundation gives a child
+        defer { close(ends[0]); close(ends[1]) }
+        func target(_ path: String) -> String? { try? FileManager.default.destinationOfSymbolicLink(atPath: path) }
+        let piped = try #require(target("/proc/self/fd/\(ends[1])"))
+        let dir = try TemporaryDirectory()
+        let launched = try LaunchedProcess("/bin/sleep", ["600"], logPath: dir.path("sleep.log"))
+        defer {
+            launched.signal(SIGTERM)
+            launched.waitUntilEnded()
+        }
+        // posix_spawn returns once the launcher runs its own image, with its descriptors as spawned.
+        let held = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(launched.pid)/fd")) ?? [])
+            .compactMap { target("/proc/\(launched.pid)/fd/\($0)") }
+        #expect(!held.isEmpty, "the launcher's descriptors could not be read")
+        #expect(!held.contains(piped), "the launcher holds the test process's \(piped): \(held)")
+    }
+
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: ReceiptsCLI.binary.path)), arguments: Ending.allCases)
     func nothingATestStartedOutlivesIt(_ ending: Ending) async throws {
         let dir = try TemporaryDirectory()

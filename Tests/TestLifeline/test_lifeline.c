@@ -19,6 +19,10 @@ static pid_t parent = 0;
 
 pid_t receipts_test_lifeline_parent(void) { return parent; }
 
+int receipts_spawn_close_from(posix_spawn_file_actions_t *actions, int lowest) {
+    return posix_spawn_file_actions_addclosefrom_np(actions, lowest);
+}
+
 __attribute__((constructor)) static void receipts_test_lifeline(void) {
     char own[24];
     snprintf(own, sizeof own, "%d", (int)getpid());

@@ -1,5 +1,6 @@
 // Test support is built for the tests only (debug builds, where @testable imports work).
 #if DEBUG
+import CTestLifeline
 import Foundation
 @testable import TestHelpers
 #if canImport(Glibc)
@@ -39,6 +40,12 @@ final class LaunchedProcess: @unchecked Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, logPath, O_WRONLY | O_CREAT | O_APPEND, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        // Nothing else of this process's is inherited: Foundation's Process learns that a child
+        // ended when the socket it gave that child closes, and a launcher spawned on another thread
+        // in that instant kept a copy open as long as PostgreSQL ran, so that `receipts --help`,
+        // long ended, was waited for until the test process was killed (swift-corelibs-foundation
+        // issue 4795; seen 2026-12-06 in NewUserEdgesTests).
+        receipts_spawn_close_from(&actions, 3)
         if let user {
             // The program's log is written by it, as `user`.
             if let account = getpwnam(user) {
