@@ -165,8 +165,19 @@ public struct HeuristicAnalyzer: ReceiptAnalyzer {
             choice.date = choice.date ?? neural.date?.date
         }
         choice.lineItems = PartPayment.items(choice.lineItems, total: choice.total, rows: reading.rows)
-        if model == nil || candidates == nil, let remembered = ShopMemoryStage.rulesVendor(memory.recall) { choice.vendor = remembered }
+        // A strong match (a tax number, phone or web address pointing at one shop alone; without a
+        // model, two other keys too) gives the person's own naming exactly (issue 57): the chooser,
+        // not yet refitted on the memory's features, kept a reading over a recalled name in all 5 of
+        // the SROIE replay's misses. Two weaker keys (an address, a header) are shared by shops of one
+        // building or company: with a model they stay the chooser's evidence.
+        var remembered: String?
+        if let name = ShopMemoryStage.rulesVendor(memory.recall),
+           model == nil || candidates == nil || memory.recall?.best?.deciding.contains(where: \.isStrong) == true {
+            remembered = name
+            choice.vendor = name
+        }
         var confidence = choice.confidence
+        if remembered != nil { confidence.vendor = max(confidence.vendor, 0.95) }
         let vendor = choice.vendor
         let finalCategory = vendor == rulesVendor?.name ? category
             : CategoryClassifier.forTaxonomy(options.taxonomy).classify(reading.document, vendor: vendor)

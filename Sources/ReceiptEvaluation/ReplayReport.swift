@@ -74,6 +74,9 @@ public struct ReplayReport: Sendable {
             let offered = on.candidates.contains { $0.field == .vendor && NameMatching.normalized($0.value) == NameMatching.normalized(name) }
             let kind = on.memory != nil ? "another shop's name" : offered ? "recalled, not chosen" : "not recalled"
             misses.append((file, kind, name, on.vendor ?? "null"))
+        } else if !repeatShop, let on, let off, on.vendor != off.vendor, !EvaluationScorer.matches(.vendor, truth: expected, analysis: on) {
+            // A shop seen first that the memory named wrong (a key it shares with another shop).
+            misses.append((file, "first seen, named by the memory", expected.vendor ?? "null", on.vendor ?? "null"))
         }
     }
 

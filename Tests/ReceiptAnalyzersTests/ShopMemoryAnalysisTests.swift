@@ -79,6 +79,17 @@ import ReceiptModel
         #expect(try await analyze(misread, memory: memory, rulesOnly: true).vendor == "Kestrel (mine)")
     }
 
+    /// With the shipped model too: a strong key gives the person's own naming exactly, not a
+    /// reading the chooser prefers (issue 57: all five repeat-shop misses of the SROIE replay).
+    @Test func aStrongKeyNamesTheShopWhoseNameWasMisreadWithTheModel() async throws {
+        let memory = InMemoryShopMemory()
+        confirm(try await analyze(Self.first, memory: memory), as: "Kestrel (mine)", in: memory)
+        let misread = Self.second.replacingOccurrences(of: "KESTREL FUEL LTD", with: "KESTPEL FUFL LTO")
+        let analysis = try await analyze(misread, memory: memory)
+        #expect(analysis.vendor == "Kestrel (mine)")
+        #expect(!analysis.review.contains("vendor"), "\(analysis.review)")
+    }
+
     @Test func aKeyThatLedToTwoShopsNoLongerDecidesAlone() async throws {
         let memory = InMemoryShopMemory()
         // Two shops behind one payment processor's phone line.
