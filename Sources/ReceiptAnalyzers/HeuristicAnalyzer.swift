@@ -170,14 +170,12 @@ public struct HeuristicAnalyzer: ReceiptAnalyzer {
         // not yet refitted on the memory's features, kept a reading over a recalled name in all 5 of
         // the SROIE replay's misses. Two weaker keys (an address, a header) are shared by shops of one
         // building or company: with a model they stay the chooser's evidence.
-        var remembered: String?
         if let name = ShopMemoryStage.rulesVendor(memory.recall),
            model == nil || candidates == nil || memory.recall?.best?.deciding.contains(where: \.isStrong) == true {
-            remembered = name
             choice.vendor = name
+            choice.confidence.vendor = max(choice.confidence.vendor, 0.95)
         }
         var confidence = choice.confidence
-        if remembered != nil { confidence.vendor = max(confidence.vendor, 0.95) }
         let vendor = choice.vendor
         let finalCategory = vendor == rulesVendor?.name ? category
             : CategoryClassifier.forTaxonomy(options.taxonomy).classify(reading.document, vendor: vendor)

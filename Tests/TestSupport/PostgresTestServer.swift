@@ -238,11 +238,7 @@ final class PostgresTestServer: @unchecked Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        // Nothing else of this process's is inherited: Foundation's Process learns that a child
-        // ended when the socket it gave that child closes, and a launcher spawned on another thread
-        // in that instant kept a copy open as long as PostgreSQL ran, so that `receipts --help`,
-        // long ended, was waited for until the test process was killed (swift-corelibs-foundation
-        // issue 4795; seen 2026-12-06 in NewUserEdgesTests).
+        // Nothing else of this process's is inherited (see LaunchedProcess.init: Foundation's Process).
         receipts_spawn_close_from(&actions, 3)
         // Through sh to start in /tmp: the postgres user may not read the caller's folder.
         let command = ["/bin/sh", "-c", "cd /tmp && exec \"$0\" \"$@\"", executable] + arguments
